@@ -1,0 +1,3 @@
+module github.com/cloudstic/cloudstic
+
+go 1.26.8

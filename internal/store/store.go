@@ -1,0 +1,136 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Sentinel errors. Backends wrap them with %w; callers test them with errors.Is.
+var (
+	// ErrNotFound means the key does not exist. It is the only error that
+	// means "absent": any other error leaves the key's state unknown.
+	ErrNotFound = errors.New("not found")
+	// ErrExists is returned by a create-if-absent Put when the key exists.
+	ErrExists = errors.New("already exists")
+	// ErrVersionMismatch is returned by a compare-and-swap Put when the key's
+	// current version differs from the expected one (or the key is gone).
+	ErrVersionMismatch = errors.New("version mismatch")
+	// ErrUnsupported is returned when a caller asks for a conditional write
+	// the store did not declare in its Capabilities.
+	ErrUnsupported = errors.New("operation not supported by this store")
+	// ErrInvalidKey is returned for keys that are empty, absolute, contain
+	// "." or ".." elements, or elements starting with ".".
+	ErrInvalidKey = errors.New("invalid key")
+)
+
+// Capabilities declares which atomic conditional writes a store performs.
+// The lock uses them when present and falls back to write-then-verify when
+// absent; a store must never claim a capability it cannot honour atomically.
+type Capabilities struct {
+	// CreateIfAbsent: Put with PutOptions.IfAbsent atomically fails with
+	// ErrExists when the key exists, even against concurrent writers.
+	CreateIfAbsent bool
+	// CompareAndSwap: Put with PutOptions.IfVersion atomically replaces the
+	// object only when its current version equals the given one, else
+	// fails with ErrVersionMismatch.
+	CompareAndSwap bool
+}
+
+// ObjectInfo describes a stored object.
+type ObjectInfo struct {
+	Key  string
+	Size int64
+	// ModTime is the store's own time of the last write (file mtime,
+	// S3 LastModified). It comes from the store's clock, not ours. Zero when
+	// the store cannot tell.
+	ModTime time.Time
+	// Version identifies the exact content of this write (S3 ETag, a content
+	// hash on local disk). Pass it to PutOptions.IfVersion for compare-and-swap.
+	// Empty when the store cannot tell.
+	Version string
+}
+
+// PutOptions make a Put conditional. At most one of IfAbsent and IfVersion
+// may be set.
+type PutOptions struct {
+	// IfAbsent creates the object only if the key does not exist
+	// (requires Capabilities.CreateIfAbsent; else ErrUnsupported).
+	IfAbsent bool
+	// IfVersion replaces the object only if its current Version equals this
+	// (requires Capabilities.CompareAndSwap; else ErrUnsupported).
+	IfVersion string
+}
+
+// Store is the interface every backend implements. All methods are safe for
+// concurrent use. Writes are atomic: a reader sees either the old object or
+// the complete new one, never a partial write.
+type Store interface {
+	// Capabilities reports the atomic conditional writes this store supports.
+	Capabilities() Capabilities
+	// Get returns the whole object.
+	Get(ctx context.Context, key string) ([]byte, error)
+	// GetRange returns length bytes starting at offset. Reading past the end
+	// of the object is an error (the object is shorter than the caller thinks).
+	GetRange(ctx context.Context, key string, offset, length int64) ([]byte, error)
+	// Put writes the object, replacing any existing one unless opts say
+	// otherwise. The returned info has at least Key and Size; ModTime and
+	// Version are filled in where the store reports them cheaply.
+	Put(ctx context.Context, key string, data []byte, opts PutOptions) (ObjectInfo, error)
+	// Delete removes the object. Deleting a missing key returns ErrNotFound.
+	Delete(ctx context.Context, key string) error
+	// Stat returns the object's info without its content.
+	Stat(ctx context.Context, key string) (ObjectInfo, error)
+	// List calls fn for every object whose key starts with prefix, in no
+	// particular order. A prefix ending in "/" lists a "directory"; an empty
+	// prefix lists everything. If fn returns an error, List stops and
+	// returns it.
+	List(ctx context.Context, prefix string, fn func(ObjectInfo) error) error
+	// Close releases connections and other resources.
+	Close() error
+}
+
+// Describer is implemented by stores that can name themselves for messages,
+// e.g. "local:./backup_store" or "s3:bucket/prefix".
+type Describer interface {
+	Describe() string
+}
+
+// Describe names s for error messages.
+func Describe(s Store) string {
+	if d, ok := s.(Describer); ok {
+		return d.Describe()
+	}
+	return fmt.Sprintf("%T", s)
+}
+
+// CheckKey returns ErrInvalidKey (wrapped, naming the key) unless key is a
+// clean relative slash-separated path whose elements do not start with ".".
+func CheckKey(key string) error {
+	if key == "" || strings.HasPrefix(key, "/") || strings.HasSuffix(key, "/") {
+		return fmt.Errorf("%w: %q", ErrInvalidKey, key)
+	}
+	for _, elem := range strings.Split(key, "/") {
+		if elem == "" || strings.HasPrefix(elem, ".") || strings.ContainsRune(elem, 0) || strings.ContainsRune(elem, '\\') {
+			return fmt.Errorf("%w: %q", ErrInvalidKey, key)
+		}
+	}
+	return nil
+}
+
+// CheckPutOptions validates opts against caps, returning ErrUnsupported or
+// an error for contradictory options.
+func CheckPutOptions(caps Capabilities, opts PutOptions) error {
+	if opts.IfAbsent && opts.IfVersion != "" {
+		return errors.New("store: IfAbsent and IfVersion are mutually exclusive")
+	}
+	if opts.IfAbsent && !caps.CreateIfAbsent {
+		return fmt.Errorf("create-if-absent: %w", ErrUnsupported)
+	}
+	if opts.IfVersion != "" && !caps.CompareAndSwap {
+		return fmt.Errorf("compare-and-swap: %w", ErrUnsupported)
+	}
+	return nil
+}

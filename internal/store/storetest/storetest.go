@@ -1,0 +1,478 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// NewStore returns a fresh, empty store for one subtest. The suite closes it.
+type NewStore func(t *testing.T) store.Store
+
+// Run runs the whole conformance suite.
+func Run(t *testing.T, newStore NewStore) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s store.Store)
+	}{
+		{"PutGet", testPutGet},
+		{"Overwrite", testOverwrite},
+		{"Missing", testMissing},
+		{"GetRange", testGetRange},
+		{"Delete", testDelete},
+		{"Stat", testStat},
+		{"List", testList},
+		{"InvalidKeys", testInvalidKeys},
+		{"CreateIfAbsent", testCreateIfAbsent},
+		{"CreateIfAbsentRace", testCreateIfAbsentRace},
+		{"CompareAndSwap", testCompareAndSwap},
+		{"CompareAndSwapRace", testCompareAndSwapRace},
+		{"Unsupported", testUnsupported},
+		{"Cancelled", testCancelled},
+		{"ConcurrentWriters", testConcurrentWriters},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			t.Cleanup(func() {
+				if err := s.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			})
+			tc.fn(t, s)
+		})
+	}
+}
+
+func randBytes(t *testing.T, n int) []byte {
+	t.Helper()
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mustPut(t *testing.T, s store.Store, key string, data []byte) store.ObjectInfo {
+	t.Helper()
+	info, err := s.Put(context.Background(), key, data, store.PutOptions{})
+	if err != nil {
+		t.Fatalf("Put(%q): %v", key, err)
+	}
+	return info
+}
+
+func mustGet(t *testing.T, s store.Store, key string) []byte {
+	t.Helper()
+	data, err := s.Get(context.Background(), key)
+	if err != nil {
+		t.Fatalf("Get(%q): %v", key, err)
+	}
+	return data
+}
+
+func testPutGet(t *testing.T, s store.Store) {
+	cases := []struct {
+		name string
+		key  string
+		size int
+	}{
+		{"empty", "a/empty", 0},
+		{"small", "a/small", 100},
+		{"nested", "data/ab/abcdef0123", 4096},
+		{"large", "data/cd/large", 9<<20 + 17},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want := randBytes(t, c.size)
+			info := mustPut(t, s, c.key, want)
+			if info.Size != int64(c.size) {
+				t.Errorf("Put info.Size = %d, want %d", info.Size, c.size)
+			}
+			if got := mustGet(t, s, c.key); !bytes.Equal(got, want) {
+				t.Fatalf("Get returned %d bytes, differing from the %d put", len(got), len(want))
+			}
+		})
+	}
+}
+
+func testOverwrite(t *testing.T, s store.Store) {
+	first := mustPut(t, s, "k/obj", []byte("first"))
+	second := mustPut(t, s, "k/obj", []byte("second, longer"))
+	if got := mustGet(t, s, "k/obj"); string(got) != "second, longer" {
+		t.Fatalf("after overwrite Get = %q", got)
+	}
+	if first.Version != "" && first.Version == second.Version {
+		t.Errorf("two writes share version %q", first.Version)
+	}
+}
+
+func testMissing(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustPut(t, s, "dir/present", []byte("x"))
+	checks := []struct {
+		name string
+		err  func() error
+	}{
+		{"Get", func() error { _, err := s.Get(ctx, "dir/absent"); return err }},
+		{"GetRange", func() error { _, err := s.GetRange(ctx, "dir/absent", 0, 1); return err }},
+		{"Stat", func() error { _, err := s.Stat(ctx, "dir/absent"); return err }},
+		{"Delete", func() error { return s.Delete(ctx, "dir/absent") }},
+		{"GetNoDir", func() error { _, err := s.Get(ctx, "nodir/absent"); return err }},
+		{"GetDirAsKey", func() error { _, err := s.Get(ctx, "dir"); return err }},
+		{"StatDirAsKey", func() error { _, err := s.Stat(ctx, "dir"); return err }},
+	}
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.err(); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("got %v, want ErrNotFound", err)
+			}
+		})
+	}
+}
+
+func testGetRange(t *testing.T, s store.Store) {
+	data := randBytes(t, 1<<20)
+	mustPut(t, s, "r/obj", data)
+	ctx := context.Background()
+	cases := []struct {
+		off, n int64
+		ok     bool
+	}{
+		{0, 10, true}, {1000, 5000, true}, {1<<20 - 1, 1, true}, {0, 1 << 20, true},
+		{1<<20 - 5, 10, false}, {2 << 20, 1, false},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%d+%d", c.off, c.n), func(t *testing.T) {
+			got, err := s.GetRange(ctx, "r/obj", c.off, c.n)
+			if !c.ok {
+				if err == nil {
+					t.Fatalf("read past end returned %d bytes and no error", len(got))
+				}
+				if errors.Is(err, store.ErrNotFound) {
+					t.Fatalf("read past end of an existing object said not found: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, data[c.off:c.off+c.n]) {
+				t.Fatal("wrong bytes")
+			}
+		})
+	}
+}
+
+func testDelete(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustPut(t, s, "d/one", []byte("1"))
+	mustPut(t, s, "d/two", []byte("2"))
+	if err := s.Delete(ctx, "d/one"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, "d/one"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Get after Delete: %v", err)
+	}
+	if err := s.Delete(ctx, "d/one"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("second Delete: %v, want ErrNotFound", err)
+	}
+	if got := mustGet(t, s, "d/two"); string(got) != "2" {
+		t.Fatal("sibling damaged by Delete")
+	}
+}
+
+func testStat(t *testing.T, s store.Store) {
+	before := time.Now()
+	info := mustPut(t, s, "s/obj", []byte("hello"))
+	st, err := s.Stat(context.Background(), "s/obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size != 5 || st.Key != "s/obj" {
+		t.Fatalf("Stat = %+v", st)
+	}
+	if info.Version != "" && st.Version != info.Version {
+		t.Errorf("Stat version %q != Put version %q", st.Version, info.Version)
+	}
+	if st.ModTime.IsZero() {
+		t.Error("Stat returned no ModTime")
+	} else if d := st.ModTime.Sub(before); d < -2*time.Minute || d > 2*time.Minute {
+		t.Errorf("ModTime %v is %v away from now", st.ModTime, d)
+	}
+}
+
+func listKeys(t *testing.T, s store.Store, prefix string) []string {
+	t.Helper()
+	var keys []string
+	err := s.List(context.Background(), prefix, func(oi store.ObjectInfo) error {
+		keys = append(keys, oi.Key)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("List(%q): %v", prefix, err)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func testList(t *testing.T, s store.Store) {
+	for _, k := range []string{"index/lock.exclusive", "index/lock.shared/a1", "index/lock.shared/b2",
+		"index/packs/p1", "data/00/x", "data/01/y", "snapshots/s1", "config"} {
+		mustPut(t, s, k, []byte(k))
+	}
+	cases := []struct {
+		prefix string
+		want   []string
+	}{
+		{"index/lock.shared/", []string{"index/lock.shared/a1", "index/lock.shared/b2"}},
+		{"index/lock.", []string{"index/lock.exclusive", "index/lock.shared/a1", "index/lock.shared/b2"}},
+		{"data/", []string{"data/00/x", "data/01/y"}},
+		{"data/0", []string{"data/00/x", "data/01/y"}},
+		{"snapshots/", []string{"snapshots/s1"}},
+		{"nothing/", nil},
+		{"config", []string{"config"}},
+		{"", []string{"config", "data/00/x", "data/01/y", "index/lock.exclusive", "index/lock.shared/a1",
+			"index/lock.shared/b2", "index/packs/p1", "snapshots/s1"}},
+	}
+	for _, c := range cases {
+		t.Run(c.prefix, func(t *testing.T) {
+			got := listKeys(t, s, c.prefix)
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Fatalf("List(%q) = %v, want %v", c.prefix, got, c.want)
+			}
+		})
+	}
+	t.Run("sizes", func(t *testing.T) {
+		err := s.List(context.Background(), "data/", func(oi store.ObjectInfo) error {
+			if oi.Size != int64(len(oi.Key)) {
+				return fmt.Errorf("%s: size %d, want %d", oi.Key, oi.Size, len(oi.Key))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("stop", func(t *testing.T) {
+		stop := errors.New("stop")
+		n := 0
+		err := s.List(context.Background(), "", func(store.ObjectInfo) error { n++; return stop })
+		if !errors.Is(err, stop) || n != 1 {
+			t.Fatalf("List returned %v after %d calls, want the callback's error after 1", err, n)
+		}
+	})
+}
+
+func testInvalidKeys(t *testing.T, s store.Store) {
+	for _, k := range []string{"", "/abs", "a/../b", "../up", "a//b", "a/", ".hidden", "a/.tmp-x", "a/./b"} {
+		t.Run(fmt.Sprintf("%q", k), func(t *testing.T) {
+			_, err := s.Put(context.Background(), k, []byte("x"), store.PutOptions{})
+			if !errors.Is(err, store.ErrInvalidKey) {
+				t.Fatalf("Put(%q) = %v, want ErrInvalidKey", k, err)
+			}
+		})
+	}
+}
+
+func testCreateIfAbsent(t *testing.T, s store.Store) {
+	if !s.Capabilities().CreateIfAbsent {
+		t.Skip("store declares no create-if-absent")
+	}
+	ctx := context.Background()
+	if _, err := s.Put(ctx, "c/key", []byte("one"), store.PutOptions{IfAbsent: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Put(ctx, "c/key", []byte("two"), store.PutOptions{IfAbsent: true})
+	if !errors.Is(err, store.ErrExists) {
+		t.Fatalf("second create = %v, want ErrExists", err)
+	}
+	if got := mustGet(t, s, "c/key"); string(got) != "one" {
+		t.Fatalf("failed create changed the object to %q", got)
+	}
+	if err := s.Delete(ctx, "c/key"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(ctx, "c/key", []byte("three"), store.PutOptions{IfAbsent: true}); err != nil {
+		t.Fatalf("create after delete: %v", err)
+	}
+}
+
+// race runs n functions at once and returns their errors.
+func race(n int, fn func(i int) error) []error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[i] = fn(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return errs
+}
+
+func testCreateIfAbsentRace(t *testing.T, s store.Store) {
+	if !s.Capabilities().CreateIfAbsent {
+		t.Skip("store declares no create-if-absent")
+	}
+	for round := 0; round < 5; round++ {
+		key := fmt.Sprintf("race/create-%d", round)
+		errs := race(16, func(i int) error {
+			_, err := s.Put(context.Background(), key, []byte(fmt.Sprint(i)), store.PutOptions{IfAbsent: true})
+			return err
+		})
+		winners := -1
+		count := 0
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				winners = i
+				count++
+			case !errors.Is(err, store.ErrExists):
+				t.Fatalf("racer %d: %v", i, err)
+			}
+		}
+		if count != 1 {
+			t.Fatalf("round %d: %d racers won create-if-absent, want exactly 1", round, count)
+		}
+		if got := mustGet(t, s, key); string(got) != fmt.Sprint(winners) {
+			t.Fatalf("object holds %q, winner was %d", got, winners)
+		}
+	}
+}
+
+func testCompareAndSwap(t *testing.T, s store.Store) {
+	if !s.Capabilities().CompareAndSwap {
+		t.Skip("store declares no compare-and-swap")
+	}
+	ctx := context.Background()
+	v1 := mustPut(t, s, "cas/key", []byte("v1"))
+	if v1.Version == "" {
+		t.Fatal("a CAS store must return the version from Put")
+	}
+	v2, err := s.Put(ctx, "cas/key", []byte("v2"), store.PutOptions{IfVersion: v1.Version})
+	if err != nil {
+		t.Fatalf("swap with current version: %v", err)
+	}
+	if v2.Version == "" || v2.Version == v1.Version {
+		t.Fatalf("swap returned version %q (old %q)", v2.Version, v1.Version)
+	}
+	if _, err := s.Put(ctx, "cas/key", []byte("v3"), store.PutOptions{IfVersion: v1.Version}); !errors.Is(err, store.ErrVersionMismatch) {
+		t.Fatalf("swap with stale version = %v, want ErrVersionMismatch", err)
+	}
+	if got := mustGet(t, s, "cas/key"); string(got) != "v2" {
+		t.Fatalf("failed swap changed the object to %q", got)
+	}
+	st, err := s.Stat(ctx, "cas/key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Version != v2.Version {
+		t.Fatalf("Stat version %q != Put version %q", st.Version, v2.Version)
+	}
+	if err := s.Delete(ctx, "cas/key"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(ctx, "cas/key", []byte("v4"), store.PutOptions{IfVersion: v2.Version}); !errors.Is(err, store.ErrVersionMismatch) {
+		t.Fatalf("swap of a deleted key = %v, want ErrVersionMismatch", err)
+	}
+	if _, err := s.Get(ctx, "cas/key"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("failed swap of a deleted key created it: %v", err)
+	}
+}
+
+func testCompareAndSwapRace(t *testing.T, s store.Store) {
+	if !s.Capabilities().CompareAndSwap {
+		t.Skip("store declares no compare-and-swap")
+	}
+	base := mustPut(t, s, "cas/race", []byte("base"))
+	errs := race(8, func(i int) error {
+		_, err := s.Put(context.Background(), "cas/race", []byte(fmt.Sprint(i)), store.PutOptions{IfVersion: base.Version})
+		return err
+	})
+	count := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			count++
+		case !errors.Is(err, store.ErrVersionMismatch):
+			t.Fatalf("racer %d: %v", i, err)
+		}
+	}
+	if count != 1 {
+		t.Fatalf("%d racers won compare-and-swap, want exactly 1", count)
+	}
+}
+
+func testUnsupported(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	caps := s.Capabilities()
+	if !caps.CreateIfAbsent {
+		if _, err := s.Put(ctx, "u/k", []byte("x"), store.PutOptions{IfAbsent: true}); !errors.Is(err, store.ErrUnsupported) {
+			t.Errorf("undeclared create-if-absent = %v, want ErrUnsupported", err)
+		}
+	}
+	if !caps.CompareAndSwap {
+		if _, err := s.Put(ctx, "u/k", []byte("x"), store.PutOptions{IfVersion: "v"}); !errors.Is(err, store.ErrUnsupported) {
+			t.Errorf("undeclared compare-and-swap = %v, want ErrUnsupported", err)
+		}
+	}
+	if _, err := s.Put(ctx, "u/k", []byte("x"), store.PutOptions{IfAbsent: true, IfVersion: "v"}); err == nil {
+		t.Error("contradictory PutOptions accepted")
+	}
+}
+
+func testCancelled(t *testing.T, s store.Store) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Put(ctx, "x/cancelled", []byte("x"), store.PutOptions{}); err == nil {
+		t.Error("Put with a cancelled context succeeded")
+	}
+	if _, err := s.Get(ctx, "x/cancelled"); errors.Is(err, store.ErrNotFound) || err == nil {
+		t.Errorf("Get with a cancelled context = %v, want a context error", err)
+	}
+}
+
+// testConcurrentWriters checks that readers racing writers of one key only
+// ever see complete objects.
+func testConcurrentWriters(t *testing.T, s store.Store) {
+	payloads := [][]byte{bytes.Repeat([]byte("a"), 256<<10), bytes.Repeat([]byte("b"), 300<<10)}
+	mustPut(t, s, "cw/key", payloads[0])
+	ctx := context.Background()
+	errs := race(8, func(i int) error {
+		for j := 0; j < 5; j++ {
+			if i%2 == 0 {
+				if _, err := s.Put(ctx, "cw/key", payloads[(i/2+j)%2], store.PutOptions{}); err != nil {
+					return err
+				}
+				continue
+			}
+			got, err := s.Get(ctx, "cw/key")
+			if err != nil {
+				return err
+			}
+			if !bytes.Equal(got, payloads[0]) && !bytes.Equal(got, payloads[1]) {
+				return fmt.Errorf("read a torn object of %d bytes", len(got))
+			}
+		}
+		return nil
+	})
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("worker %d: %v", i, err)
+		}
+	}
+}
