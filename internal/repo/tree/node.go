@@ -1,0 +1,63 @@
+package tree
+
+import "github.com/cloudstic/cloudstic/internal/repo/id"
+
+// Type is the kind of a file-system entry.
+type Type string
+
+// The entry kinds a tree records.
+const (
+	TypeFile    Type = "file"
+	TypeDir     Type = "dir"
+	TypeSymlink Type = "symlink"
+	TypeFIFO    Type = "fifo"
+	TypeCharDev Type = "chardev"
+	TypeBlkDev  Type = "blockdev"
+	TypeSocket  Type = "socket"
+)
+
+// Xattr is one extended attribute.
+type Xattr struct {
+	Name  string `json:"name"`
+	Value []byte `json:"value"`
+}
+
+// Node is one entry of a directory: its metadata and, for a regular file,
+// the ids of its content blobs in order, or, for a directory, the id of its
+// own tree blob. Names and link targets may hold any bytes but "/" and NUL;
+// the encoder keeps non-UTF-8 ones intact.
+type Node struct {
+	Name string `json:"name"`
+	Type Type   `json:"type"`
+	// Mode holds the permission bits plus setuid, setgid and sticky
+	// (the low 12 bits of st_mode).
+	Mode uint32 `json:"mode"`
+	Size uint64 `json:"size,omitempty"`
+	// Times are Unix nanoseconds.
+	MTime int64 `json:"mtime"`
+	CTime int64 `json:"ctime,omitempty"`
+	// Device and Inode identify the source file (incremental backups and
+	// hard-link groups: entries sharing Device+Inode with Links > 1 are
+	// restored as hard links of one another).
+	Device uint64 `json:"dev,omitempty"`
+	Inode  uint64 `json:"ino,omitempty"`
+	Links  uint64 `json:"links,omitempty"`
+	UID    uint32 `json:"uid"`
+	GID    uint32 `json:"gid"`
+	User   string `json:"user,omitempty"`
+	Group  string `json:"group,omitempty"`
+	// LinkTarget is a symlink's target, stored as is (never resolved).
+	LinkTarget string `json:"target,omitempty"`
+	// Rdev is the device number of a character or block device.
+	Rdev   uint64  `json:"rdev,omitempty"`
+	Xattrs []Xattr `json:"xattrs,omitempty"`
+	// Content lists a regular file's blobs in order.
+	Content []id.ID `json:"content,omitempty"`
+	// Subtree is a directory's tree blob.
+	Subtree id.ID `json:"subtree,omitzero"`
+
+	// NameRaw and TargetRaw carry Name and LinkTarget when they are not
+	// valid UTF-8 (JSON strings cannot); the codec fills and clears them.
+	NameRaw   []byte `json:"name_raw,omitempty"`
+	TargetRaw []byte `json:"target_raw,omitempty"`
+}
