@@ -1,0 +1,162 @@
+package fsmeta
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
+)
+
+// Capturer builds tree.Nodes from files on disk. It caches the user and
+// group names of the ids it meets; it is safe for concurrent use.
+type Capturer struct {
+	names *idNames
+}
+
+// NewCapturer returns a Capturer with empty name caches.
+func NewCapturer() *Capturer {
+	return &Capturer{names: newIDNames()}
+}
+
+// Node describes the entry at path, whose lstat result is fi (as given by
+// os.Lstat or fs.DirEntry.Info; a symlink is never followed). It fills
+// every field but Content and Subtree, which belong to the caller. Beyond
+// fi it costs one llistxattr call, plus one lgetxattr per attribute and a
+// readlink for a symlink.
+func (c *Capturer) Node(path string, fi fs.FileInfo) (tree.Node, error) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		st = new(syscall.Stat_t)
+		if err := syscall.Lstat(path, st); err != nil {
+			return tree.Node{}, fmt.Errorf("fsmeta: lstat %s: %w", path, err)
+		}
+	}
+	n := tree.Node{
+		Name:   filepath.Base(path),
+		Mode:   st.Mode & 0o7777,
+		MTime:  st.Mtim.Nano(),
+		CTime:  st.Ctim.Nano(),
+		Device: uint64(st.Dev), //nolint:unconvert // Dev is narrower on some platforms.
+		Inode:  st.Ino,
+		Links:  uint64(st.Nlink), //nolint:unconvert // Nlink is narrower on some platforms.
+		UID:    st.Uid,
+		GID:    st.Gid,
+		User:   c.names.user(st.Uid),
+		Group:  c.names.group(st.Gid),
+	}
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFREG:
+		n.Type = tree.TypeFile
+		n.Size = uint64(st.Size)
+	case syscall.S_IFDIR:
+		n.Type = tree.TypeDir
+	case syscall.S_IFLNK:
+		n.Type = tree.TypeSymlink
+		target, err := os.Readlink(path)
+		if err != nil {
+			return tree.Node{}, fmt.Errorf("fsmeta: capture %s: %w", path, err)
+		}
+		n.LinkTarget = target
+	case syscall.S_IFIFO:
+		n.Type = tree.TypeFIFO
+	case syscall.S_IFCHR:
+		n.Type = tree.TypeCharDev
+		n.Rdev = uint64(st.Rdev) //nolint:unconvert // Rdev is narrower on some platforms.
+	case syscall.S_IFBLK:
+		n.Type = tree.TypeBlkDev
+		n.Rdev = uint64(st.Rdev) //nolint:unconvert // Rdev is narrower on some platforms.
+	case syscall.S_IFSOCK:
+		n.Type = tree.TypeSocket
+	default:
+		return tree.Node{}, fmt.Errorf("fsmeta: capture %s: unknown file type %#o", path, st.Mode&syscall.S_IFMT)
+	}
+	xattrs, err := readXattrs(path)
+	if err != nil {
+		return tree.Node{}, fmt.Errorf("fsmeta: capture %s: %w", path, err)
+	}
+	n.Xattrs = xattrs
+	return n, nil
+}
+
+// xattrBufSize is the first buffer tried for a name list or a value; most
+// fit, and a larger one is sized on ERANGE.
+const xattrBufSize = 256
+
+// readXattrs returns every extended attribute of path (not following a
+// symlink), sorted by name. A file system without xattr support has none.
+// With no attributes it makes exactly one system call.
+func readXattrs(path string) ([]tree.Xattr, error) {
+	var stack [xattrBufSize]byte
+	list, err := xattrCall(stack[:], func(b []byte) (int, error) { return unix.Llistxattr(path, b) })
+	if isNotSupported(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("llistxattr: %w", err)
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	names := splitNames(list)
+	out := make([]tree.Xattr, 0, len(names))
+	var vbuf [xattrBufSize]byte
+	for _, name := range names {
+		val, err := xattrCall(vbuf[:], func(b []byte) (int, error) { return unix.Lgetxattr(path, name, b) })
+		if errors.Is(err, unix.ENODATA) {
+			continue // removed since the list was read
+		}
+		if err != nil {
+			return nil, fmt.Errorf("lgetxattr %s: %w", name, err)
+		}
+		out = append(out, tree.Xattr{Name: name, Value: append([]byte{}, val...)})
+	}
+	sortXattrs(out)
+	return out, nil
+}
+
+// xattrCall calls f with buf and, while f reports ERANGE (the value grew
+// or did not fit), asks f for the size and retries with a buffer that big.
+func xattrCall(buf []byte, f func([]byte) (int, error)) ([]byte, error) {
+	n, err := f(buf)
+	for tries := 0; errors.Is(err, unix.ERANGE) && tries < 8; tries++ {
+		size, serr := f(nil)
+		if serr != nil {
+			return nil, serr
+		}
+		buf = make([]byte, size+xattrBufSize)
+		n, err = f(buf)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return buf[:n], nil
+}
+
+// isNotSupported reports the errors that mean a file system has no xattrs.
+func isNotSupported(err error) bool {
+	return errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EOPNOTSUPP)
+}
+
+// splitNames splits a NUL-terminated list of names.
+func splitNames(list []byte) []string {
+	var names []string
+	start := 0
+	for i, b := range list {
+		if b == 0 {
+			if i > start {
+				names = append(names, string(list[start:i]))
+			}
+			start = i + 1
+		}
+	}
+	if start < len(list) {
+		names = append(names, string(list[start:]))
+	}
+	return names
+}

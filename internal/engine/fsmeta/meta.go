@@ -1,0 +1,119 @@
+package fsmeta
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
+)
+
+// ApplyMeta gives the entry at rel the metadata of n: owner and group
+// (when WriterOptions.Owners: by User/Group name if that name exists
+// here, else by UID/GID), then extended attributes, then mode (setuid,
+// setgid and sticky included), and the modification time last. A symlink
+// gets owner, xattrs and time but no mode (Linux has none). Nothing is
+// followed: if the entry on disk is a symlink and n is not (or the
+// reverse), it returns ErrTypeMismatch and changes nothing.
+//
+// Owners go first because chown clears setuid/setgid and the
+// security.capability attribute. A socket, or a device that Special did
+// not create, has nothing to apply: it returns nil.
+//
+// For a directory, call it after the directory's children are written,
+// as writing them changes its mtime.
+func (w *Writer) ApplyMeta(rel string, n *tree.Node) error {
+	if n.Type == tree.TypeSocket {
+		_, _, err := splitRel(rel)
+		return err
+	}
+	err := w.atParent(rel, func(dirfd int, base string) error {
+		return w.applyAt(dirfd, base, rel, n)
+	})
+	if err != nil {
+		return fmt.Errorf("fsmeta: apply metadata to %s: %w", rel, err)
+	}
+	return nil
+}
+
+// applyAt is ApplyMeta on the entry base of the directory dirfd.
+func (w *Writer) applyAt(dirfd int, base, rel string, n *tree.Node) error {
+	var st unix.Stat_t
+	err := unix.Fstatat(dirfd, base, &st, unix.AT_SYMLINK_NOFOLLOW)
+	if errors.Is(err, unix.ENOENT) && (n.Type == tree.TypeCharDev || n.Type == tree.TypeBlkDev) {
+		return nil // Special skipped it and said so.
+	}
+	if err != nil {
+		return fmt.Errorf("lstat: %w", err)
+	}
+	isLink := st.Mode&unix.S_IFMT == unix.S_IFLNK
+	if isLink != (n.Type == tree.TypeSymlink) {
+		return fmt.Errorf("%w: want %s", ErrTypeMismatch, n.Type)
+	}
+	if w.opts.Owners {
+		uid := w.ids.uid(n.User, n.UID)
+		gid := w.ids.gid(n.Group, n.GID)
+		if err := unix.Fchownat(dirfd, base, uid, gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return fmt.Errorf("lchown: %w", err)
+		}
+	}
+	if err := w.setXattrs(dirfd, base, rel, n.Xattrs); err != nil {
+		return err
+	}
+	if !isLink {
+		if err := chmodNoFollow(dirfd, base, n.Mode&0o7777); err != nil {
+			return fmt.Errorf("chmod: %w", err)
+		}
+	}
+	ts := []unix.Timespec{{Sec: 0, Nsec: unix.UTIME_OMIT}, unix.NsecToTimespec(n.MTime)}
+	if err := unix.UtimesNanoAt(dirfd, base, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fmt.Errorf("utimensat: %w", err)
+	}
+	return nil
+}
+
+// setXattrs sets each attribute on base in dirfd without following a
+// symlink. Linux has no lsetxattrat before 6.13, so it names the entry
+// through /proc/self/fd/DIRFD/BASE: the directory is pinned by its
+// descriptor and base is a single checked element. Attributes the file
+// system or our privileges do not allow are warnings, not errors.
+func (w *Writer) setXattrs(dirfd int, base, rel string, xattrs []tree.Xattr) error {
+	if len(xattrs) == 0 {
+		return nil
+	}
+	path := "/proc/self/fd/" + strconv.Itoa(dirfd) + "/" + base
+	for _, x := range xattrs {
+		err := unix.Lsetxattr(path, x.Name, x.Value, 0)
+		switch {
+		case err == nil:
+		case isNotSupported(err), errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES):
+			w.opts.Logf("fsmeta: %s: xattr %q not restored: %v", rel, x.Name, err)
+		default:
+			return fmt.Errorf("lsetxattr %s: %w", x.Name, err)
+		}
+	}
+	return nil
+}
+
+// chmodNoFollow sets the mode of base in dirfd, which the caller has seen
+// is not a symlink. It uses fchmodat2(AT_SYMLINK_NOFOLLOW) where the
+// kernel has it (6.6+), so a symlink swapped in meanwhile is not followed;
+// older kernels fall back to plain fchmodat after checking again, with
+// the same narrow race os.Root.Chmod documents.
+func chmodNoFollow(dirfd int, base string, mode uint32) error {
+	err := unix.Fchmodat(dirfd, base, mode, unix.AT_SYMLINK_NOFOLLOW)
+	if !isNotSupported(err) {
+		return err
+	}
+	// No fchmodat2, or base became a symlink since the caller looked.
+	var st unix.Stat_t
+	if err := unix.Fstatat(dirfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return ErrTypeMismatch
+	}
+	return unix.Fchmodat(dirfd, base, mode, 0)
+}
