@@ -1,0 +1,102 @@
+package chunker
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// maxEmptyReads is how many consecutive (0, nil) reads are tolerated before
+// giving up with io.ErrNoProgress, as bufio does.
+const maxEmptyReads = 100
+
+// Chunker splits a stream into content-defined chunks. It buffers at most
+// 2*Max bytes whatever the stream's length. A Chunker is not safe for
+// concurrent use.
+type Chunker struct {
+	r     io.Reader
+	g     *Gear
+	p     Params
+	buf   []byte // len(buf) == 2*p.Max
+	start int    // first unreturned byte in buf
+	end   int    // end of the buffered data in buf
+	eof   bool   // r has returned io.EOF
+	err   error  // sticky error: a read error or io.EOF once all is returned
+}
+
+// New returns a Chunker reading r with gear table g and parameters p. It
+// fails with ErrInvalidParams if p is invalid or g is nil.
+func New(r io.Reader, g *Gear, p Params) (*Chunker, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, fmt.Errorf("%w: nil gear table", ErrInvalidParams)
+	}
+	c := &Chunker{g: g, p: p, buf: make([]byte, 2*p.Max)}
+	c.Reset(r)
+	return c, nil
+}
+
+// Reset makes c read the next stream from r, keeping its buffer, gear table
+// and parameters. Slices returned earlier become invalid.
+func (c *Chunker) Reset(r io.Reader) {
+	c.r = r
+	c.start, c.end = 0, 0
+	c.eof = false
+	c.err = nil
+}
+
+// Next returns the next chunk of the stream, or io.EOF after the last one
+// (an empty stream has no chunks). The slice points into c's buffer and is
+// valid only until the next call of Next or Reset; copy it to keep it. A
+// read error other than io.EOF is returned wrapped (check it with
+// errors.Is) and from then on by every call; chunks buffered before the
+// error are not returned, as their boundaries could not be determined.
+func (c *Chunker) Next() ([]byte, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
+	if c.end-c.start < c.p.Max && !c.eof {
+		if err := c.fill(); err != nil {
+			c.err = fmt.Errorf("chunker: read: %w", err)
+			return nil, c.err
+		}
+	}
+	if c.start == c.end {
+		c.err = io.EOF
+		return nil, c.err
+	}
+	n := Cut(c.buf[c.start:c.end], c.g, c.p)
+	chunk := c.buf[c.start : c.start+n : c.start+n]
+	c.start += n
+	return chunk, nil
+}
+
+// fill moves the unreturned bytes to the front of the buffer and reads until
+// the buffer is full or the stream ends. It returns a read error other than
+// io.EOF.
+func (c *Chunker) fill() error {
+	c.end = copy(c.buf, c.buf[c.start:c.end])
+	c.start = 0
+	empty := 0
+	for c.end < len(c.buf) {
+		n, err := c.r.Read(c.buf[c.end:])
+		c.end += n
+		switch {
+		case errors.Is(err, io.EOF):
+			c.eof = true
+			return nil
+		case err != nil:
+			return err
+		case n > 0:
+			empty = 0
+		default:
+			empty++
+			if empty >= maxEmptyReads {
+				return io.ErrNoProgress
+			}
+		}
+	}
+	return nil
+}
