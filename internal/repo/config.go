@@ -1,0 +1,106 @@
+package repo
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/repo/crypt"
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// FormatVersion is the repository format this program reads and writes.
+const FormatVersion = 1
+
+// ConfigKey is where the plaintext config lives.
+const ConfigKey = "config"
+
+// Sentinel errors of opening and creating repositories.
+var (
+	// ErrNotRepository means the store has no config object.
+	ErrNotRepository = errors.New("not a cloudstic repository")
+	// ErrAlreadyInitialized means init found an existing config.
+	ErrAlreadyInitialized = errors.New("repository already initialized")
+	// ErrUnsupportedVersion means the config names a format we do not know.
+	ErrUnsupportedVersion = errors.New("unsupported repository format version")
+	// ErrCorruptConfig means the config object could not be parsed.
+	ErrCorruptConfig = errors.New("corrupt repository config")
+	// ErrNeedCredential means the repository is encrypted and no password
+	// or key was given.
+	ErrNeedCredential = errors.New("repository is encrypted: a password or key is required")
+	// ErrWrongCredential means no key slot opened with the given credential.
+	ErrWrongCredential = crypt.ErrWrongCredential
+)
+
+// ChunkerParams are the content-defined chunking bounds, in bytes.
+type ChunkerParams struct {
+	Min int `json:"min"`
+	Avg int `json:"avg"`
+	Max int `json:"max"`
+}
+
+// Config is the plaintext description of a repository.
+type Config struct {
+	Version    int           `json:"version"`
+	ID         string        `json:"id"`
+	Created    time.Time     `json:"created"`
+	Encrypted  bool          `json:"encrypted"`
+	Chunker    ChunkerParams `json:"chunker"`
+	PackSize   int           `json:"pack_size"`
+	ChunkerKey string        `json:"chunker_key,omitempty"` // unencrypted repositories only
+}
+
+func defaultConfig(encrypted bool, now time.Time) (Config, error) {
+	rid := make([]byte, 16)
+	if _, err := rand.Read(rid); err != nil {
+		return Config{}, err
+	}
+	return Config{
+		Version:   FormatVersion,
+		ID:        hex.EncodeToString(rid),
+		Created:   now.UTC(),
+		Encrypted: encrypted,
+		Chunker:   ChunkerParams{Min: 512 << 10, Avg: 1 << 20, Max: 8 << 20},
+		PackSize:  16 << 20,
+	}, nil
+}
+
+// DecodeConfig parses and validates a config object.
+func DecodeConfig(data []byte) (Config, error) {
+	var c Config
+	if err := json.Unmarshal(data, &c); err != nil {
+		return c, fmt.Errorf("%w: %v", ErrCorruptConfig, err)
+	}
+	if c.Version != FormatVersion {
+		return c, fmt.Errorf("%w: %d (this program reads version %d)", ErrUnsupportedVersion, c.Version, FormatVersion)
+	}
+	ch := c.Chunker
+	if ch.Min < 64 || ch.Avg <= ch.Min || ch.Max <= ch.Avg || ch.Max > 64<<20 || ch.Avg&(ch.Avg-1) != 0 {
+		return c, fmt.Errorf("%w: chunker parameters %+v", ErrCorruptConfig, ch)
+	}
+	if c.PackSize < 1<<20 || c.PackSize > 1<<30 {
+		return c, fmt.Errorf("%w: pack size %d", ErrCorruptConfig, c.PackSize)
+	}
+	if !c.Encrypted {
+		if k, err := hex.DecodeString(c.ChunkerKey); err != nil || len(k) != 32 {
+			return c, fmt.Errorf("%w: chunker key", ErrCorruptConfig)
+		}
+	}
+	return c, nil
+}
+
+// ReadConfig fetches and parses the config, mapping absence to ErrNotRepository.
+func ReadConfig(ctx context.Context, st store.Store) (Config, error) {
+	data, err := st.Get(ctx, ConfigKey)
+	if errors.Is(err, store.ErrNotFound) {
+		return Config{}, fmt.Errorf("%s: %w (no config object)", store.Describe(st), ErrNotRepository)
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("reading config: %w", err)
+	}
+	return DecodeConfig(data)
+}

@@ -1,0 +1,191 @@
+package crypt
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	bip39 "github.com/cosmos/go-bip39"
+	"golang.org/x/crypto/argon2"
+)
+
+// Slot kinds.
+const (
+	SlotPassword = "password"
+	SlotPlatform = "platform"
+	SlotRecovery = "recovery"
+)
+
+// Errors from unwrapping key slots.
+var (
+	// ErrWrongCredential means no slot of the right kind opened with the
+	// credential given.
+	ErrWrongCredential = errors.New("wrong password or key")
+	// ErrBadSlot means a key slot could not be parsed or has unusable
+	// parameters.
+	ErrBadSlot = errors.New("malformed key slot")
+	// ErrBadRecoveryKey means the recovery phrase is not 24 valid BIP39 words.
+	ErrBadRecoveryKey = errors.New("invalid recovery key")
+	// ErrBadPlatformKey means the platform key is not 64 hex digits.
+	ErrBadPlatformKey = errors.New("invalid platform key: want 64 hex digits")
+)
+
+// KDFParams are argon2id parameters, stored in each password slot so they
+// can be raised later without breaking old slots.
+type KDFParams struct {
+	Time    uint32 `json:"time"`
+	Memory  uint32 `json:"memory_kib"`
+	Threads uint8  `json:"threads"`
+	Salt    []byte `json:"salt"`
+}
+
+// DefaultKDF returns the parameters used for new password slots (RFC 9106's
+// second recommended option: t=3, 64 MiB) with a fresh salt.
+func DefaultKDF() (KDFParams, error) {
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		return KDFParams{}, err
+	}
+	return KDFParams{Time: 3, Memory: 64 * 1024, Threads: 4, Salt: salt}, nil
+}
+
+// Slot wraps the master secret with one credential. It is stored as plain
+// JSON under keys/<id>: it holds nothing but the KDF parameters and the
+// sealed master secret.
+type Slot struct {
+	Kind    string     `json:"kind"`
+	Label   string     `json:"label,omitempty"`
+	KDF     *KDFParams `json:"kdf,omitempty"`
+	Wrapped []byte     `json:"wrapped"`
+}
+
+// Bounds a hostile slot cannot exceed (they would make us allocate or spin).
+const (
+	maxKDFMemoryKiB = 4 << 20 // 4 GiB
+	maxKDFTime      = 64
+)
+
+func (p KDFParams) check() error {
+	if p.Time == 0 || p.Time > maxKDFTime || p.Memory < 8 || p.Memory > maxKDFMemoryKiB || p.Threads == 0 || len(p.Salt) < 8 {
+		return fmt.Errorf("%w: argon2id parameters out of range", ErrBadSlot)
+	}
+	return nil
+}
+
+func wrappingKey(kind string, secret []byte, kdf *KDFParams) ([]byte, error) {
+	switch kind {
+	case SlotPassword:
+		if kdf == nil {
+			return nil, fmt.Errorf("%w: password slot without KDF parameters", ErrBadSlot)
+		}
+		if err := kdf.check(); err != nil {
+			return nil, err
+		}
+		return argon2.IDKey(secret, kdf.Salt, kdf.Time, kdf.Memory, kdf.Threads, 32), nil
+	case SlotPlatform, SlotRecovery:
+		return derive(secret, "slot "+kind), nil
+	default:
+		return nil, fmt.Errorf("%w: unknown kind %q", ErrBadSlot, kind)
+	}
+}
+
+// NewSlot wraps master with a credential of the given kind. secret is the
+// password, the 32-byte platform key, or the 32-byte recovery entropy.
+func NewSlot(kind, label string, secret, master []byte) (*Slot, error) {
+	s := &Slot{Kind: kind, Label: label}
+	if kind == SlotPassword {
+		p, err := DefaultKDF()
+		if err != nil {
+			return nil, err
+		}
+		s.KDF = &p
+	}
+	wk, err := wrappingKey(kind, secret, s.KDF)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := newAEAD(wk)
+	if err != nil {
+		return nil, err
+	}
+	k := &Key{aead: aead}
+	s.Wrapped, err = k.Seal(nil, master)
+	return s, err
+}
+
+// Unwrap returns the master secret if secret opens this slot.
+func (s *Slot) Unwrap(secret []byte) ([]byte, error) {
+	wk, err := wrappingKey(s.Kind, secret, s.KDF)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := newAEAD(wk)
+	if err != nil {
+		return nil, err
+	}
+	master, err := (&Key{aead: aead}).Open(nil, s.Wrapped)
+	if err != nil {
+		return nil, ErrWrongCredential
+	}
+	if len(master) != MasterSize {
+		return nil, fmt.Errorf("%w: wrapped key has %d bytes", ErrBadSlot, len(master))
+	}
+	return master, nil
+}
+
+// DecodeSlot parses a stored slot.
+func DecodeSlot(data []byte) (*Slot, error) {
+	var s Slot
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadSlot, err)
+	}
+	switch s.Kind {
+	case SlotPassword, SlotPlatform, SlotRecovery:
+	default:
+		return nil, fmt.Errorf("%w: unknown kind %q", ErrBadSlot, s.Kind)
+	}
+	return &s, nil
+}
+
+// Encode serialises the slot.
+func (s *Slot) Encode() ([]byte, error) { return json.MarshalIndent(s, "", "  ") }
+
+// ParsePlatformKey decodes a 64-hex-digit platform key.
+func ParsePlatformKey(s string) ([]byte, error) {
+	b, err := hex.DecodeString(strings.TrimSpace(s))
+	if err != nil || len(b) != 32 {
+		return nil, ErrBadPlatformKey
+	}
+	return b, nil
+}
+
+// NewRecoveryKey returns 32 random bytes and their 24-word BIP39 phrase.
+func NewRecoveryKey() (entropy []byte, words string, err error) {
+	entropy, err = bip39.NewEntropy(256)
+	if err != nil {
+		return nil, "", err
+	}
+	words, err = bip39.NewMnemonic(entropy)
+	return entropy, words, err
+}
+
+// ParseRecoveryKey turns a 24-word phrase back into its 32 bytes of entropy,
+// checking the words and the checksum.
+func ParseRecoveryKey(words string) ([]byte, error) {
+	norm := strings.Join(strings.Fields(strings.ToLower(words)), " ")
+	if len(strings.Fields(norm)) != 24 {
+		return nil, fmt.Errorf("%w: want 24 words", ErrBadRecoveryKey)
+	}
+	if !bip39.IsMnemonicValid(norm) {
+		return nil, fmt.Errorf("%w: unknown word or bad checksum", ErrBadRecoveryKey)
+	}
+	// MnemonicToByteArray returns the entropy followed by one checksum byte.
+	withSum, err := bip39.MnemonicToByteArray(norm)
+	if err != nil || len(withSum) != 33 {
+		return nil, fmt.Errorf("%w: bad checksum", ErrBadRecoveryKey)
+	}
+	return withSum[:32], nil
+}

@@ -1,0 +1,226 @@
+package repo
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/index"
+	"github.com/cloudstic/cloudstic/internal/repo/pack"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// Key prefixes of the layout.
+const (
+	DataPrefix     = "data/"
+	IndexPrefix    = "index/packs/"
+	SnapshotPrefix = "snapshots/"
+	KeysPrefix     = "keys/"
+)
+
+// Errors of loading objects.
+var (
+	// ErrBlobNotFound means the index does not know a blob.
+	ErrBlobNotFound = errors.New("blob not in index")
+	// ErrCorrupt means a stored object does not match its name or cannot
+	// be decoded.
+	ErrCorrupt = errors.New("corrupt object")
+	// ErrAmbiguous means a snapshot prefix matches several snapshots.
+	ErrAmbiguous = errors.New("ambiguous snapshot id")
+	// ErrNoSnapshot means no snapshot matches.
+	ErrNoSnapshot = errors.New("no matching snapshot")
+)
+
+// PackKey is the store key of a pack.
+func PackKey(p id.ID) string { s := p.String(); return DataPrefix + s[:2] + "/" + s }
+
+// IndexKey is the store key of an index file.
+func IndexKey(i id.ID) string { return IndexPrefix + i.String() }
+
+// SnapshotKey is the store key of a snapshot.
+func SnapshotKey(s id.ID) string { return SnapshotPrefix + s.String() }
+
+// IDFromKey parses the id at the end of a key ("data/ab/<id>" → id).
+func IDFromKey(key string) (id.ID, error) {
+	return id.Parse(key[strings.LastIndex(key, "/")+1:])
+}
+
+// loadSealed fetches an object named by the hash of its bytes, checks the
+// hash and unseals it.
+func (r *Repository) loadSealed(ctx context.Context, key string) ([]byte, error) {
+	want, err := IDFromKey(key)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	data, err := r.st.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if sha256.Sum256(data) != want {
+		return nil, fmt.Errorf("%s: %w: content does not match its name", key, ErrCorrupt)
+	}
+	plain, err := r.codec.DecodeRaw(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", key, ErrCorrupt, err)
+	}
+	return plain, nil
+}
+
+// saveSealed seals plain and stores it under prefix + sha256(sealed),
+// never overwriting (names are content hashes: an existing object with the
+// same name holds the same bytes).
+func (r *Repository) saveSealed(ctx context.Context, prefix string, plain []byte) (id.ID, error) {
+	sealed, err := r.codec.EncodeRaw(plain)
+	if err != nil {
+		return id.ID{}, err
+	}
+	oid := id.ID(sha256.Sum256(sealed))
+	var opts store.PutOptions
+	if r.st.Capabilities().CreateIfAbsent {
+		opts.IfAbsent = true
+	}
+	if _, err := r.st.Put(ctx, prefix+oid.String(), sealed, opts); err != nil && !errors.Is(err, store.ErrExists) {
+		return id.ID{}, err
+	}
+	return oid, nil
+}
+
+// ListIDs returns the ids of every object under prefix, skipping keys that
+// are not ids (reported through bad).
+func (r *Repository) ListIDs(ctx context.Context, prefix string) (ids []id.ID, bad []string, err error) {
+	err = r.st.List(ctx, prefix, func(oi store.ObjectInfo) error {
+		i, perr := IDFromKey(oi.Key)
+		if perr != nil {
+			bad = append(bad, oi.Key)
+			return nil
+		}
+		ids = append(ids, i)
+		return nil
+	})
+	return ids, bad, err
+}
+
+// IndexFile reads one index file.
+func (r *Repository) IndexFile(ctx context.Context, fileID id.ID) (*index.File, error) {
+	plain, err := r.loadSealed(ctx, IndexKey(fileID))
+	if err != nil {
+		return nil, err
+	}
+	f, err := index.Decode(plain)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", IndexKey(fileID), err)
+	}
+	return f, nil
+}
+
+// LoadIndex reads every index file into the in-memory index, in parallel.
+// It returns the ids of the files read.
+func (r *Repository) LoadIndex(ctx context.Context) ([]id.ID, error) {
+	files, _, err := r.ListIDs(ctx, IndexPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("listing index files: %w", err)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for _, fid := range files {
+		g.Go(func() error {
+			f, err := r.IndexFile(gctx, fid)
+			if err != nil {
+				return fmt.Errorf("loading index: %w", err)
+			}
+			for _, p := range f.Packs {
+				r.idx.Add(p.ID, p.Blobs)
+			}
+			return nil
+		})
+	}
+	return files, g.Wait()
+}
+
+// LoadBlob reads, decrypts and verifies one blob.
+func (r *Repository) LoadBlob(ctx context.Context, blob id.ID) ([]byte, error) {
+	loc, ok := r.idx.Lookup(blob)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", blob, ErrBlobNotFound)
+	}
+	sealed, err := r.st.GetRange(ctx, PackKey(loc.Pack), int64(loc.Offset), int64(loc.Length))
+	if err != nil {
+		return nil, fmt.Errorf("blob %s in pack %s: %w", blob.Short(), loc.Pack.Short(), err)
+	}
+	return r.codec.Decode(sealed, blob)
+}
+
+// DecodeBlobFromPack extracts and verifies one blob from a whole pack's bytes.
+func (r *Repository) DecodeBlobFromPack(packData []byte, e pack.Entry) ([]byte, error) {
+	end := int64(e.Offset) + int64(e.Length)
+	if end > int64(len(packData)) {
+		return nil, fmt.Errorf("blob %s: %w: beyond the end of its pack", e.ID.Short(), ErrCorrupt)
+	}
+	return r.codec.Decode(packData[e.Offset:end], e.ID)
+}
+
+// LoadTree reads and decodes a tree blob.
+func (r *Repository) LoadTree(ctx context.Context, tid id.ID) (*tree.Tree, error) {
+	data, err := r.LoadBlob(ctx, tid)
+	if err != nil {
+		return nil, err
+	}
+	t, err := tree.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("tree %s: %w", tid.Short(), err)
+	}
+	return t, nil
+}
+
+// ReadPackHeader reads the entries of a pack from its own header (used by
+// check and prune, which must not trust the index alone).
+func (r *Repository) ReadPackHeader(ctx context.Context, packID id.ID, size int64) ([]pack.Entry, error) {
+	key := PackKey(packID)
+	if size < 4 {
+		return nil, fmt.Errorf("%s: %w: %d bytes", key, pack.ErrCorrupt, size)
+	}
+	tail, err := r.st.GetRange(ctx, key, size-4, 4)
+	if err != nil {
+		return nil, err
+	}
+	n, err := pack.HeaderLength(tail, size)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	hdr, err := r.st.GetRange(ctx, key, size-4-n, n)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := pack.ParseHeader(r.key, hdr, size-4-n)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	return entries, nil
+}
+
+// onceErr keeps the first error of many goroutines.
+type onceErr struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (o *onceErr) set(err error) {
+	o.mu.Lock()
+	if o.err == nil {
+		o.err = err
+	}
+	o.mu.Unlock()
+}
+
+func (o *onceErr) get() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.err
+}

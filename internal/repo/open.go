@@ -1,0 +1,262 @@
+package repo
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/repo/crypt"
+	"github.com/cloudstic/cloudstic/internal/repo/index"
+	"github.com/cloudstic/cloudstic/internal/repo/pack"
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// Credentials open an encrypted repository; set any one.
+type Credentials struct {
+	Password    string
+	PlatformKey string // 64 hex digits
+	RecoveryKey string // 24 words
+}
+
+func (c Credentials) empty() bool {
+	return c.Password == "" && c.PlatformKey == "" && c.RecoveryKey == ""
+}
+
+// secret returns the slot kind and secret bytes of the credential given.
+func (c Credentials) secret() (string, []byte, error) {
+	switch {
+	case c.PlatformKey != "":
+		b, err := crypt.ParsePlatformKey(c.PlatformKey)
+		return crypt.SlotPlatform, b, err
+	case c.RecoveryKey != "":
+		b, err := crypt.ParseRecoveryKey(c.RecoveryKey)
+		return crypt.SlotRecovery, b, err
+	default:
+		return crypt.SlotPassword, []byte(c.Password), nil
+	}
+}
+
+// InitOptions say how to create a repository.
+type InitOptions struct {
+	Credentials
+	NoEncryption   bool
+	AddRecoveryKey bool
+	Now            time.Time
+}
+
+// Repository is an opened repository. Safe for concurrent use.
+type Repository struct {
+	st    store.Store
+	cfg   Config
+	key   *crypt.Key
+	codec *pack.Codec
+	idx   *index.Index
+}
+
+// Store returns the underlying store.
+func (r *Repository) Store() store.Store { return r.st }
+
+// Config returns the repository's config.
+func (r *Repository) Config() Config { return r.cfg }
+
+// Key returns the repository's working key.
+func (r *Repository) Key() *crypt.Key { return r.key }
+
+// Codec returns the blob codec.
+func (r *Repository) Codec() *pack.Codec { return r.codec }
+
+// Index returns the merged index (empty until LoadIndex).
+func (r *Repository) Index() *index.Index { return r.idx }
+
+func newRepository(st store.Store, cfg Config, key *crypt.Key) (*Repository, error) {
+	codec, err := pack.NewCodec(key)
+	if err != nil {
+		return nil, err
+	}
+	return &Repository{st: st, cfg: cfg, key: key, codec: codec, idx: index.New()}, nil
+}
+
+// Init creates a repository in an empty store. It returns the recovery
+// phrase when opts.AddRecoveryKey is set (shown to the user once).
+func Init(ctx context.Context, st store.Store, opts InitOptions) (*Repository, string, error) {
+	if _, err := st.Stat(ctx, ConfigKey); err == nil {
+		return nil, "", fmt.Errorf("%s: %w", store.Describe(st), ErrAlreadyInitialized)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return nil, "", fmt.Errorf("checking for an existing repository: %w", err)
+	}
+	if opts.NoEncryption && (!opts.empty() || opts.AddRecoveryKey) {
+		return nil, "", errors.New("-no-encryption cannot be combined with a password or key")
+	}
+	if !opts.NoEncryption && opts.empty() {
+		return nil, "", ErrNeedCredential
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	cfg, err := defaultConfig(!opts.NoEncryption, now)
+	if err != nil {
+		return nil, "", err
+	}
+	var key *crypt.Key
+	var words string
+	if opts.NoEncryption {
+		ck := make([]byte, 32)
+		if _, err := rand.Read(ck); err != nil {
+			return nil, "", err
+		}
+		cfg.ChunkerKey = hex.EncodeToString(ck)
+		key = crypt.Unencrypted(ck)
+	} else {
+		master, err := crypt.NewMaster()
+		if err != nil {
+			return nil, "", err
+		}
+		kind, secret, err := opts.secret()
+		if err != nil {
+			return nil, "", err
+		}
+		if err := AddSlot(ctx, st, kind, "initial "+kind, secret, master); err != nil {
+			return nil, "", err
+		}
+		if opts.AddRecoveryKey {
+			entropy, w, err := crypt.NewRecoveryKey()
+			if err != nil {
+				return nil, "", err
+			}
+			if err := AddSlot(ctx, st, crypt.SlotRecovery, "recovery", entropy, master); err != nil {
+				return nil, "", err
+			}
+			words = w
+		}
+		if key, err = crypt.FromMaster(master); err != nil {
+			return nil, "", err
+		}
+	}
+	data, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return nil, "", err
+	}
+	// The config is written last: until it exists the store is not a
+	// repository, so an interrupted init leaves nothing half-usable.
+	var popts store.PutOptions
+	if st.Capabilities().CreateIfAbsent {
+		popts.IfAbsent = true
+	}
+	if _, err := st.Put(ctx, ConfigKey, data, popts); err != nil {
+		if errors.Is(err, store.ErrExists) {
+			return nil, "", fmt.Errorf("%s: %w", store.Describe(st), ErrAlreadyInitialized)
+		}
+		return nil, "", fmt.Errorf("writing config: %w", err)
+	}
+	r, err := newRepository(st, cfg, key)
+	return r, words, err
+}
+
+// AddSlot wraps master with a new credential and stores the slot.
+func AddSlot(ctx context.Context, st store.Store, kind, label string, secret, master []byte) error {
+	slot, err := crypt.NewSlot(kind, label, secret, master)
+	if err != nil {
+		return err
+	}
+	data, err := slot.Encode()
+	if err != nil {
+		return err
+	}
+	name := make([]byte, 16)
+	if _, err := rand.Read(name); err != nil {
+		return err
+	}
+	if _, err := st.Put(ctx, "keys/"+hex.EncodeToString(name), data, store.PutOptions{}); err != nil {
+		return fmt.Errorf("writing key slot: %w", err)
+	}
+	return nil
+}
+
+// Open opens an existing repository with the given credentials.
+func Open(ctx context.Context, st store.Store, creds Credentials) (*Repository, error) {
+	cfg, err := ReadConfig(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.Encrypted {
+		ck, err := hex.DecodeString(cfg.ChunkerKey)
+		if err != nil {
+			return nil, fmt.Errorf("%w: chunker key", ErrCorruptConfig)
+		}
+		return newRepository(st, cfg, crypt.Unencrypted(ck))
+	}
+	if creds.empty() {
+		return nil, ErrNeedCredential
+	}
+	master, err := unlock(ctx, st, creds)
+	if err != nil {
+		return nil, err
+	}
+	key, err := crypt.FromMaster(master)
+	if err != nil {
+		return nil, err
+	}
+	return newRepository(st, cfg, key)
+}
+
+// unlock tries every key slot of the credential's kind.
+func unlock(ctx context.Context, st store.Store, creds Credentials) ([]byte, error) {
+	kind, secret, err := creds.secret()
+	if err != nil {
+		return nil, err
+	}
+	var slotErrs []error
+	tried := 0
+	err = st.List(ctx, "keys/", func(oi store.ObjectInfo) error {
+		if strings.Contains(strings.TrimPrefix(oi.Key, "keys/"), "/") {
+			return nil
+		}
+		data, err := st.Get(ctx, oi.Key)
+		if err != nil {
+			return fmt.Errorf("reading key slot %s: %w", oi.Key, err)
+		}
+		slot, err := crypt.DecodeSlot(data)
+		if err != nil {
+			slotErrs = append(slotErrs, fmt.Errorf("%s: %w", oi.Key, err))
+			return nil
+		}
+		if slot.Kind != kind {
+			return nil
+		}
+		tried++
+		master, err := slot.Unwrap(secret)
+		if err == nil {
+			secret = master
+			return errFound
+		}
+		if !errors.Is(err, crypt.ErrWrongCredential) {
+			slotErrs = append(slotErrs, fmt.Errorf("%s: %w", oi.Key, err))
+		}
+		return nil
+	})
+	if errors.Is(err, errFound) {
+		return secret, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if tried == 0 {
+		return nil, fmt.Errorf("%w: the repository has no %s key slot%s", ErrWrongCredential, kind, joinErrs(slotErrs))
+	}
+	return nil, fmt.Errorf("%w%s", ErrWrongCredential, joinErrs(slotErrs))
+}
+
+var errFound = errors.New("found")
+
+func joinErrs(errs []error) string {
+	if len(errs) == 0 {
+		return ""
+	}
+	return " (also: " + errors.Join(errs...).Error() + ")"
+}

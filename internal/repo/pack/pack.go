@@ -1,0 +1,240 @@
+package pack
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/cloudstic/cloudstic/internal/repo/crypt"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+)
+
+// BlobType says what a blob holds.
+type BlobType uint8
+
+// Blob types.
+const (
+	DataBlob BlobType = 0
+	TreeBlob BlobType = 1
+)
+
+// String names the type.
+func (t BlobType) String() string {
+	switch t {
+	case DataBlob:
+		return "data"
+	case TreeBlob:
+		return "tree"
+	}
+	return fmt.Sprintf("type%d", t)
+}
+
+// Limits that protect readers from hostile packs and indexes.
+const (
+	// MaxBlobSize bounds one sealed blob (chunks are at most 8 MiB; large
+	// directory trees may be bigger).
+	MaxBlobSize = 128 << 20
+	// MaxEntries bounds the entries of one pack header.
+	MaxEntries = 1 << 20
+)
+
+// ErrCorrupt means a pack, header or blob could not be decoded.
+var ErrCorrupt = errors.New("corrupt data")
+
+// Entry locates one blob inside a pack.
+type Entry struct {
+	Type   BlobType
+	ID     id.ID
+	Offset uint32
+	Length uint32
+}
+
+// Codec compresses and seals blobs, and reverses it. Safe for concurrent use.
+type Codec struct {
+	key *crypt.Key
+	enc *zstd.Encoder
+	dec *zstd.Decoder
+}
+
+// NewCodec returns a codec for key.
+func NewCodec(key *crypt.Key) (*Codec, error) {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
+		zstd.WithLowerEncoderMem(true))
+	if err != nil {
+		return nil, err
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(MaxBlobSize),
+		zstd.WithDecoderMaxWindow(MaxBlobSize))
+	if err != nil {
+		return nil, err
+	}
+	return &Codec{key: key, enc: enc, dec: dec}, nil
+}
+
+// Key returns the codec's key.
+func (c *Codec) Key() *crypt.Key { return c.key }
+
+const (
+	encRaw  = 0
+	encZstd = 1
+)
+
+// Encode returns the stored form of a blob: compressed when that saves at
+// least 1/32 of it, then sealed.
+func (c *Codec) Encode(data []byte) ([]byte, error) {
+	plain := make([]byte, 1, 1+len(data))
+	plain[0] = encZstd
+	plain = c.enc.EncodeAll(data, plain)
+	if len(plain)-1 >= len(data)-len(data)/32 {
+		plain = append(plain[:1], data...)
+		plain[0] = encRaw
+	}
+	return c.key.Seal(make([]byte, 0, c.key.SealedSize(len(plain))), plain)
+}
+
+// Decode opens a stored blob and checks that its plaintext hashes to want.
+func (c *Codec) Decode(sealed []byte, want id.ID) ([]byte, error) {
+	plain, err := c.key.Open(nil, sealed)
+	if err != nil {
+		return nil, fmt.Errorf("blob %s: %w", want.Short(), err)
+	}
+	if len(plain) == 0 {
+		return nil, fmt.Errorf("blob %s: %w: empty", want.Short(), ErrCorrupt)
+	}
+	var data []byte
+	switch plain[0] {
+	case encRaw:
+		data = plain[1:]
+	case encZstd:
+		data, err = c.dec.DecodeAll(plain[1:], nil)
+		if err != nil {
+			return nil, fmt.Errorf("blob %s: %w: %v", want.Short(), ErrCorrupt, err)
+		}
+	default:
+		return nil, fmt.Errorf("blob %s: %w: unknown encoding %d", want.Short(), ErrCorrupt, plain[0])
+	}
+	if got := c.key.ID(data); got != want {
+		return nil, fmt.Errorf("blob %s: %w: content hashes to %s", want.Short(), ErrCorrupt, got.Short())
+	}
+	return data, nil
+}
+
+// EncodeRaw seals metadata objects (index files, snapshots) the same way
+// blobs are: compressed when it helps, then sealed. No id check on decode.
+func (c *Codec) EncodeRaw(data []byte) ([]byte, error) { return c.Encode(data) }
+
+// DecodeRaw reverses EncodeRaw.
+func (c *Codec) DecodeRaw(sealed []byte) ([]byte, error) {
+	plain, err := c.key.Open(nil, sealed)
+	if err != nil {
+		return nil, err
+	}
+	if len(plain) == 0 {
+		return nil, fmt.Errorf("%w: empty object", ErrCorrupt)
+	}
+	switch plain[0] {
+	case encRaw:
+		return plain[1:], nil
+	case encZstd:
+		out, err := c.dec.DecodeAll(plain[1:], nil)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%w: unknown encoding %d", ErrCorrupt, plain[0])
+}
+
+// Builder accumulates sealed blobs into one pack. Not safe for concurrent use.
+type Builder struct {
+	buf     []byte
+	entries []Entry
+}
+
+// NewBuilder returns a builder with room for about capacity bytes.
+func NewBuilder(capacity int) *Builder { return &Builder{buf: make([]byte, 0, capacity)} }
+
+// Add appends a sealed blob.
+func (b *Builder) Add(t BlobType, blobID id.ID, sealed []byte) {
+	b.entries = append(b.entries, Entry{Type: t, ID: blobID, Offset: uint32(len(b.buf)), Length: uint32(len(sealed))})
+	b.buf = append(b.buf, sealed...)
+}
+
+// Size is the number of blob bytes so far.
+func (b *Builder) Size() int { return len(b.buf) }
+
+// Count is the number of blobs so far.
+func (b *Builder) Count() int { return len(b.entries) }
+
+// Finish appends the sealed header and returns the pack's bytes, its id and
+// its entries. The builder must not be used afterwards.
+func (b *Builder) Finish(key *crypt.Key) ([]byte, id.ID, []Entry, error) {
+	hdr := make([]byte, 4, 4+len(b.entries)*37)
+	binary.LittleEndian.PutUint32(hdr, uint32(len(b.entries)))
+	for _, e := range b.entries {
+		hdr = append(hdr, byte(e.Type))
+		hdr = append(hdr, e.ID[:]...)
+		hdr = binary.LittleEndian.AppendUint32(hdr, e.Length)
+	}
+	start := len(b.buf)
+	out, err := key.Seal(b.buf, hdr)
+	if err != nil {
+		return nil, id.ID{}, nil, err
+	}
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(out)-start))
+	return out, sha256.Sum256(out), b.entries, nil
+}
+
+// HeaderLength reads the trailing length field of a pack of packSize bytes.
+func HeaderLength(tail []byte, packSize int64) (int64, error) {
+	if len(tail) != 4 {
+		return 0, fmt.Errorf("%w: pack trailer is %d bytes", ErrCorrupt, len(tail))
+	}
+	n := int64(binary.LittleEndian.Uint32(tail))
+	if n+4 > packSize || n > 4+int64(MaxEntries)*37+crypt.Overhead {
+		return 0, fmt.Errorf("%w: header length %d does not fit a pack of %d bytes", ErrCorrupt, n, packSize)
+	}
+	return n, nil
+}
+
+// ParseHeader decodes a pack's sealed header; headerOffset is where it
+// starts, so that every entry is checked to lie before it.
+func ParseHeader(key *crypt.Key, sealed []byte, headerOffset int64) ([]Entry, error) {
+	hdr, err := key.Open(nil, sealed)
+	if err != nil {
+		return nil, fmt.Errorf("pack header: %w", err)
+	}
+	return decodeHeader(hdr, headerOffset)
+}
+
+func decodeHeader(hdr []byte, headerOffset int64) ([]Entry, error) {
+	if len(hdr) < 4 {
+		return nil, fmt.Errorf("%w: pack header too short", ErrCorrupt)
+	}
+	n := binary.LittleEndian.Uint32(hdr)
+	if n > MaxEntries || int64(len(hdr)) != 4+int64(n)*37 {
+		return nil, fmt.Errorf("%w: pack header claims %d entries in %d bytes", ErrCorrupt, n, len(hdr))
+	}
+	entries := make([]Entry, n)
+	var off int64
+	p := hdr[4:]
+	for i := range entries {
+		e := &entries[i]
+		e.Type = BlobType(p[0])
+		copy(e.ID[:], p[1:33])
+		e.Length = binary.LittleEndian.Uint32(p[33:37])
+		p = p[37:]
+		if e.Type > TreeBlob || e.Length > MaxBlobSize {
+			return nil, fmt.Errorf("%w: pack header entry %d: type %d length %d", ErrCorrupt, i, e.Type, e.Length)
+		}
+		e.Offset = uint32(off)
+		off += int64(e.Length)
+		if off > headerOffset {
+			return nil, fmt.Errorf("%w: pack header entry %d ends past the blobs", ErrCorrupt, i)
+		}
+	}
+	return entries, nil
+}

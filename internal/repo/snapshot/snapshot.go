@@ -1,0 +1,87 @@
+// Package snapshot defines the record of one backup run: when, of what,
+// from where, and the root tree. Snapshots are immutable objects stored
+// under snapshots/<id>, where the id is the SHA-256 of the stored bytes;
+// there is no mutable "latest" pointer (latest is computed from the list).
+package snapshot
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+)
+
+// ErrCorrupt means a snapshot could not be decoded.
+var ErrCorrupt = errors.New("corrupt snapshot")
+
+// Summary counts what a backup did.
+type Summary struct {
+	FilesNew        int64   `json:"files_new"`
+	FilesChanged    int64   `json:"files_changed"`
+	FilesUnmodified int64   `json:"files_unmodified"`
+	FilesRemoved    int64   `json:"files_removed"`
+	DirsNew         int64   `json:"dirs_new"`
+	DirsChanged     int64   `json:"dirs_changed"`
+	DirsUnmodified  int64   `json:"dirs_unmodified"`
+	FilesTotal      int64   `json:"files_total"`
+	BytesTotal      int64   `json:"bytes_total"`
+	BytesRead       int64   `json:"bytes_read"`
+	BlobsAdded      int64   `json:"blobs_added"`
+	BytesAdded      int64   `json:"bytes_added"` // stored (compressed, sealed) bytes uploaded
+	Errors          int64   `json:"errors"`
+	DurationSeconds float64 `json:"duration_seconds"`
+}
+
+// Snapshot is one backup.
+type Snapshot struct {
+	Time     time.Time `json:"time"`
+	Tree     id.ID     `json:"tree"`
+	Source   string    `json:"source"` // e.g. "local:/home/me/Documents"
+	Hostname string    `json:"hostname"`
+	Username string    `json:"username,omitempty"`
+	Path     string    `json:"path"` // absolute source path
+	Tags     []string  `json:"tags,omitempty"`
+	Parent   id.ID     `json:"parent,omitzero"`
+	Summary  Summary   `json:"summary"`
+	Program  string    `json:"program,omitempty"`
+	// Nonce makes two otherwise identical snapshots distinct objects.
+	Nonce []byte `json:"nonce"`
+}
+
+// WithID is a snapshot and the id it is stored under.
+type WithID struct {
+	ID id.ID
+	*Snapshot
+}
+
+// Encode serialises the snapshot.
+func Encode(s *Snapshot) ([]byte, error) { return json.Marshal(s) }
+
+// Decode parses a snapshot.
+func Decode(data []byte) (*Snapshot, error) {
+	var s Snapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if s.Tree.IsZero() {
+		return nil, fmt.Errorf("%w: no root tree", ErrCorrupt)
+	}
+	return &s, nil
+}
+
+// Group is the identity "latest" is computed within: the same source on
+// the same host.
+func (s *Snapshot) Group() string { return s.Source + "\x00" + s.Hostname }
+
+// SortByTime orders snapshots oldest first (ties by id, so the order is total).
+func SortByTime(list []WithID) {
+	sort.Slice(list, func(i, j int) bool {
+		if !list[i].Time.Equal(list[j].Time) {
+			return list[i].Time.Before(list[j].Time)
+		}
+		return string(list[i].ID[:]) < string(list[j].ID[:])
+	})
+}
