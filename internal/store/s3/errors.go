@@ -1,0 +1,76 @@
+package s3
+
+import (
+	"errors"
+	"net/http"
+
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/smithy-go"
+)
+
+// Sentinel errors returned by Open, wrapped with the bucket or the cause.
+var (
+	// ErrBucketNotFound means the bucket does not exist.
+	ErrBucketNotFound = errors.New("bucket does not exist")
+	// ErrAccessDenied means the credentials were rejected or lack permission
+	// (wrong access key or secret, or a policy that denies access).
+	ErrAccessDenied = errors.New("access denied: check the access key and secret")
+)
+
+// httpStatus returns the HTTP status code of a failed request, or 0 when
+// err carries no HTTP response (a network error, a cancelled context).
+func httpStatus(err error) int {
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) {
+		return re.HTTPStatusCode()
+	}
+	return 0
+}
+
+// apiCode returns the S3 error code (e.g. "NoSuchKey"), or "".
+func apiCode(err error) string {
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		return ae.ErrorCode()
+	}
+	return ""
+}
+
+// isNotFound reports whether err means the key (or bucket) does not exist.
+func isNotFound(err error) bool {
+	switch apiCode(err) {
+	case "NoSuchKey", "NotFound", "NoSuchBucket":
+		return true
+	case "XAdminUserNotFound":
+		return false
+	}
+	return httpStatus(err) == http.StatusNotFound
+}
+
+// isPreconditionFailed reports a 412 answer to a conditional request.
+func isPreconditionFailed(err error) bool {
+	return httpStatus(err) == http.StatusPreconditionFailed || apiCode(err) == "PreconditionFailed"
+}
+
+// isConditionalConflict reports the 409 S3 returns when concurrent
+// conditional writes to one key collide; the write should be retried.
+func isConditionalConflict(err error) bool {
+	return apiCode(err) == "ConditionalRequestConflict"
+}
+
+// isAccessDenied reports a rejected signature, unknown key or denied policy.
+func isAccessDenied(err error) bool {
+	switch apiCode(err) {
+	case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "Forbidden",
+		"XAdminUserNotFound": // versitygw's 404 for an unknown access key
+		return true
+	}
+	s := httpStatus(err)
+	return s == http.StatusForbidden || s == http.StatusUnauthorized
+}
+
+// isNotImplemented reports a server that rejects a request feature (such as
+// a conditional header) instead of ignoring it.
+func isNotImplemented(err error) bool {
+	return httpStatus(err) == http.StatusNotImplemented || apiCode(err) == "NotImplemented"
+}

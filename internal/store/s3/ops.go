@@ -1,0 +1,184 @@
+package s3
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// mapReadErr turns a failed read of key into store errors.
+func (s *Store) mapReadErr(op, key string, err error) error {
+	if isNotFound(err) {
+		return fmt.Errorf("s3: %s %s: %w", op, key, store.ErrNotFound)
+	}
+	return fmt.Errorf("s3: %s %s on %s: %w", op, key, s.Describe(), err)
+}
+
+// Get returns the whole object.
+func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+	if err := store.CheckKey(key); err != nil {
+		return nil, err
+	}
+	var data []byte
+	err := s.withSlot(ctx, func() error {
+		out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.full(key))})
+		if err != nil {
+			return err
+		}
+		defer out.Body.Close()
+		data, err = io.ReadAll(out.Body)
+		if err == nil && out.ContentLength != nil && int64(len(data)) != *out.ContentLength {
+			err = fmt.Errorf("short body: %d of %d bytes", len(data), *out.ContentLength)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, s.mapReadErr("get", key, err)
+	}
+	return data, nil
+}
+
+// GetRange returns length bytes at offset; a range past the end of the
+// object is an error (not ErrNotFound).
+func (s *Store) GetRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {
+	if err := store.CheckKey(key); err != nil {
+		return nil, err
+	}
+	if offset < 0 || length < 0 {
+		return nil, fmt.Errorf("s3: get range %s: negative offset %d or length %d", key, offset, length)
+	}
+	if length == 0 {
+		info, err := s.Stat(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		if offset > info.Size {
+			return nil, fmt.Errorf("s3: get range %s: offset %d past the end (%d bytes)", key, offset, info.Size)
+		}
+		return []byte{}, nil
+	}
+	var data []byte
+	err := s.withSlot(ctx, func() error {
+		out, err := s.client.GetObject(ctx, &s3.GetObjectInput{
+			Bucket: aws.String(s.bucket),
+			Key:    aws.String(s.full(key)),
+			Range:  aws.String(fmt.Sprintf("bytes=%d-%d", offset, offset+length-1)),
+		})
+		if err != nil {
+			return err
+		}
+		defer out.Body.Close()
+		// Read at most one byte more than asked, to catch a server that
+		// ignored the Range header.
+		data, err = io.ReadAll(io.LimitReader(out.Body, length+1))
+		return err
+	})
+	if err != nil {
+		return nil, s.mapReadErr("get range", key, err)
+	}
+	if int64(len(data)) != length {
+		return nil, fmt.Errorf("s3: get range %s: got %d bytes at offset %d, want %d (object shorter than expected?)",
+			key, len(data), offset, length)
+	}
+	return data, nil
+}
+
+// Stat returns the object's size, LastModified and ETag.
+func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) {
+	if err := store.CheckKey(key); err != nil {
+		return store.ObjectInfo{}, err
+	}
+	var out *s3.HeadObjectOutput
+	err := s.withSlot(ctx, func() error {
+		var err error
+		out, err = s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.full(key))})
+		return err
+	})
+	if err != nil {
+		return store.ObjectInfo{}, s.mapReadErr("stat", key, err)
+	}
+	return store.ObjectInfo{
+		Key:     key,
+		Size:    aws.ToInt64(out.ContentLength),
+		ModTime: aws.ToTime(out.LastModified),
+		Version: aws.ToString(out.ETag),
+	}, nil
+}
+
+// List calls fn for every object under prefix, keys relative to the store.
+func (s *Store) List(ctx context.Context, prefix string, fn func(store.ObjectInfo) error) error {
+	p := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{
+		Bucket: aws.String(s.bucket),
+		Prefix: aws.String(s.full(prefix)),
+	})
+	for p.HasMorePages() {
+		var page *s3.ListObjectsV2Output
+		err := s.withSlot(ctx, func() error {
+			var err error
+			page, err = p.NextPage(ctx)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("s3: list %q on %s: %w", prefix, s.Describe(), err)
+		}
+		for _, obj := range page.Contents {
+			key := aws.ToString(obj.Key)
+			if len(key) < len(s.prefix) || key[:len(s.prefix)] != s.prefix {
+				continue // cannot happen: the server filtered by prefix
+			}
+			err := fn(store.ObjectInfo{
+				Key:     key[len(s.prefix):],
+				Size:    aws.ToInt64(obj.Size),
+				ModTime: aws.ToTime(obj.LastModified),
+				Version: aws.ToString(obj.ETag),
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Delete removes the object; a missing key gives ErrNotFound.
+//
+// S3's DeleteObject succeeds on a missing key, so Delete asks HeadObject
+// first. There is a tiny race: if another client deletes the key between
+// the HEAD and the DELETE, both report success. Callers only use the
+// not-found answer to learn the key is absent, which remains true.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	if err := store.CheckKey(key); err != nil {
+		return err
+	}
+	if s.flavor == FlavorB2 && isLockKey(key) {
+		return s.deleteAllVersions(ctx, key)
+	}
+	if _, err := s.Stat(ctx, key); err != nil {
+		return err
+	}
+	return s.deleteObject(ctx, key, "")
+}
+
+// deleteObject deletes one object (one version when versionID is set).
+func (s *Store) deleteObject(ctx context.Context, key, versionID string) error {
+	in := &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.full(key))}
+	if versionID != "" {
+		in.VersionId = aws.String(versionID)
+	}
+	err := s.withSlot(ctx, func() error {
+		_, err := s.client.DeleteObject(ctx, in)
+		return err
+	})
+	if err != nil && isNotFound(err) {
+		return fmt.Errorf("s3: delete %s: %w", key, store.ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("s3: delete %s on %s: %w", key, s.Describe(), err)
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package s3
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// probe finds out whether the server honours If-None-Match: * and
+// If-Match: <ETag> on PutObject, using a fresh key probe/<random hex>.
+// Some S3-compatible servers ignore the headers and overwrite: declaring a
+// capability the server does not honour would break the lock.
+func (s *Store) probe(ctx context.Context) (store.Capabilities, error) {
+	var caps store.Capabilities
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return caps, err
+	}
+	key := "probe/" + hex.EncodeToString(b)
+	first, err := s.put(ctx, key, []byte("probe 1"), store.PutOptions{IfAbsent: true})
+	if err != nil {
+		return caps, fmt.Errorf("writing probe key: %w", err)
+	}
+	defer func() {
+		// Cleanup failure only leaves a tiny object behind; it must not
+		// fail Open, but -debug shows it.
+		if err := s.deleteObject(context.WithoutCancel(ctx), key, ""); err != nil && s.logf != nil {
+			s.logf("s3: deleting probe key %s: %v", key, err)
+		}
+	}()
+
+	second, err := s.put(ctx, key, []byte("probe 2"), store.PutOptions{IfAbsent: true})
+	switch {
+	case errors.Is(err, store.ErrExists):
+		caps.CreateIfAbsent = true
+	case err == nil:
+		first = second // the header was ignored and the object replaced
+	case !isNotImplemented(err):
+		return caps, fmt.Errorf("create-if-absent probe: %w", err)
+	}
+
+	_, err = s.put(ctx, key, []byte("probe 3"), store.PutOptions{IfVersion: `"0123456789abcdef0123456789abcdef"`})
+	switch {
+	case errors.Is(err, store.ErrVersionMismatch):
+	case err == nil:
+		return caps, nil // a wrong ETag was accepted: no compare-and-swap
+	case isNotImplemented(err):
+		return caps, nil
+	default:
+		return caps, fmt.Errorf("compare-and-swap probe: %w", err)
+	}
+	_, err = s.put(ctx, key, []byte("probe 4"), store.PutOptions{IfVersion: first.Version})
+	switch {
+	case err == nil:
+		caps.CompareAndSwap = first.Version != ""
+	case errors.Is(err, store.ErrVersionMismatch) || isNotImplemented(err):
+	default:
+		return caps, fmt.Errorf("compare-and-swap probe: %w", err)
+	}
+	return caps, nil
+}

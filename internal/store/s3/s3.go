@@ -1,0 +1,282 @@
+package s3
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/cloudstic/cloudstic/internal/clock"
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// Flavor selects provider-specific behaviour.
+type Flavor int
+
+const (
+	// FlavorS3 is Amazon S3 or a compatible server; conditional writes are probed.
+	FlavorS3 Flavor = iota
+	// FlavorB2 is Backblaze B2's S3-compatible API: no conditional writes,
+	// versioned buckets (lock keys are deleted with all their versions).
+	FlavorB2
+)
+
+// Defaults and limits.
+const (
+	defaultRegion         = "us-east-1"
+	defaultB2Region       = "us-west-004"
+	defaultMaxConnections = 8
+	// maxAttempts bounds the SDK retryer (first try included).
+	maxAttempts = 5
+	// maxBackoff caps the wait between retries.
+	maxBackoff = 2 * time.Second
+	// connectTimeout bounds TCP connect and TLS handshake, so an unreachable
+	// endpoint fails in about maxAttempts*connectTimeout.
+	connectTimeout = 3 * time.Second
+	// multipartThreshold: objects larger than this are uploaded in parts.
+	multipartThreshold = 64 << 20
+	// partSize is the size of each multipart part but the last.
+	partSize = 16 << 20
+)
+
+// Config configures Open.
+type Config struct {
+	// Bucket is the bucket name (required).
+	Bucket string
+	// Prefix, without leading or trailing slash, under which keys are
+	// stored as Prefix + "/" + key. Empty stores keys at the bucket root.
+	Prefix string
+	// Endpoint is a custom endpoint URL; when set, path-style addressing is used.
+	Endpoint string
+	// Region defaults to "us-east-1" (FlavorB2: "us-west-004", and the
+	// endpoint https://s3.<region>.backblazeb2.com when Endpoint is empty).
+	Region string
+	// Profile names a shared-config profile.
+	Profile string
+	// AccessKey and SecretKey are static credentials; when empty, the SDK's
+	// default credential chain is used.
+	AccessKey, SecretKey string
+	// MaxConnections bounds concurrent requests (default 8).
+	MaxConnections int
+	// Flavor selects provider-specific behaviour.
+	Flavor Flavor
+	// Logf, when set, receives one line per HTTP request (method, key,
+	// status, duration, bytes).
+	Logf func(format string, args ...any)
+}
+
+// Store is a store.Store on an S3 bucket. It is safe for concurrent use.
+type Store struct {
+	client    *s3.Client
+	transport *http.Transport
+	bucket    string
+	prefix    string // "" or "prefix/"
+	flavor    Flavor
+	caps      store.Capabilities
+	sem       chan struct{}
+	clock     clock.Clock
+	logf      func(format string, args ...any)
+	// multipartThreshold and partSize are fields so tests can lower them.
+	multipartThreshold int64
+	partSize           int64
+
+	requests, bytesUp, bytesDown atomic.Int64
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the bucket, checks that it exists and that the
+// credentials work (errors wrap ErrBucketNotFound or ErrAccessDenied), and
+// probes the server's conditional-write capabilities.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	return open(ctx, cfg)
+}
+
+// open is Open with extra client options (tests inject faults with them).
+func open(ctx context.Context, cfg Config, extra ...func(*s3.Options)) (*Store, error) {
+	if cfg.Bucket == "" {
+		return nil, errors.New("s3: no bucket given")
+	}
+	if cfg.MaxConnections <= 0 {
+		cfg.MaxConnections = defaultMaxConnections
+	}
+	s := &Store{
+		bucket:             cfg.Bucket,
+		flavor:             cfg.Flavor,
+		sem:                make(chan struct{}, cfg.MaxConnections),
+		clock:              clock.Real{},
+		logf:               cfg.Logf,
+		multipartThreshold: multipartThreshold,
+		partSize:           partSize,
+	}
+	if p := strings.Trim(cfg.Prefix, "/"); p != "" {
+		s.prefix = p + "/"
+	}
+	client, err := s.newClient(ctx, cfg, extra)
+	if err != nil {
+		return nil, err
+	}
+	s.client = client
+	if err := s.checkBucket(ctx); err != nil {
+		return nil, err
+	}
+	if cfg.Flavor == FlavorB2 {
+		// B2 has no conditional writes: declare none, probe nothing.
+		return s, nil
+	}
+	caps, err := s.probe(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("s3: probing %s: %w", s.Describe(), err)
+	}
+	s.caps = caps
+	return s, nil
+}
+
+// newClient builds the SDK client: bounded retries, short connect timeout,
+// MaxConnsPerHost = MaxConnections, and the request-logging middleware.
+func (s *Store) newClient(ctx context.Context, cfg Config, extra []func(*s3.Options)) (*s3.Client, error) {
+	region, endpoint := cfg.Region, cfg.Endpoint
+	if cfg.Flavor == FlavorB2 {
+		if region == "" {
+			region = defaultB2Region
+		}
+		if endpoint == "" {
+			endpoint = "https://s3." + region + ".backblazeb2.com"
+		}
+	}
+	if region == "" {
+		region = defaultRegion
+	}
+	httpClient := awshttp.NewBuildableClient().
+		WithDialerOptions(func(d *net.Dialer) { d.Timeout = connectTimeout }).
+		WithTransportOptions(func(tr *http.Transport) {
+			tr.MaxConnsPerHost = cfg.MaxConnections
+			tr.MaxIdleConnsPerHost = cfg.MaxConnections
+			tr.TLSHandshakeTimeout = connectTimeout
+		})
+	opts := []func(*config.LoadOptions) error{
+		config.WithRegion(region),
+		config.WithHTTPClient(httpClient),
+		config.WithRetryer(func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.MaxAttempts = maxAttempts
+				o.MaxBackoff = maxBackoff
+				o.RateLimiter = ratelimit.None
+			})
+		}),
+	}
+	if cfg.Profile != "" {
+		opts = append(opts, config.WithSharedConfigProfile(cfg.Profile))
+	}
+	if cfg.AccessKey != "" || cfg.SecretKey != "" {
+		opts = append(opts, config.WithCredentialsProvider(
+			credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, "")))
+	}
+	awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("s3: loading AWS config: %w", err)
+	}
+	// The loaded config's client carries settings such as AWS_CA_BUNDLE;
+	// take its transport so that Close can release its connections.
+	bc, ok := awsCfg.HTTPClient.(*awshttp.BuildableClient)
+	if !ok {
+		return nil, fmt.Errorf("s3: unexpected HTTP client type %T", awsCfg.HTTPClient)
+	}
+	s.transport = bc.GetTransport()
+	awsCfg.HTTPClient = &http.Client{
+		Transport: s.transport,
+		// S3 redirects (wrong region) are errors to report, not to follow.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	clientOpts := []func(*s3.Options){
+		func(o *s3.Options) {
+			if endpoint != "" {
+				o.BaseEndpoint = aws.String(endpoint)
+				o.UsePathStyle = true
+			}
+			if cfg.Flavor == FlavorB2 {
+				// B2 rejects some of the newer default checksum headers.
+				o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+				o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
+			}
+			// Skipped checksum validation (multipart objects, servers
+			// that send none) is normal; don't print it on stderr.
+			o.DisableLogOutputChecksumValidationSkipped = true
+			o.APIOptions = append(o.APIOptions, s.addRequestMiddleware)
+		},
+	}
+	return s3.NewFromConfig(awsCfg, append(clientOpts, extra...)...), nil
+}
+
+// checkBucket verifies that the bucket exists and the credentials work. It
+// lists (at most one key) rather than HEADs the bucket: a HEAD answer has no
+// body, so an error code telling "no such bucket" from "no such user" (some
+// servers answer 404 for an unknown access key) would be lost.
+func (s *Store) checkBucket(ctx context.Context) error {
+	err := s.withSlot(ctx, func() error {
+		_, err := s.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
+			Bucket: aws.String(s.bucket), Prefix: aws.String(s.prefix), MaxKeys: aws.Int32(1),
+		})
+		return err
+	})
+	switch {
+	case err == nil:
+		return nil
+	case isAccessDenied(err):
+		return fmt.Errorf("s3: %w (bucket %s)", ErrAccessDenied, s.bucket)
+	case isNotFound(err):
+		return fmt.Errorf("s3: bucket %s: %w", s.bucket, ErrBucketNotFound)
+	default:
+		return fmt.Errorf("s3: cannot reach bucket %s: %w", s.bucket, err)
+	}
+}
+
+// Describe names the store: "s3:bucket/prefix" or "b2:bucket/prefix".
+func (s *Store) Describe() string {
+	scheme := "s3"
+	if s.flavor == FlavorB2 {
+		scheme = "b2"
+	}
+	return scheme + ":" + s.bucket + "/" + s.prefix[:max(len(s.prefix)-1, 0)]
+}
+
+// Stats returns the number of HTTP requests sent (retries included) and the
+// bytes of request and response bodies.
+func (s *Store) Stats() (requests, bytesUp, bytesDown int64) {
+	return s.requests.Load(), s.bytesUp.Load(), s.bytesDown.Load()
+}
+
+// Capabilities reports the conditional writes found by the probe in Open.
+func (s *Store) Capabilities() store.Capabilities { return s.caps }
+
+// Close releases idle connections.
+func (s *Store) Close() error {
+	s.transport.CloseIdleConnections()
+	return nil
+}
+
+// full returns the object key for a store key.
+func (s *Store) full(key string) string { return s.prefix + key }
+
+// withSlot runs fn holding one of the MaxConnections request slots.
+func (s *Store) withSlot(ctx context.Context, fn func() error) error {
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.sem }()
+	return fn()
+}
