@@ -1,0 +1,191 @@
+package lock
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// Keys of the lock objects (layout as the seed).
+const (
+	ExclusiveKey = "index/lock.exclusive"
+	SharedPrefix = "index/lock.shared/"
+)
+
+// Info describes one lock object.
+type Info struct {
+	Key        string
+	Operation  string
+	Holder     string
+	AcquiredAt time.Time
+	ExpiresAt  time.Time
+	IsShared   bool
+	// Stale: expired by our clock and, where the store reports it, not
+	// written for a TTL by the store's clock.
+	Stale bool
+	// Err is set when the object cannot be read or parsed.
+	Err error
+}
+
+// Lock is a held lease. Its methods are safe for concurrent use.
+type Lock struct {
+	st     store.Store
+	opts   Options
+	key    string
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	once   sync.Once
+
+	mu      sync.Mutex
+	p       payload // last payload written
+	data    []byte  // its bytes
+	version string  // its store version ("" when the store cannot tell)
+	lost    error   // why the lease was lost, nil while held
+}
+
+// newLock starts the lease's refresher and watchdog.
+func newLock(ctx context.Context, st store.Store, opts Options, key string, p payload, data []byte, version string) *Lock {
+	lctx, cancel := context.WithCancelCause(ctx)
+	l := &Lock{st: st, opts: opts, key: key, ctx: lctx, cancel: cancel, stop: make(chan struct{}),
+		p: p, data: data, version: version}
+	l.wg.Add(2)
+	go l.refresher()
+	go l.watchdog()
+	return l
+}
+
+// Context is derived from the acquiring context and is cancelled, with a
+// cause wrapping ErrLeaseLost that says why, when the lease is lost. Run the
+// locked work under it. Release cancels it too.
+func (l *Lock) Context() context.Context { return l.ctx }
+
+// Info describes the lock as last written.
+func (l *Lock) Info() Info {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return infoOf(l.key, l.p, false, l.lost)
+}
+
+func infoOf(key string, p payload, stale bool, err error) Info {
+	return Info{Key: key, Operation: p.Operation, Holder: p.Holder, AcquiredAt: p.AcquiredAt,
+		ExpiresAt: p.ExpiresAt, IsShared: p.IsShared, Stale: stale, Err: err}
+}
+
+// Check returns nil when the lease is still valid by the wall clock with the
+// safety margin and the key still holds our last write. Prune calls it before
+// every batch of deletes. A failed check loses the lease.
+func (l *Lock) Check(ctx context.Context) error {
+	if err := l.lostErr(); err != nil {
+		return err
+	}
+	if err := l.checkTime(); err != nil {
+		return err
+	}
+	ours, err := l.stillOurs(ctx)
+	if err != nil {
+		return fmt.Errorf("checking lock %s: %w", l.key, err)
+	}
+	if !ours {
+		return l.lose(fmt.Errorf("%w: %s was removed or replaced by another process (break-lock?)", ErrLeaseLost, l.key))
+	}
+	return l.checkTime()
+}
+
+// checkTime loses the lease when the wall clock is within the safety margin
+// of the last expires_at.
+func (l *Lock) checkTime() error {
+	now := l.opts.Clock.Now()
+	l.mu.Lock()
+	deadline := l.p.ExpiresAt.Add(-l.opts.SafetyMargin)
+	l.mu.Unlock()
+	if now.Before(deadline) {
+		return nil
+	}
+	return l.lose(fmt.Errorf("%w: %s not refreshed in time: it expires at %s, now is %s (safety margin %v; did this machine sleep?)",
+		ErrLeaseLost, l.key, fmtTime(deadline.Add(l.opts.SafetyMargin)), fmtTime(now), l.opts.SafetyMargin))
+}
+
+// stillOurs tells whether the key holds our last write: by version where the
+// store reports one, else by content.
+func (l *Lock) stillOurs(ctx context.Context) (bool, error) {
+	l.mu.Lock()
+	version, data := l.version, l.data
+	l.mu.Unlock()
+	if version != "" {
+		info, err := l.st.Stat(ctx, l.key)
+		if errors.Is(err, store.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		return info.Version == version, nil
+	}
+	cur, err := l.st.Get(ctx, l.key)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(cur, data), nil
+}
+
+// lose records the first reason the lease was lost and cancels Context.
+func (l *Lock) lose(err error) error {
+	l.mu.Lock()
+	if l.lost == nil {
+		l.lost = err
+	}
+	err = l.lost
+	l.mu.Unlock()
+	l.cancel(err)
+	return err
+}
+
+func (l *Lock) lostErr() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lost
+}
+
+// Release stops refreshing, cancels Context and deletes our key. The
+// exclusive key is deleted only if it still holds our write, and neither is
+// touched once the lease may have run out (others may own the key by then).
+// Calling Release again does nothing.
+func (l *Lock) Release(ctx context.Context) error {
+	var err error
+	l.once.Do(func() {
+		close(l.stop)
+		l.wg.Wait()
+		err = l.release(ctx)
+		l.cancel(context.Canceled)
+	})
+	return err
+}
+
+func (l *Lock) release(ctx context.Context) error {
+	if err := l.checkTime(); err != nil {
+		return nil // the lease ran out: the key may already be someone else's; it expires on its own
+	}
+	if !l.p.IsShared {
+		ours, err := l.stillOurs(ctx)
+		if err != nil {
+			return fmt.Errorf("releasing lock %s: %w", l.key, err)
+		}
+		if !ours {
+			return nil // broken or taken over: not ours to delete
+		}
+	}
+	if err := l.st.Delete(ctx, l.key); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("releasing lock %s: %w", l.key, err)
+	}
+	return nil
+}
