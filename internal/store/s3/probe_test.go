@@ -1,0 +1,69 @@
+package s3
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// stripHeaders is a fault-injecting client option: it removes the named
+// request headers before the request is signed and sent, so the server
+// never sees them, as if it ignored them. (A reverse proxy stripping them
+// would break the SigV4 signature, which covers these headers.)
+func stripHeaders(names ...string) func(*s3.Options) {
+	return func(o *s3.Options) {
+		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+			return stack.Build.Add(middleware.BuildMiddlewareFunc("testStripHeaders",
+				func(ctx context.Context, in middleware.BuildInput, next middleware.BuildHandler) (
+					middleware.BuildOutput, middleware.Metadata, error) {
+					if req, ok := in.Request.(*smithyhttp.Request); ok {
+						for _, n := range names {
+							req.Header.Del(n)
+						}
+					}
+					return next.HandleBuild(ctx, in)
+				}), middleware.After)
+		})
+	}
+}
+
+func TestProbeDetectsIgnoredHeaders(t *testing.T) {
+	e := serverEnv(t)
+	cases := []struct {
+		name  string
+		strip []string
+		want  store.Capabilities
+	}{
+		{"HonoursBoth", nil, store.Capabilities{CreateIfAbsent: true, CompareAndSwap: true}},
+		{"IgnoresIfNoneMatch", []string{"If-None-Match"}, store.Capabilities{CompareAndSwap: true}},
+		{"IgnoresIfMatch", []string{"If-Match"}, store.Capabilities{CreateIfAbsent: true}},
+		{"IgnoresBoth", []string{"If-None-Match", "If-Match"}, store.Capabilities{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := e.config(t, FlavorS3)
+			s, err := open(context.Background(), cfg, stripHeaders(c.strip...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cleanPrefix(t, cfg) })
+			defer s.Close()
+			if got := s.Capabilities(); got != c.want {
+				t.Fatalf("Capabilities = %+v, want %+v", got, c.want)
+			}
+			var left []string
+			err = s.List(context.Background(), "", func(oi store.ObjectInfo) error { left = append(left, oi.Key); return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(left) != 0 {
+				t.Fatalf("probe left keys behind: %v", left)
+			}
+		})
+	}
+}
