@@ -81,8 +81,8 @@ func TestB2DeleteRemovesAllLockVersions(t *testing.T) {
 	}
 
 	cases := []struct {
-		name      string
-		key       string
+		name       string
+		key        string
 		setup      func(key string)
 		wantBefore int   // versions after setup
 		wantErr    error // from Delete
