@@ -90,10 +90,9 @@ const xattrBufSize = 256
 
 // readXattrs returns every extended attribute of path (not following a
 // symlink), sorted by name. A file system without xattr support has none.
-// With no attributes it makes exactly one system call.
+// With no attributes it makes exactly one system call and no allocation.
 func readXattrs(path string) ([]tree.Xattr, error) {
-	var stack [xattrBufSize]byte
-	list, err := xattrCall(stack[:], func(b []byte) (int, error) { return unix.Llistxattr(path, b) })
+	list, err := xattrCall(path, "")
 	if isNotSupported(err) {
 		return nil, nil
 	}
@@ -105,37 +104,55 @@ func readXattrs(path string) ([]tree.Xattr, error) {
 	}
 	names := splitNames(list)
 	out := make([]tree.Xattr, 0, len(names))
-	var vbuf [xattrBufSize]byte
 	for _, name := range names {
-		val, err := xattrCall(vbuf[:], func(b []byte) (int, error) { return unix.Lgetxattr(path, name, b) })
+		val, err := xattrCall(path, name)
 		if errors.Is(err, unix.ENODATA) {
 			continue // removed since the list was read
 		}
 		if err != nil {
 			return nil, fmt.Errorf("lgetxattr %s: %w", name, err)
 		}
-		out = append(out, tree.Xattr{Name: name, Value: append([]byte{}, val...)})
+		if val == nil {
+			val = []byte{}
+		}
+		out = append(out, tree.Xattr{Name: name, Value: val})
 	}
 	sortXattrs(out)
 	return out, nil
 }
 
-// xattrCall calls f with buf and, while f reports ERANGE (the value grew
-// or did not fit), asks f for the size and retries with a buffer that big.
-func xattrCall(buf []byte, f func([]byte) (int, error)) ([]byte, error) {
-	n, err := f(buf)
+// xattrCall reads the attribute name of path, or with name "" the list of
+// attribute names, into a buffer on the stack and returns a copy of what
+// it got (nil if nothing). While the call reports ERANGE (the data did not
+// fit, or grew meanwhile) it asks for the size and retries with a buffer
+// that big.
+func xattrCall(path, name string) ([]byte, error) {
+	f := func(b []byte) (int, error) {
+		if name == "" {
+			return unix.Llistxattr(path, b)
+		}
+		return unix.Lgetxattr(path, name, b)
+	}
+	var stack [xattrBufSize]byte
+	n, err := f(stack[:])
+	if err == nil {
+		if n == 0 {
+			return nil, nil
+		}
+		return append([]byte(nil), stack[:n]...), nil
+	}
 	for tries := 0; errors.Is(err, unix.ERANGE) && tries < 8; tries++ {
 		size, serr := f(nil)
 		if serr != nil {
 			return nil, serr
 		}
-		buf = make([]byte, size+xattrBufSize)
+		buf := make([]byte, size+xattrBufSize)
 		n, err = f(buf)
+		if err == nil {
+			return buf[:n], nil
+		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	return buf[:n], nil
+	return nil, err
 }
 
 // isNotSupported reports the errors that mean a file system has no xattrs.
