@@ -1,0 +1,270 @@
+package sftp
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/pkg/sftp"
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
+	"golang.org/x/crypto/ssh/knownhosts"
+)
+
+// connectTimeout bounds the TCP connect plus the SSH handshake.
+const connectTimeout = 10 * time.Second
+
+// conn is one SSH connection with its SFTP session.
+type conn struct {
+	ssh  *ssh.Client
+	sftp *sftp.Client
+	// dead is closed when the SSH connection has ended.
+	dead   chan struct{}
+	closed atomic.Bool
+}
+
+// isDead reports whether the SSH connection has ended.
+func (c *conn) isDead() bool {
+	select {
+	case <-c.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+// close ends the session and the connection; only the first call does
+// anything. Errors from an already broken connection are of no use to
+// anyone, so only the SSH close error of a live connection is returned.
+func (c *conn) close() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	wasDead := c.isDead()
+	serr := c.sftp.Close()
+	err := c.ssh.Close()
+	if wasDead || errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	if err == nil && serr != nil && !isConnLost(serr) {
+		err = serr
+	}
+	return err
+}
+
+// dial connects, authenticates and starts the SFTP subsystem.
+func dial(ctx context.Context, cfg Config) (*conn, error) {
+	hostKey, hostKeyAlgos, err := hostKeyCheck(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var hostKeyOK, authTried atomic.Bool
+	auth, cleanup, err := authMethods(cfg, &authTried)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	clientCfg := &ssh.ClientConfig{
+		User: cfg.User,
+		HostKeyCallback: func(host string, remote net.Addr, key ssh.PublicKey) error {
+			if err := hostKey(host, remote, key); err != nil {
+				return err
+			}
+			hostKeyOK.Store(true)
+			return nil
+		},
+		HostKeyAlgorithms: hostKeyAlgos,
+		Auth:              auth,
+		Timeout:           connectTimeout,
+	}
+
+	dctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	addr := cfg.addr()
+	var d net.Dialer
+	tcp, err := d.DialContext(dctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", addr, err)
+	}
+	// The handshake has no context: closing the socket ends it.
+	stop := context.AfterFunc(dctx, func() {
+		tcp.Close() //nolint:errcheck // aborting; the handshake reports the failure
+	})
+	sconn, chans, reqs, err := ssh.NewClientConn(tcp, addr, clientCfg)
+	stopped := stop()
+	if err != nil {
+		tcp.Close() //nolint:errcheck // already failing
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, fmt.Errorf("connect to %s: %w", addr, cerr)
+		}
+		if !stopped {
+			return nil, fmt.Errorf("connect to %s: handshake timed out after %v: %w", addr, connectTimeout, err)
+		}
+		if hostKeyOK.Load() && authTried.Load() && !errors.Is(err, ErrUnknownHostKey) {
+			return nil, fmt.Errorf("log in to %s as %q: %w (%v)", addr, cfg.User, ErrAuthFailed, err)
+		}
+		return nil, fmt.Errorf("connect to %s: %w", addr, err)
+	}
+	if !stopped {
+		sconn.Close() //nolint:errcheck // the context ended; the connection is unwanted
+		return nil, fmt.Errorf("connect to %s: %w", addr, context.Cause(dctx))
+	}
+	client := ssh.NewClient(sconn, chans, reqs)
+	sc, err := sftp.NewClient(client,
+		sftp.UseConcurrentWrites(true),
+		sftp.UseConcurrentReads(true),
+		sftp.UseFstat(true),
+		sftp.MaxConcurrentRequestsPerFile(64))
+	if err != nil {
+		client.Close() //nolint:errcheck // already failing
+		return nil, fmt.Errorf("start sftp session on %s: %w", addr, err)
+	}
+	c := &conn{ssh: client, sftp: sc, dead: make(chan struct{})}
+	go func() {
+		// Wait's error says why the connection ended; isConnLost and the
+		// operation's own error carry what callers need.
+		_ = client.Wait()
+		close(c.dead)
+	}()
+	return c, nil
+}
+
+// authMethods returns the credentials to offer, in order: key file,
+// password, ssh-agent. cleanup closes the agent connection. Each method sets
+// tried when the server asks for it, so that a failed handshake after that
+// is known to be an authentication failure without reading error text.
+func authMethods(cfg Config, tried *atomic.Bool) ([]ssh.AuthMethod, func(), error) {
+	nop := func() {}
+	var methods []ssh.AuthMethod
+	if cfg.KeyFile != "" {
+		pem, err := os.ReadFile(cfg.KeyFile)
+		if err != nil {
+			return nil, nop, fmt.Errorf("SSH key: %w", err)
+		}
+		signer, err := ssh.ParsePrivateKey(pem)
+		var missing *ssh.PassphraseMissingError
+		if errors.As(err, &missing) {
+			return nil, nop, fmt.Errorf("%s: %w: decrypt it (ssh-keygen -p -f %s) or load it into ssh-agent and leave -store-sftp-key empty",
+				cfg.KeyFile, ErrEncryptedKey, cfg.KeyFile)
+		}
+		if err != nil {
+			return nil, nop, fmt.Errorf("SSH key %s: %w", cfg.KeyFile, err)
+		}
+		methods = append(methods, ssh.PublicKeysCallback(func() ([]ssh.Signer, error) {
+			tried.Store(true)
+			return []ssh.Signer{signer}, nil
+		}))
+	}
+	if cfg.Password != "" {
+		methods = append(methods, ssh.PasswordCallback(func() (string, error) {
+			tried.Store(true)
+			return cfg.Password, nil
+		}))
+	}
+	if len(methods) > 0 {
+		return methods, nop, nil
+	}
+	sock := os.Getenv("SSH_AUTH_SOCK")
+	if sock == "" {
+		return nil, nop, fmt.Errorf("%w: give -store-sftp-key or -store-sftp-password, or start ssh-agent", ErrNoCredentials)
+	}
+	ac, err := net.Dial("unix", sock)
+	if err != nil {
+		return nil, nop, fmt.Errorf("%w: ssh-agent at $SSH_AUTH_SOCK: %w", ErrNoCredentials, err)
+	}
+	ag := agent.NewClient(ac)
+	methods = append(methods, ssh.PublicKeysCallback(func() ([]ssh.Signer, error) {
+		tried.Store(true)
+		return ag.Signers()
+	}))
+	return methods, func() {
+		ac.Close() //nolint:errcheck // only needed during the handshake
+	}, nil
+}
+
+// hostKeyCheck returns the host key callback for cfg and the key algorithms
+// to ask the server for (those of the keys known_hosts lists for the host,
+// so that a server with several host keys shows the one we know).
+func hostKeyCheck(cfg Config) (ssh.HostKeyCallback, []string, error) {
+	if cfg.InsecureIgnoreHostKey {
+		return ssh.InsecureIgnoreHostKey(), nil, nil
+	}
+	file := cfg.KnownHostsFile
+	known, err := knownhosts.New(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		known = func(string, net.Addr, ssh.PublicKey) error { return &knownhosts.KeyError{} }
+	} else if err != nil {
+		return nil, nil, fmt.Errorf("known hosts: %w", err)
+	}
+	cb := func(host string, remote net.Addr, key ssh.PublicKey) error {
+		err := known(host, remote, key)
+		var ke *knownhosts.KeyError
+		if !errors.As(err, &ke) {
+			return err
+		}
+		line := knownhosts.Line([]string{knownhosts.Normalize(host)}, key)
+		if len(ke.Want) == 0 {
+			return fmt.Errorf("%w: host %s offers %s key %s; if that is right, add it with\n  echo '%s' >> %s\nor connect once with ssh and confirm",
+				ErrUnknownHostKey, host, key.Type(), ssh.FingerprintSHA256(key), line, file)
+		}
+		return fmt.Errorf("%w: host %s offers %s key %s, but %s:%d expects %s: the server was reinstalled or the connection is intercepted; fix the entry only if you know why",
+			ErrHostKeyMismatch, host, key.Type(), ssh.FingerprintSHA256(key), ke.Want[0].Filename, ke.Want[0].Line, ssh.FingerprintSHA256(ke.Want[0].Key))
+	}
+	return cb, knownAlgorithms(known, cfg.addr()), nil
+}
+
+// knownAlgorithms asks the known_hosts callback about a throwaway key: the
+// resulting KeyError lists the host's known keys, whose algorithms we then
+// prefer, followed by all others (so that a server that changed its key
+// type shows up as ErrHostKeyMismatch, not as a negotiation failure). Nil
+// (the default order) when none are known.
+func knownAlgorithms(known ssh.HostKeyCallback, addr string) []string {
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil
+	}
+	probe, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		return nil
+	}
+	remote := &net.TCPAddr{IP: net.IPv4zero}
+	var ke *knownhosts.KeyError
+	if !errors.As(known(addr, remote, probe), &ke) {
+		return nil
+	}
+	var algos []string
+	seen := map[string]bool{}
+	for _, k := range ke.Want {
+		for _, a := range algorithmsFor(k.Key.Type()) {
+			if !seen[a] {
+				seen[a] = true
+				algos = append(algos, a)
+			}
+		}
+	}
+	if len(algos) == 0 {
+		return nil
+	}
+	for _, a := range ssh.SupportedAlgorithms().HostKeys {
+		if !seen[a] {
+			seen[a] = true
+			algos = append(algos, a)
+		}
+	}
+	return algos
+}
+
+// algorithmsFor maps a key type to the signature algorithms that use it.
+func algorithmsFor(keyType string) []string {
+	if keyType == ssh.KeyAlgoRSA {
+		return []string{ssh.KeyAlgoRSASHA512, ssh.KeyAlgoRSASHA256, ssh.KeyAlgoRSA}
+	}
+	return []string{keyType}
+}

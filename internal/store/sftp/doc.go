@@ -1,0 +1,29 @@
+// Package sftp implements store.Store on a directory of an SFTP server
+// (OpenSSH's sftp-server or internal-sftp), using github.com/pkg/sftp over
+// golang.org/x/crypto/ssh.
+//
+// Connection: authentication by an unencrypted private key file, a password,
+// or the keys of a running ssh-agent ($SSH_AUTH_SOCK), in that order of
+// preference. The server's host key is checked against a known_hosts file
+// (ErrUnknownHostKey, ErrHostKeyMismatch) unless the caller opts out.
+// One SSH connection carries one SFTP session shared by all goroutines;
+// when it drops, the next failing operation re-dials once and retries.
+//
+// Writes never expose a partial object: the data goes to a uniquely named
+// temporary file ".tmp-<random hex>" in the key's directory, is fsynced where
+// the server supports fsync@openssh.com, and is then moved into place:
+//   - plain Put: posix-rename@openssh.com, which replaces atomically
+//     (required: Open fails on a server without it);
+//   - create-if-absent: hardlink@openssh.com, which fails if the key exists.
+//     Capabilities().CreateIfAbsent is true only when the server offers it.
+//
+// SFTP has no compare-and-swap, so CompareAndSwap is never declared.
+// ObjectInfo.Version is "<size hex>-<mtime unix seconds hex>": it tells
+// writes apart for caching and messages, not for atomic swaps (SFTP v3
+// mtimes have one-second resolution).
+//
+// URLs: "sftp://[user@]host[:port]/path". The path after the host's slash is
+// relative to the login directory; a second slash makes it absolute:
+// "sftp://host/backups" is ~/backups, "sftp://host//srv/backups" is
+// /srv/backups. Passwords are not accepted in URLs.
+package sftp

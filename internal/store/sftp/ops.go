@@ -1,0 +1,252 @@
+package sftp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/pkg/sftp"
+
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// path returns the remote path of key.
+func (s *Store) path(key string) (string, error) {
+	if err := store.CheckKey(key); err != nil {
+		return "", err
+	}
+	return path.Join(s.root, key), nil
+}
+
+// notFound wraps store.ErrNotFound for a missing file; other errors pass.
+func notFound(key string, err error) error {
+	if isNotExist(err) {
+		return fmt.Errorf("%s: %w", key, store.ErrNotFound)
+	}
+	return fmt.Errorf("%s: %w", key, err)
+}
+
+// info converts a remote FileInfo.
+func info(key string, fi fs.FileInfo) store.ObjectInfo {
+	return store.ObjectInfo{Key: key, Size: fi.Size(), ModTime: fi.ModTime(), Version: version(fi)}
+}
+
+// version is "<size>-<mtime>" in hex: enough to tell most writes apart, not
+// a basis for compare-and-swap (mtimes have one-second resolution).
+func version(fi fs.FileInfo) string {
+	return fmt.Sprintf("%x-%x", fi.Size(), fi.ModTime().Unix())
+}
+
+// errIsDir marks an open file that turned out to be a directory.
+var errIsDir = errors.New("is a directory")
+
+// Get reads the whole object with the client's concurrent reads.
+func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+	p, err := s.path(key)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	err = s.do(ctx, func(c *sftp.Client) error {
+		buf.Reset()
+		f, err := c.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close() //nolint:errcheck // read-only handle; the read's error matters
+		if _, err := f.WriteTo(&buf); err != nil {
+			return dirOr(f, err)
+		}
+		return nil
+	})
+	if errors.Is(err, errIsDir) {
+		return nil, fmt.Errorf("%s: %w", key, store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, notFound(key, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// dirOr returns errIsDir if f is a directory (opening one succeeds on
+// OpenSSH; reading it fails), else err.
+func dirOr(f *sftp.File, err error) error {
+	if fi, serr := f.Stat(); serr == nil && fi.IsDir() {
+		return errIsDir
+	}
+	return err
+}
+
+// GetRange reads length bytes at offset; a short object is an error, not
+// store.ErrNotFound.
+func (s *Store) GetRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {
+	p, err := s.path(key)
+	if err != nil {
+		return nil, err
+	}
+	if offset < 0 || length < 0 {
+		return nil, fmt.Errorf("%s: invalid range %d+%d", key, offset, length)
+	}
+	buf := make([]byte, length)
+	var n int
+	err = s.do(ctx, func(c *sftp.Client) error {
+		f, err := c.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close() //nolint:errcheck // read-only handle; the read's error matters
+		n, err = f.ReadAt(buf, offset)
+		if errors.Is(err, io.EOF) {
+			return nil // short read, reported below
+		}
+		if err != nil {
+			return dirOr(f, err)
+		}
+		return nil
+	})
+	if errors.Is(err, errIsDir) {
+		return nil, fmt.Errorf("%s: %w", key, store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, notFound(key, err)
+	}
+	if int64(n) < length {
+		return nil, fmt.Errorf("%s: range %d+%d beyond end of object (%d bytes read): %w",
+			key, offset, length, n, io.ErrUnexpectedEOF)
+	}
+	return buf, nil
+}
+
+// Stat returns the object's size, mtime and version.
+func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) {
+	p, err := s.path(key)
+	if err != nil {
+		return store.ObjectInfo{}, err
+	}
+	var fi os.FileInfo
+	err = s.do(ctx, func(c *sftp.Client) error {
+		fi, err = c.Stat(p)
+		return err
+	})
+	if err != nil {
+		return store.ObjectInfo{}, notFound(key, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return store.ObjectInfo{}, fmt.Errorf("%s: %w", key, store.ErrNotFound)
+	}
+	return info(key, fi), nil
+}
+
+// Delete removes the object. If the connection drops during the removal and
+// the retry finds the key gone, the removal is taken to have happened.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	p, err := s.path(key)
+	if err != nil {
+		return err
+	}
+	attempt := 0
+	err = s.do(ctx, func(c *sftp.Client) error {
+		attempt++
+		fi, err := c.Lstat(p)
+		if isNotExist(err) && attempt > 1 {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if fi.IsDir() {
+			return errIsDir // sftp's Remove would remove an empty directory
+		}
+		err = c.Remove(p)
+		if isNotExist(err) && attempt > 1 {
+			return nil
+		}
+		return err
+	})
+	if errors.Is(err, errIsDir) {
+		return fmt.Errorf("%s: %w", key, store.ErrNotFound)
+	}
+	if err != nil {
+		return notFound(key, err)
+	}
+	return nil
+}
+
+// List walks the deepest directory that holds every key with prefix,
+// skipping names that start with ".". Each directory read is retried once
+// on a new connection if the connection drops; fn is never repeated.
+func (s *Store) List(ctx context.Context, prefix string, fn func(store.ObjectInfo) error) error {
+	dirKey := ""
+	if i := strings.LastIndex(prefix, "/"); i >= 0 {
+		dirKey = prefix[:i]
+		if err := store.CheckKey(dirKey); err != nil {
+			return err
+		}
+	}
+	return s.walk(ctx, dirKey, prefix, fn)
+}
+
+// walk lists the directory of dirKey ("" is the root) and recurses into
+// subdirectories that can hold keys with prefix.
+func (s *Store) walk(ctx context.Context, dirKey, prefix string, fn func(store.ObjectInfo) error) error {
+	dir := path.Join(s.root, dirKey)
+	var entries []os.FileInfo
+	err := s.do(ctx, func(c *sftp.Client) error {
+		var err error
+		entries, err = c.ReadDirContext(ctx, dir)
+		return err
+	})
+	if isNotExist(err) {
+		return nil // no such directory, or removed while we walked
+	}
+	if err != nil {
+		if fi, serr := s.statDir(ctx, dir); serr == nil && !fi.IsDir() {
+			return nil // a key, not a directory: nothing below it
+		}
+		return fmt.Errorf("list %s: %w", dir, err)
+	}
+	for _, fi := range entries {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name := fi.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		key := name
+		if dirKey != "" {
+			key = dirKey + "/" + name
+		}
+		if fi.IsDir() {
+			if strings.HasPrefix(key+"/", prefix) || strings.HasPrefix(prefix, key+"/") {
+				if err := s.walk(ctx, key, prefix, fn); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if fi.Mode().IsRegular() && strings.HasPrefix(key, prefix) {
+			if err := fn(info(key, fi)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// statDir stats a remote path (used to explain a failed directory read).
+func (s *Store) statDir(ctx context.Context, dir string) (os.FileInfo, error) {
+	var fi os.FileInfo
+	err := s.do(ctx, func(c *sftp.Client) error {
+		var err error
+		fi, err = c.Stat(dir)
+		return err
+	})
+	return fi, err
+}

@@ -1,0 +1,211 @@
+package sftp
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sync"
+
+	"github.com/pkg/sftp"
+
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+const (
+	extHardlink    = "hardlink@openssh.com"
+	extPosixRename = "posix-rename@openssh.com"
+	extFsync       = "fsync@openssh.com"
+)
+
+// Store is a store.Store in a directory of an SFTP server. It is safe for
+// concurrent use.
+type Store struct {
+	cfg   Config
+	root  string // absolute remote directory
+	caps  store.Capabilities
+	fsync bool
+
+	mu     sync.Mutex
+	conn   *conn // nil after Close or a failed reconnect
+	closed bool
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the server, checks the remote directory (creating it if
+// cfg.CreateDir) and the server's extensions. The caller must Close the
+// store.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	cfg = cfg.withDefaults()
+	if err := checkHost(cfg.Host); err != nil {
+		return nil, fmt.Errorf("sftp: %w", err)
+	}
+	c, err := dial(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("sftp: %w", err)
+	}
+	s := &Store{cfg: cfg, conn: c}
+	if err := s.init(ctx, c.sftp); err != nil {
+		c.close() //nolint:errcheck // already failing
+		return nil, fmt.Errorf("sftp %s: %w", s.Describe(), err)
+	}
+	s.logf("sftp: connected to %s (create-if-absent: %v, fsync: %v)", s.Describe(), s.caps.CreateIfAbsent, s.fsync)
+	return s, nil
+}
+
+// init resolves the root directory, creates it if asked, and reads the
+// server's extensions.
+func (s *Store) init(ctx context.Context, c *sftp.Client) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, ok := c.HasExtension(extPosixRename); !ok {
+		return fmt.Errorf("server lacks %s, needed for atomic replacement", extPosixRename)
+	}
+	_, s.caps.CreateIfAbsent = c.HasExtension(extHardlink)
+	_, s.fsync = c.HasExtension(extFsync)
+	root := s.cfg.Path
+	if !path.IsAbs(root) {
+		wd, err := c.Getwd()
+		if err != nil {
+			return fmt.Errorf("login directory: %w", err)
+		}
+		root = path.Join(wd, root)
+	}
+	s.root = path.Clean(root)
+	fi, err := c.Stat(s.root)
+	switch {
+	case isNotExist(err) && s.cfg.CreateDir:
+		if err := c.MkdirAll(s.root); err != nil {
+			return fmt.Errorf("create %s: %w", s.root, err)
+		}
+		s.logf("sftp: created %s", s.root)
+		return nil
+	case isNotExist(err):
+		return fmt.Errorf("%s: %w", s.root, ErrNoRepositoryDir)
+	case err != nil:
+		return fmt.Errorf("%s: %w", s.root, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", s.root)
+	}
+	return nil
+}
+
+// Describe names the store as "sftp://user@host:port/path" (ParseURL
+// syntax: an absolute path follows a double slash).
+func (s *Store) Describe() string {
+	c := s.cfg
+	if s.root != "" {
+		c.Path = s.root
+	}
+	return c.URL()
+}
+
+// Capabilities: create-if-absent when the server has hardlink@openssh.com;
+// never compare-and-swap.
+func (s *Store) Capabilities() store.Capabilities { return s.caps }
+
+// Close ends the connection. Operations after Close fail with ErrClosed.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	c := s.conn
+	s.conn = nil
+	s.closed = true
+	s.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	return c.close()
+}
+
+func (s *Store) logf(format string, args ...any) {
+	if s.cfg.Logf != nil {
+		s.cfg.Logf(format, args...)
+	}
+}
+
+// current returns the live connection, dialling one if a reconnect failed
+// earlier.
+func (s *Store) current(ctx context.Context) (*conn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	if s.conn != nil {
+		return s.conn, nil
+	}
+	return s.redialLocked(ctx)
+}
+
+// reconnect replaces the broken connection old, unless another goroutine
+// already did.
+func (s *Store) reconnect(ctx context.Context, old *conn) (*conn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	if s.conn != nil && s.conn != old {
+		return s.conn, nil
+	}
+	if s.conn != nil {
+		// The connection is broken; its close error says nothing new.
+		_ = s.conn.close()
+		s.conn = nil
+	}
+	s.logf("sftp: connection to %s lost; reconnecting", s.cfg.addr())
+	return s.redialLocked(ctx)
+}
+
+func (s *Store) redialLocked(ctx context.Context) (*conn, error) {
+	c, err := dial(ctx, s.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("sftp reconnect: %w", err)
+	}
+	s.conn = c
+	return c, nil
+}
+
+// run calls fn on c once. If ctx ends while fn is in flight, the connection
+// is closed so that fn returns; other operations on it then reconnect.
+func (s *Store) run(ctx context.Context, c *conn, fn func(*sftp.Client) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() {
+		// Aborting in-flight requests; their callers see the error.
+		_ = c.close()
+	})
+	err := fn(c.sftp)
+	stop()
+	if cerr := ctx.Err(); cerr != nil && err != nil {
+		return fmt.Errorf("%w (%v)", cerr, err)
+	}
+	return err
+}
+
+// lost reports whether err from an operation on c means the connection is
+// gone rather than that the operation failed.
+func lost(c *conn, err error) bool {
+	return err != nil && (isConnLost(err) || c.isDead() || c.closed.Load())
+}
+
+// do runs fn, and once more on a new connection if the connection was lost
+// (unless ctx ended). fn must be safe to repeat: a conditional write whose
+// outcome is unknown must not use do.
+func (s *Store) do(ctx context.Context, fn func(*sftp.Client) error) error {
+	c, err := s.current(ctx)
+	if err != nil {
+		return err
+	}
+	err = s.run(ctx, c, fn)
+	if !lost(c, err) || ctx.Err() != nil {
+		return err
+	}
+	c, rerr := s.reconnect(ctx, c)
+	if rerr != nil {
+		return fmt.Errorf("%w; %w", err, rerr)
+	}
+	return s.run(ctx, c, fn)
+}
