@@ -28,7 +28,9 @@ func (s *Store) probe(ctx context.Context) (store.Capabilities, error) {
 	defer func() {
 		// Cleanup failure only leaves a tiny object behind; it must not
 		// fail Open, but -debug shows it.
-		if err := s.deleteObject(context.WithoutCancel(ctx), key, ""); err != nil && s.logf != nil {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
+		defer cancel()
+		if err := s.deleteObject(ctx, key, ""); err != nil && s.logf != nil {
 			s.logf("s3: deleting probe key %s: %v", key, err)
 		}
 	}()

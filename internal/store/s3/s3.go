@@ -45,6 +45,9 @@ const (
 	// connectTimeout bounds TCP connect and TLS handshake, so an unreachable
 	// endpoint fails in about maxAttempts*connectTimeout.
 	connectTimeout = 3 * time.Second
+	// responseTimeout bounds the wait for response headers after the
+	// request body has been sent.
+	responseTimeout = 2 * time.Minute
 	// multipartThreshold: objects larger than this are uploaded in parts.
 	multipartThreshold = 64 << 20
 	// partSize is the size of each multipart part but the last.
@@ -165,6 +168,9 @@ func (s *Store) newClient(ctx context.Context, cfg Config, extra []func(*s3.Opti
 			tr.MaxConnsPerHost = cfg.MaxConnections
 			tr.MaxIdleConnsPerHost = cfg.MaxConnections
 			tr.TLSHandshakeTimeout = connectTimeout
+			// A server that accepted the request but never answers is
+			// treated as a timeout (retried), not waited for forever.
+			tr.ResponseHeaderTimeout = responseTimeout
 		})
 	opts := []func(*config.LoadOptions) error{
 		config.WithRegion(region),
