@@ -41,15 +41,17 @@ func setUserXattr(t *testing.T, path, name string, value []byte) {
 	}
 }
 
-func TestCaptureTypes(t *testing.T) {
-	dir := t.TempDir()
-	mtime := time.Unix(1_600_000_000, 123_456_789)
-	tests := []struct {
-		name  string
-		make  func(path string) error
-		want  tree.Type
-		check func(t *testing.T, path string, n tree.Node)
-	}{
+// captureCase is one kind of entry: how to make it, the type it must be
+// captured as, and extra checks.
+type captureCase struct {
+	name  string
+	make  func(path string) error
+	want  tree.Type
+	check func(t *testing.T, path string, n tree.Node)
+}
+
+func captureCases() []captureCase {
+	return []captureCase{
 		{"file", func(p string) error { return os.WriteFile(p, []byte("hello"), 0o640) }, tree.TypeFile,
 			func(t *testing.T, _ string, n tree.Node) {
 				if n.Size != 5 || n.Mode != 0o640 || n.Links != 1 {
@@ -115,6 +117,12 @@ func TestCaptureTypes(t *testing.T) {
 			}},
 		{"socket", makeSocket, tree.TypeSocket, nil},
 	}
+}
+
+func TestCaptureTypes(t *testing.T) {
+	dir := t.TempDir()
+	mtime := time.Unix(1_600_000_000, 123_456_789)
+	tests := captureCases()
 	c := NewCapturer()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
