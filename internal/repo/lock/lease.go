@@ -28,6 +28,11 @@ func (l *Lock) refresher() {
 		if !l.sleepUntil(next) {
 			return
 		}
+		// A lease that ran out (the machine slept) must not be revived:
+		// others may already have judged it stale and started.
+		if l.checkTime() != nil {
+			return
+		}
 		err := l.refresh(l.ctx)
 		if err == nil {
 			failures = 0

@@ -1,0 +1,180 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/clock"
+	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/store/local"
+)
+
+var errInjected = errors.New("injected fault")
+
+// testStore wraps the real local store for the faults and observations the
+// tests need: the store's clock follows a fake clock (plus skew), declared
+// capabilities can be masked, Puts can be made to fail, requests are counted.
+type testStore struct {
+	store.Store
+	clk      *clock.Fake // nil: report the local store's own ModTime
+	skew     time.Duration
+	caps     *store.Capabilities
+	failPuts atomic.Bool
+	calls    atomic.Int64
+	puts     atomic.Int64
+
+	mu     sync.Mutex
+	stamps map[string]time.Time
+}
+
+func newTestStore(t *testing.T, clk *clock.Fake) *testStore {
+	t.Helper()
+	return &testStore{Store: local.New(t.TempDir()), clk: clk, stamps: map[string]time.Time{}}
+}
+
+// noConditional masks both conditional writes (the fallback path).
+func (s *testStore) noConditional() *testStore {
+	s.caps = &store.Capabilities{}
+	return s
+}
+
+func (s *testStore) Capabilities() store.Capabilities {
+	if s.caps != nil {
+		return *s.caps
+	}
+	return s.Store.Capabilities()
+}
+
+func (s *testStore) stamp(info store.ObjectInfo) store.ObjectInfo {
+	if s.clk == nil {
+		return info
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info.ModTime = s.stamps[info.Key]
+	return info
+}
+
+func (s *testStore) Get(ctx context.Context, key string) ([]byte, error) {
+	s.calls.Add(1)
+	return s.Store.Get(ctx, key)
+}
+
+func (s *testStore) Put(ctx context.Context, key string, data []byte, opts store.PutOptions) (store.ObjectInfo, error) {
+	s.calls.Add(1)
+	s.puts.Add(1)
+	if s.failPuts.Load() {
+		return store.ObjectInfo{}, errInjected
+	}
+	info, err := s.Store.Put(ctx, key, data, opts)
+	if err != nil || s.clk == nil {
+		return info, err
+	}
+	s.mu.Lock()
+	s.stamps[key] = s.clk.Now().Add(s.skew)
+	s.mu.Unlock()
+	return s.stamp(info), nil
+}
+
+func (s *testStore) Stat(ctx context.Context, key string) (store.ObjectInfo, error) {
+	s.calls.Add(1)
+	info, err := s.Store.Stat(ctx, key)
+	if err != nil {
+		return info, err
+	}
+	return s.stamp(info), nil
+}
+
+func (s *testStore) List(ctx context.Context, prefix string, fn func(store.ObjectInfo) error) error {
+	s.calls.Add(1)
+	return s.Store.List(ctx, prefix, func(info store.ObjectInfo) error { return fn(s.stamp(info)) })
+}
+
+func (s *testStore) Delete(ctx context.Context, key string) error {
+	s.calls.Add(1)
+	return s.Store.Delete(ctx, key)
+}
+
+// fakeStart is the fake clock's start: today's real time, so that nothing
+// looks decades old.
+func newFake() *clock.Fake { return clock.NewFake(time.Now().UTC().Truncate(time.Second)) }
+
+// opts are test options for holder name host.
+func testOpts(clk clock.Clock, host string) Options {
+	return Options{Clock: clk, Hostname: host, PID: 1}
+}
+
+// waitFor polls cond until it holds (it waits on goroutines, it measures
+// nothing); it fails the test after a generous bound.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// waiting waits until n timers are pending on clk (the lock's refresher and
+// watchdog are asleep).
+func waiting(t *testing.T, clk *clock.Fake, n int) {
+	t.Helper()
+	waitFor(t, "lock goroutines to wait on the clock", func() bool { return clk.Waiters() >= n })
+}
+
+// advanceUntil advances clk in small steps until fn returns, for acquires
+// that sleep on the clock (settle delay, backoff).
+func advanceUntil[T any](t *testing.T, clk *clock.Fake, step time.Duration, fn func() (T, error)) (T, error) {
+	t.Helper()
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := fn()
+		done <- result{v, err}
+	}()
+	for {
+		select {
+		case r := <-done:
+			return r.v, r.err
+		case <-time.After(time.Millisecond):
+			clk.Advance(step)
+		}
+	}
+}
+
+// acquire takes a lock of the given kind, advancing the clock while the
+// acquire sleeps on it.
+func acquire(t *testing.T, clk *clock.Fake, st store.Store, shared bool, op string, o Options) (*Lock, error) {
+	t.Helper()
+	return advanceUntil(t, clk, 100*time.Millisecond, func() (*Lock, error) {
+		if shared {
+			return AcquireShared(context.Background(), st, op, o)
+		}
+		return AcquireExclusive(context.Background(), st, op, o)
+	})
+}
+
+// writeLock writes a payload directly, as a holder that then crashed would
+// have left it.
+func writeLock(t *testing.T, st store.Store, key string, p payload) {
+	t.Helper()
+	if _, err := st.Put(context.Background(), key, p.encode(), store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func release(t *testing.T, l *Lock) {
+	t.Helper()
+	if err := l.Release(context.Background()); err != nil {
+		t.Fatalf("release: %v", err)
+	}
+}

@@ -1,0 +1,346 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// stores runs a test on the local store with its conditional writes and with
+// them masked (the fallback path).
+var storeKinds = []struct {
+	name     string
+	fallback bool
+}{{"conditional", false}, {"fallback", true}}
+
+func TestConflictTable(t *testing.T) {
+	rows := []struct {
+		held, want  string // "shared" or "exclusive"
+		allowed     bool
+		wantMessage string
+	}{
+		{"shared", "shared", true, ""},
+		{"shared", "exclusive", false, "repository is locked (shared) by host-a (pid 1) (operation: backup, acquired: "},
+		{"exclusive", "shared", false, "repository is exclusively locked by host-a (pid 1) (operation: prune, acquired: "},
+		{"exclusive", "exclusive", false, "repository is exclusively locked by host-a (pid 1) (operation: prune, acquired: "},
+	}
+	for _, sk := range storeKinds {
+		for _, row := range rows {
+			t.Run(sk.name+"/"+row.held+"-then-"+row.want, func(t *testing.T) {
+				clk := newFake()
+				st := newTestStore(t, clk)
+				if sk.fallback {
+					st.noConditional()
+				}
+				op := map[string]string{"shared": "backup", "exclusive": "prune"}
+				first, err := acquire(t, clk, st, row.held == "shared", op[row.held], testOpts(clk, "host-a"))
+				if err != nil {
+					t.Fatalf("first acquire: %v", err)
+				}
+				defer release(t, first)
+				second, err := acquire(t, clk, st, row.want == "shared", op[row.want], testOpts(clk, "host-b"))
+				if row.allowed {
+					if err != nil {
+						t.Fatalf("second acquire: %v", err)
+					}
+					release(t, second)
+					return
+				}
+				if !errors.Is(err, ErrLocked) {
+					t.Fatalf("second acquire: got %v, want ErrLocked", err)
+				}
+				if !strings.HasPrefix(err.Error(), row.wantMessage) || !strings.Contains(err.Error(), ", expires: ") {
+					t.Fatalf("message %q, want prefix %q", err, row.wantMessage)
+				}
+				assertKeys(t, st, first.Info().Key) // the loser left nothing behind
+			})
+		}
+	}
+}
+
+// assertKeys checks the lock objects in st are exactly want.
+func assertKeys(t *testing.T, st *testStore, want ...string) {
+	t.Helper()
+	infos, err := List(context.Background(), st, Options{Clock: st.clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, i := range infos {
+		got = append(got, i.Key)
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("lock keys %v, want %v", got, want)
+	}
+}
+
+func TestStaleLocksIgnoredAndTakenOver(t *testing.T) {
+	rows := []struct {
+		name      string
+		staleKind string // kind of the crashed holder's lock
+		want      string
+	}{
+		{"stale exclusive, shared acquire", "exclusive", "shared"},
+		{"stale exclusive, exclusive takeover", "exclusive", "exclusive"},
+		{"stale shared, exclusive acquire", "shared", "exclusive"},
+	}
+	for _, sk := range storeKinds {
+		for _, row := range rows {
+			t.Run(sk.name+"/"+row.name, func(t *testing.T) {
+				clk := newFake()
+				st := newTestStore(t, clk)
+				if sk.fallback {
+					st.noConditional()
+				}
+				key := ExclusiveKey
+				if row.staleKind == "shared" {
+					key = SharedPrefix + "2020-01-01T00:00:00.000000000Z-0123456789abcdef"
+				}
+				start := clk.Now()
+				writeLock(t, st, key, payload{Operation: "crashed", Holder: "dead (pid 9)", AcquiredAt: start,
+					ExpiresAt: start.Add(time.Minute), IsShared: row.staleKind == "shared"})
+
+				// Within the TTL the crashed holder still blocks.
+				clk.Advance(50 * time.Second)
+				if _, err := acquire(t, clk, st, row.want == "shared", "op", testOpts(clk, "me")); !errors.Is(err, ErrLocked) {
+					t.Fatalf("before expiry: got %v, want ErrLocked", err)
+				}
+				clk.Set(start.Add(2 * time.Minute))
+				l, err := acquire(t, clk, st, row.want == "shared", "op", testOpts(clk, "me"))
+				if err != nil {
+					t.Fatalf("after expiry: %v", err)
+				}
+				defer release(t, l)
+				if row.want == "exclusive" && row.staleKind == "exclusive" {
+					o, err := get(context.Background(), st, ExclusiveKey, false)
+					if err != nil || o.p.Holder != "me (pid 1)" {
+						t.Fatalf("exclusive key holds %+v, %v; want our lock", o.p, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// A lock whose expires_at has passed by our clock but which the store says
+// was written moments ago (its holder's clock runs slow) is not stale.
+func TestStoreClockKeepsFreshLockLive(t *testing.T) {
+	clk := newFake()
+	st := newTestStore(t, clk)
+	now := clk.Now()
+	writeLock(t, st, ExclusiveKey, payload{Operation: "prune", Holder: "slow-clock (pid 2)",
+		AcquiredAt: now.Add(-3 * time.Minute), ExpiresAt: now.Add(-2 * time.Minute)})
+	for _, shared := range []bool{true, false} {
+		if _, err := acquire(t, clk, st, shared, "op", testOpts(clk, "me")); !errors.Is(err, ErrLocked) {
+			t.Fatalf("shared=%t: got %v, want ErrLocked", shared, err)
+		}
+	}
+}
+
+func TestRefreshExtendsExpiry(t *testing.T) {
+	for _, sk := range storeKinds {
+		for _, shared := range []bool{true, false} {
+			t.Run(sk.name+"/"+kindName(shared), func(t *testing.T) {
+				clk := newFake()
+				st := newTestStore(t, clk)
+				if sk.fallback {
+					st.noConditional()
+				}
+				l, err := acquire(t, clk, st, shared, "op", testOpts(clk, "me"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer release(t, l)
+				for i := range 4 { // four periods: well past the first TTL
+					want := l.Info().ExpiresAt.Add(DefaultRefreshInterval)
+					waiting(t, clk, 2)
+					clk.Advance(DefaultRefreshInterval)
+					waitFor(t, "refresh", func() bool { return !l.Info().ExpiresAt.Before(want) })
+					o, err := get(context.Background(), st, l.Info().Key, shared)
+					if err != nil || !o.p.ExpiresAt.Equal(l.Info().ExpiresAt) {
+						t.Fatalf("refresh %d: stored %v, %v; want expires %v", i, o.p.ExpiresAt, err, l.Info().ExpiresAt)
+					}
+				}
+				if err := l.Check(context.Background()); err != nil {
+					t.Fatalf("check after refreshes: %v", err)
+				}
+				if l.Context().Err() != nil {
+					t.Fatal("context cancelled while refreshing fine")
+				}
+			})
+		}
+	}
+}
+
+// Three consecutive failed refreshes lose the lease and cancel the work,
+// before the watchdog's margin.
+func TestRefreshFailuresCancelContext(t *testing.T) {
+	clk := newFake()
+	st := newTestStore(t, clk)
+	l, err := acquire(t, clk, st, false, "prune", testOpts(clk, "me"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release(t, l)
+	st.failPuts.Store(true)
+	puts := st.puts.Load()
+	steps := []time.Duration{DefaultRefreshInterval, DefaultRetryInterval, DefaultRetryInterval}
+	for i, d := range steps {
+		if l.Context().Err() != nil {
+			t.Fatalf("cancelled after %d failures", i)
+		}
+		waiting(t, clk, 2)
+		clk.Advance(d)
+		waitFor(t, "failed refresh", func() bool { return st.puts.Load() == puts+int64(i)+1 })
+	}
+	<-l.Context().Done()
+	cause := context.Cause(l.Context())
+	if !errors.Is(cause, ErrLeaseLost) || !errors.Is(cause, errInjected) || !strings.Contains(cause.Error(), "3 consecutive") {
+		t.Fatalf("cause %v", cause)
+	}
+	if !errors.Is(l.Check(context.Background()), ErrLeaseLost) {
+		t.Fatal("Check passes after lease loss")
+	}
+}
+
+// Someone breaks the lock (or takes it over) while we run: the next refresh
+// or Check notices and cancels the work.
+func TestLeaseLostWhenBroken(t *testing.T) {
+	for _, sk := range storeKinds {
+		for _, shared := range []bool{true, false} {
+			for _, via := range []string{"refresh", "check"} {
+				t.Run(sk.name+"/"+kindName(shared)+"/"+via, func(t *testing.T) {
+					clk := newFake()
+					st := newTestStore(t, clk)
+					if sk.fallback {
+						st.noConditional()
+					}
+					l, err := acquire(t, clk, st, shared, "op", testOpts(clk, "me"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer release(t, l)
+					if removed, err := Break(context.Background(), st, false, Options{Clock: clk}); err != nil || len(removed) != 1 {
+						t.Fatalf("break: %v, %v", removed, err)
+					}
+					if via == "check" {
+						if err := l.Check(context.Background()); !errors.Is(err, ErrLeaseLost) {
+							t.Fatalf("check: %v", err)
+						}
+					} else {
+						waiting(t, clk, 2)
+						clk.Advance(DefaultRefreshInterval)
+					}
+					<-l.Context().Done()
+					if cause := context.Cause(l.Context()); !errors.Is(cause, ErrLeaseLost) || !strings.Contains(cause.Error(), "break-lock") {
+						t.Fatalf("cause %v", cause)
+					}
+				})
+			}
+		}
+	}
+}
+
+// Taken over by another prune after a break: our refresh must not overwrite
+// the new holder, and our release must not delete its key.
+func TestBrokenThenTakenOverIsNotClobbered(t *testing.T) {
+	clk := newFake()
+	st := newTestStore(t, clk)
+	old, err := acquire(t, clk, st, false, "prune", testOpts(clk, "old"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Break(context.Background(), st, false, Options{Clock: clk}); err != nil {
+		t.Fatal(err)
+	}
+	next, err := acquire(t, clk, st, false, "prune", testOpts(clk, "new"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release(t, next)
+	waiting(t, clk, 4)
+	clk.Advance(DefaultRefreshInterval)
+	<-old.Context().Done()
+	release(t, old)
+	o, err := get(context.Background(), st, ExclusiveKey, false)
+	if err != nil || !o.present || o.p.Holder != "new (pid 1)" {
+		t.Fatalf("exclusive key: %+v %v, want the new holder's", o.p, err)
+	}
+}
+
+// A laptop that slept past its lease notices by the wall clock and does not
+// revive the lease with a late refresh.
+func TestLeaseLostByWallClockJump(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		t.Run(kindName(shared), func(t *testing.T) {
+			clk := newFake()
+			st := newTestStore(t, clk)
+			l, err := acquire(t, clk, st, shared, "op", testOpts(clk, "laptop"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release(t, l)
+			expires := l.Info().ExpiresAt
+			waiting(t, clk, 2)
+			clk.Set(expires.Add(time.Hour))
+			<-l.Context().Done()
+			if cause := context.Cause(l.Context()); !errors.Is(cause, ErrLeaseLost) || !strings.Contains(cause.Error(), "sleep") {
+				t.Fatalf("cause %v", cause)
+			}
+			o, err := get(context.Background(), st, l.Info().Key, shared)
+			if err != nil || !o.p.ExpiresAt.Equal(expires) {
+				t.Fatalf("stored expiry %v (%v), want unchanged %v", o.p.ExpiresAt, err, expires)
+			}
+		})
+	}
+}
+
+func TestClockSkewRefused(t *testing.T) {
+	for _, skew := range []time.Duration{2 * time.Minute, -2 * time.Minute} {
+		for _, shared := range []bool{true, false} {
+			t.Run(skew.String()+"/"+kindName(shared), func(t *testing.T) {
+				clk := newFake()
+				st := newTestStore(t, clk)
+				st.skew = skew
+				_, err := acquire(t, clk, st, shared, "op", testOpts(clk, "me"))
+				if !errors.Is(err, ErrClockSkew) {
+					t.Fatalf("got %v, want ErrClockSkew", err)
+				}
+				ours, theirs := fmtTime(clk.Now()), fmtTime(clk.Now().Add(skew))
+				if !strings.Contains(err.Error(), ours) || !strings.Contains(err.Error(), theirs) {
+					t.Fatalf("message %q lacks %s and %s", err, ours, theirs)
+				}
+				assertKeys(t, st) // withdrawn
+			})
+		}
+	}
+}
+
+func TestCheckAndOptions(t *testing.T) {
+	clk := newFake()
+	st := newTestStore(t, clk)
+	l, err := acquire(t, clk, st, false, "prune", testOpts(clk, "me"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Check(context.Background()); err != nil {
+		t.Fatalf("fresh lock: %v", err)
+	}
+	release(t, l)
+	assertKeys(t, st)
+
+	bad := []Options{
+		{SafetyMargin: 5 * time.Second},
+		{TTL: 20 * time.Second},
+		{RefreshInterval: 50 * time.Second},
+		{Wait: -time.Second},
+	}
+	for _, o := range bad {
+		o.Clock = clk
+		if _, err := AcquireShared(context.Background(), st, "backup", o); err == nil {
+			t.Errorf("options %+v accepted", o)
+		}
+	}
+}
