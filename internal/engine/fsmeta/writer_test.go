@@ -361,3 +361,38 @@ func TestSpecial(t *testing.T) {
 		})
 	}
 }
+
+func TestWriterConcurrent(t *testing.T) {
+	out := t.TempDir()
+	w, err := NewWriter(out, WriterOptions{Owners: os.Geteuid() == 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close() //nolint:errcheck // test cleanup.
+	const workers = 8
+	errs := make(chan error, workers)
+	for i := range workers {
+		go func() {
+			dir := fmt.Sprintf("d%d", i)
+			n := &tree.Node{Type: tree.TypeFile, Mode: 0o640, MTime: int64(i) * 1e9, User: "root", UID: 4242}
+			err := w.Mkdir(dir, n)
+			for j := 0; err == nil && j < 20; j++ {
+				rel := fmt.Sprintf("%s/f%d", dir, j)
+				var f *os.File
+				if f, err = w.CreateFile(rel, n); err == nil {
+					err = errors.Join(f.Close(), w.ApplyMeta(rel, n))
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range workers {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	fi, err := os.Lstat(filepath.Join(out, "d3", "f7"))
+	if err != nil || fi.Mode() != 0o640 || fi.ModTime().Unix() != 3 {
+		t.Fatalf("d3/f7: %v %v", fi, err)
+	}
+}
