@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -128,7 +129,7 @@ func (s *Store) List(ctx context.Context, prefix string, fn func(store.ObjectInf
 		}
 		for _, obj := range page.Contents {
 			key := aws.ToString(obj.Key)
-			if len(key) < len(s.prefix) || key[:len(s.prefix)] != s.prefix {
+			if !strings.HasPrefix(key, s.prefix) {
 				continue // cannot happen: the server filtered by prefix
 			}
 			err := fn(store.ObjectInfo{
