@@ -1,0 +1,20 @@
+// Command cloudstic backs up directories into encrypted, deduplicated
+// repositories on local disks, S3, B2 or SFTP. All logic lives in
+// internal/cli; this is only the process entry point.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/cloudstic/cloudstic/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Main(ctx, os.Args[1:], cli.IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv})
+	stop()
+	os.Exit(code)
+}

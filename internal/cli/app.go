@@ -1,0 +1,254 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/store/wrap"
+)
+
+// app is the state of one command run.
+type app struct {
+	io  IO
+	cmd *command
+	g   globals
+	st  *wrap.Logging
+}
+
+// globals are the flags every command accepts.
+type globals struct {
+	store         string
+	password      string
+	encryptionKey string
+	recoveryKey   string
+	json          bool
+	verbose       bool
+	quiet         bool
+	debug         bool
+	lockWait      time.Duration
+	storeConns    int
+	s3            s3Flags
+	sftp          sftpFlags
+}
+
+func envOr(getenv func(string) string, name, def string) string {
+	if v := getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func (g *globals) register(fs *flag.FlagSet, getenv func(string) string) {
+	fs.StringVar(&g.store, "store", envOr(getenv, "CLOUDSTIC_STORE", "local:./backup_store"),
+		"repository store: local:PATH, s3:BUCKET[/PREFIX], b2:BUCKET[/PREFIX] or sftp://[user@]host[:port]/path (env CLOUDSTIC_STORE)")
+	fs.StringVar(&g.password, "password", getenv("CLOUDSTIC_PASSWORD"), "repository password (env CLOUDSTIC_PASSWORD; prompted on a terminal when missing)")
+	fs.StringVar(&g.encryptionKey, "encryption-key", getenv("CLOUDSTIC_ENCRYPTION_KEY"), "platform key, 64 hex digits, instead of a password (env CLOUDSTIC_ENCRYPTION_KEY)")
+	fs.StringVar(&g.recoveryKey, "recovery-key", getenv("CLOUDSTIC_RECOVERY_KEY"), "24-word recovery key, instead of a password")
+	fs.BoolVar(&g.json, "json", false, "print one JSON document on stdout")
+	fs.BoolVar(&g.verbose, "verbose", false, "print more detail")
+	fs.BoolVar(&g.quiet, "quiet", false, "print only the summary")
+	fs.BoolVar(&g.debug, "debug", false, "log every store request with its timing on stderr")
+	fs.DurationVar(&g.lockWait, "lock-wait", 0, "when the repository is locked, retry for this long (e.g. 5m) instead of failing at once")
+	fs.IntVar(&g.storeConns, "store-connections", 8, "concurrent store requests (S3, SFTP)")
+	g.s3.register(fs, getenv)
+	g.sftp.register(fs, getenv)
+}
+
+// flags returns a FlagSet holding the global flags.
+func (a *app) flags() *flag.FlagSet {
+	fs := flag.NewFlagSet(a.cmd.name, flag.ContinueOnError)
+	a.g.register(fs, a.io.Getenv)
+	return fs
+}
+
+// warnf prints a warning on stderr (also in -json mode: stdout is reserved
+// for the JSON document).
+func (a *app) warnf(format string, args ...any) {
+	fmt.Fprintf(a.io.Stderr, "warning: "+format+"\n", args...)
+}
+
+// infof prints progress information unless -quiet or -json.
+func (a *app) infof(format string, args ...any) {
+	if a.g.quiet || a.g.json {
+		return
+	}
+	fmt.Fprintf(a.io.Stderr, format+"\n", args...)
+}
+
+func (a *app) debugf(format string, args ...any) {
+	fmt.Fprintf(a.io.Stderr, "debug: "+format+"\n", args...)
+}
+
+// openStore opens the store named by -store, wrapped for -debug logging
+// and request counting.
+func (a *app) openStore(ctx context.Context, forInit bool) (store.Store, error) {
+	inner, err := a.openBackend(ctx, forInit)
+	if err != nil {
+		return nil, err
+	}
+	var logf func(string, ...any)
+	if a.g.debug {
+		logf = a.debugf
+	}
+	a.st = wrap.NewLogging(inner, logf)
+	return a.st, nil
+}
+
+func (a *app) closeStore() {
+	if a.st == nil {
+		return
+	}
+	if a.g.debug {
+		c := a.st.Counts()
+		a.debugf("store requests: %d, uploaded %d bytes, downloaded %d bytes", c.Requests, c.BytesUp, c.BytesDown)
+	}
+	if err := a.st.Close(); err != nil {
+		a.warnf("closing store: %v", err)
+	}
+}
+
+// credentials returns what was given to unlock an encrypted repository,
+// prompting for a password on a terminal when nothing was.
+func (a *app) credentials(confirm bool) (repo.Credentials, error) {
+	c := repo.Credentials{Password: a.g.password, PlatformKey: a.g.encryptionKey, RecoveryKey: a.g.recoveryKey}
+	if c.Password != "" || c.PlatformKey != "" || c.RecoveryKey != "" {
+		return c, nil
+	}
+	f, ok := a.io.Stdin.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return c, nil
+	}
+	pw, err := a.prompt(f, "repository password: ")
+	if err != nil {
+		return c, err
+	}
+	if confirm {
+		again, err := a.prompt(f, "enter the password again: ")
+		if err != nil {
+			return c, err
+		}
+		if again != pw {
+			return c, errors.New("the passwords do not match")
+		}
+	}
+	c.Password = pw
+	return c, nil
+}
+
+func (a *app) prompt(f *os.File, label string) (string, error) {
+	fmt.Fprint(a.io.Stderr, label)
+	b, err := term.ReadPassword(int(f.Fd()))
+	fmt.Fprintln(a.io.Stderr)
+	if err != nil {
+		return "", fmt.Errorf("reading password: %w", err)
+	}
+	return string(b), nil
+}
+
+// openRepo opens the store and the repository in it.
+func (a *app) openRepo(ctx context.Context) (*repo.Repository, error) {
+	st, err := a.openStore(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := repo.ReadConfig(ctx, st)
+	if errors.Is(err, repo.ErrNotRepository) {
+		return nil, fmt.Errorf("repository not initialized at %s: run 'cloudstic init'", a.g.store)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var creds repo.Credentials
+	if cfg.Encrypted {
+		if creds, err = a.credentials(false); err != nil {
+			return nil, err
+		}
+	}
+	r, err := repo.Open(ctx, st, creds)
+	switch {
+	case errors.Is(err, repo.ErrNeedCredential):
+		return nil, errors.New("repository is encrypted: give -password (or CLOUDSTIC_PASSWORD), -encryption-key or -recovery-key")
+	case errors.Is(err, repo.ErrWrongCredential):
+		return nil, fmt.Errorf("cannot open repository at %s: wrong password or key", a.g.store)
+	}
+	return r, err
+}
+
+// lockOptions are the lock settings for this run.
+func (a *app) lockOptions() lock.Options {
+	return lock.Options{Wait: a.g.lockWait}
+}
+
+// withLock runs fn holding a shared or exclusive lock, handing it the
+// lock's context (cancelled if the lease is lost) and releasing the lock
+// afterwards, also on error or Ctrl-C.
+func (a *app) withLock(ctx context.Context, st store.Store, exclusive bool, op string, fn func(ctx context.Context, l *lock.Lock) error) error {
+	acquire := lock.AcquireShared
+	if exclusive {
+		acquire = lock.AcquireExclusive
+	}
+	l, err := acquire(ctx, st, op, a.lockOptions())
+	if err != nil {
+		return err
+	}
+	runErr := fn(l.Context(), l)
+	if cause := context.Cause(l.Context()); runErr != nil && cause != nil && errors.Is(cause, lock.ErrLeaseLost) {
+		runErr = fmt.Errorf("%w (stopped: %v)", runErr, cause)
+	}
+	// Release with a fresh context: Ctrl-C must still remove our lock.
+	relCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := l.Release(relCtx); err != nil && runErr == nil {
+		a.warnf("releasing lock: %v", err)
+	}
+	return runErr
+}
+
+// readLines reads non-empty, non-comment lines of a file (exclude files).
+func readLines(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line != "" && !strings.HasPrefix(line, "#") {
+			out = append(out, line)
+		}
+	}
+	return out, sc.Err()
+}
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

@@ -1,0 +1,244 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitError   = 1
+	ExitUsage   = 2
+	ExitPartial = 3
+)
+
+// Version is the program version printed by `cloudstic version`.
+const Version = "0.1.0"
+
+// IO is the process environment a command runs in; tests pass their own.
+type IO struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+}
+
+// errUsage marks errors in the command line itself (exit 2).
+var errUsage = errors.New("usage")
+
+// errPartial marks a run that completed with some files unreadable (exit 3).
+var errPartial = errors.New("completed with errors")
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	usage   string
+	run     func(ctx context.Context, a *app, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"init", "create a repository", "init [-password P | -encryption-key HEX64 | -no-encryption] [-add-recovery-key]", runInit},
+		{"backup", "back up a directory", "backup -source local:PATH [-tag T]... [-exclude PATTERN]... [-exclude-file F] [-dry-run]", runBackup},
+		{"restore", "restore a snapshot", "restore [SNAPSHOT|latest] [-output PATH] [-format dir|zip] [-path FILE|DIR/] [-dry-run]", runRestore},
+		{"list", "list snapshots", "list", runList},
+		{"ls", "list the files of a snapshot", "ls [SNAPSHOT|latest]", runLs},
+		{"locks", "list repository locks", "locks", runLocks},
+		{"break-lock", "remove repository locks", "break-lock [-stale-only]", runBreakLock},
+		{"version", "print the version", "version", runVersion},
+	}
+}
+
+// Main runs one command line and returns the process exit code.
+func Main(ctx context.Context, args []string, stdio IO) int {
+	if stdio.Getenv == nil {
+		stdio.Getenv = func(string) string { return "" }
+	}
+	a := &app{io: stdio}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		a.printHelp(stdio.Stdout, args)
+		if len(args) == 0 {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	var cmd *command
+	for _, c := range commands() {
+		if c.name == args[0] {
+			c := c
+			cmd = &c
+		}
+	}
+	if cmd == nil {
+		fmt.Fprintf(stdio.Stderr, "cloudstic: unknown command %q%s (run 'cloudstic help')\n", args[0], suggest(args[0]))
+		return ExitUsage
+	}
+	a.cmd = cmd
+	err := cmd.run(ctx, a, args[1:])
+	return a.finish(err)
+}
+
+// finish prints err and maps it to an exit code.
+func (a *app) finish(err error) int {
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, flag.ErrHelp):
+		return ExitOK
+	case errors.Is(err, errPartial):
+		return ExitPartial
+	}
+	code := ExitError
+	if errors.Is(err, errUsage) {
+		code = ExitUsage
+	}
+	msg := strings.TrimPrefix(err.Error(), "usage: ")
+	if a.g.json {
+		a.writeJSON(map[string]any{"error": msg, "exit_code": code})
+	}
+	fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, msg)
+	return code
+}
+
+func usageErr(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
+}
+
+// parse parses flags that may be interleaved with positional arguments.
+func (a *app) parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				a.printCommandHelp(fs)
+				return nil, err
+			}
+			return nil, usageErr("%v%s", err, suggestFlag(fs, err))
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		if args[0] == "--" {
+			pos = append(pos, args[1:]...)
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	return pos, nil
+}
+
+func (a *app) printHelp(w io.Writer, args []string) {
+	if len(args) > 1 {
+		for _, c := range commands() {
+			if c.name == args[1] {
+				a.cmd = &c
+				fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+				a.g.register(fs, a.io.Getenv)
+				fmt.Fprintf(w, "usage: cloudstic %s\n\n%s\n", c.usage, c.summary)
+				fmt.Fprintln(w, "\nrun 'cloudstic "+c.name+" -h' for every flag")
+				return
+			}
+		}
+	}
+	fmt.Fprintf(w, "cloudstic %s: encrypted, deduplicated backups\n\nusage: cloudstic COMMAND [flags]\n\ncommands:\n", Version)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nglobal flags: -store URI (default local:./backup_store), -password, -json, -verbose, -quiet, -debug")
+}
+
+func (a *app) printCommandHelp(fs *flag.FlagSet) {
+	w := a.io.Stdout
+	fmt.Fprintf(w, "usage: cloudstic %s\n\n%s\n\nflags:\n", a.cmd.usage, a.cmd.summary)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// suggest returns " (did you mean X?)" for the closest command name.
+func suggest(name string) string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	if best := closest(name, names); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return ""
+}
+
+func suggestFlag(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	const p = "flag provided but not defined: -"
+	if !strings.HasPrefix(msg, p) {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	sort.Strings(names)
+	if best := closest(strings.TrimPrefix(msg, p), names); best != "" {
+		return fmt.Sprintf(" (did you mean -%s?)", best)
+	}
+	return ""
+}
+
+// closest returns the candidate within edit distance 2 of s, if any.
+func closest(s string, candidates []string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+func (a *app) writeJSON(v any) {
+	enc := json.NewEncoder(a.io.Stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		fmt.Fprintf(a.io.Stderr, "cloudstic: writing JSON: %v\n", err)
+	}
+}
+
+func runVersion(_ context.Context, a *app, args []string) error {
+	fs := a.flags()
+	if _, err := a.parse(fs, args); err != nil {
+		return err
+	}
+	if a.g.json {
+		a.writeJSON(map[string]string{"version": Version})
+		return nil
+	}
+	fmt.Fprintf(a.io.Stdout, "cloudstic %s\n", Version)
+	return nil
+}

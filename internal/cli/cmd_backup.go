@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/cloudstic/cloudstic/internal/engine/backup"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
+)
+
+func runBackup(ctx context.Context, a *app, args []string) error {
+	fs := a.flags()
+	source := fs.String("source", "", "what to back up: local:PATH")
+	var tags, excludes multiFlag
+	fs.Var(&tags, "tag", "tag the snapshot (repeatable)")
+	fs.Var(&excludes, "exclude", "skip entries matching this glob, by name or path relative to the source (repeatable)")
+	excludeFile := fs.String("exclude-file", "", "read exclude patterns from this file, one per line")
+	dryRun := fs.Bool("dry-run", false, "show what would be stored, store nothing")
+	pos, err := a.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr("unexpected argument %q (give the source with -source local:PATH)", pos[0])
+	}
+	path, ok := strings.CutPrefix(*source, "local:")
+	if *source == "" {
+		return usageErr("-source is required, e.g. -source local:~/Documents")
+	}
+	if !ok {
+		return usageErr("-source %q: only local:PATH sources are supported", *source)
+	}
+	if strings.HasPrefix(path, "~/") {
+		if home := a.io.Getenv("HOME"); home != "" {
+			path = filepath.Join(home, path[2:])
+		}
+	}
+	if *excludeFile != "" {
+		lines, err := readLines(*excludeFile)
+		if err != nil {
+			return fmt.Errorf("-exclude-file: %w", err)
+		}
+		excludes = append(excludes, lines...)
+	}
+	for _, p := range excludes {
+		if _, err := filepath.Match(p, ""); err != nil {
+			return usageErr("-exclude %q: %v", p, err)
+		}
+	}
+	r, err := a.openRepo(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.closeStore()
+	opts := backup.Options{Path: path, Tags: tags, Excludes: excludes, DryRun: *dryRun, Warnf: a.warnf,
+		Uploaders: uploaders(a)}
+	run := func(ctx context.Context, _ *lock.Lock) error { return a.backup(ctx, r, opts) }
+	if *dryRun {
+		return run(ctx, nil)
+	}
+	return a.withLock(ctx, r.Store(), false, "backup", run)
+}
+
+// uploaders is how many packs are uploaded at once: more for remote stores.
+func uploaders(a *app) int {
+	if strings.HasPrefix(a.g.store, "local:") || !strings.Contains(a.g.store, ":") {
+		return 2
+	}
+	return max(2, a.g.storeConns/2)
+}
+
+func (a *app) backup(ctx context.Context, r *repo.Repository, opts backup.Options) error {
+	if _, err := r.LoadIndex(ctx); err != nil {
+		return err
+	}
+	snaps, err := r.Snapshots(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := backup.Run(ctx, r, snaps, opts)
+	if errors.Is(err, backup.ErrSource) {
+		return fmt.Errorf("cannot back up %s: %w", opts.Path, err)
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range res.Errors {
+		fmt.Fprintf(a.io.Stderr, "error: %v\n", e)
+	}
+	s := res.Snapshot.Summary
+	if a.g.json {
+		out := map[string]any{"summary": s, "dry_run": opts.DryRun, "errors": len(res.Errors)}
+		if !opts.DryRun {
+			out["snapshot_id"] = res.ID.String()
+		}
+		if res.Parent != nil {
+			out["parent"] = res.Parent.ID.String()
+		}
+		a.writeJSON(out)
+	} else {
+		w := a.io.Stdout
+		fmt.Fprintf(w, "Files:       %d new, %d changed, %d unmodified, %d removed\n", s.FilesNew, s.FilesChanged, s.FilesUnmodified, s.FilesRemoved)
+		fmt.Fprintf(w, "Dirs:        %d new, %d changed, %d unmodified\n", s.DirsNew, s.DirsChanged, s.DirsUnmodified)
+		fmt.Fprintf(w, "Added:       %s in %d blobs (%s read of %s)\n", humanBytes(s.BytesAdded), s.BlobsAdded, humanBytes(s.BytesRead), humanBytes(s.BytesTotal))
+		fmt.Fprintf(w, "Duration:    %.1fs\n", s.DurationSeconds)
+		if opts.DryRun {
+			fmt.Fprintln(w, "Dry run: nothing was stored")
+		} else {
+			fmt.Fprintf(w, "Snapshot %s saved\n", res.ID.String()[:8])
+		}
+	}
+	if len(res.Errors) > 0 {
+		fmt.Fprintf(a.io.Stderr, "cloudstic backup: %d files or directories could not be read (listed above); the rest was saved\n", len(res.Errors))
+		return errPartial
+	}
+	return nil
+}

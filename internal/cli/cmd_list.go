@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
+)
+
+func runList(ctx context.Context, a *app, args []string) error {
+	fs := a.flags()
+	pos, err := a.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr("unexpected argument %q", pos[0])
+	}
+	r, err := a.openRepo(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.closeStore()
+	snaps, err := r.Snapshots(ctx)
+	if err != nil {
+		return err
+	}
+	if a.g.json {
+		out := make([]map[string]any, 0, len(snaps))
+		for i, s := range snaps {
+			out = append(out, map[string]any{"seq": i + 1, "id": s.ID.String(), "created": s.Time, "source": s.Source,
+				"host": s.Hostname, "path": s.Path, "tags": nonNil(s.Tags), "tree": s.Tree.String(), "summary": s.Summary})
+		}
+		a.writeJSON(out)
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.io.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SEQ\tCREATED\tID\tSOURCE\tHOST\tPATH\tTAGS")
+	for i, s := range snaps {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, s.Time.Local().Format("2006-01-02 15:04:05"), s.ID.String()[:8],
+			s.Source, s.Hostname, s.Path, strings.Join(s.Tags, ","))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	a.infof("%d snapshots", len(snaps))
+	return nil
+}
+
+func runLs(ctx context.Context, a *app, args []string) error {
+	fs := a.flags()
+	long := fs.Bool("l", false, "long listing: mode, owner, size, time")
+	pos, err := a.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usageErr("give at most one snapshot")
+	}
+	ref := "latest"
+	if len(pos) == 1 {
+		ref = pos[0]
+	}
+	r, err := a.openRepo(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.closeStore()
+	if _, err := r.LoadIndex(ctx); err != nil {
+		return err
+	}
+	snaps, err := r.Snapshots(ctx)
+	if err != nil {
+		return err
+	}
+	snap, err := repo.FindSnapshot(snaps, ref, nil)
+	if err != nil {
+		return err
+	}
+	var entries []map[string]any
+	err = walkTree(ctx, r, snap.Tree, "", func(p string, n *tree.Node) {
+		if a.g.json {
+			entries = append(entries, map[string]any{"path": p, "type": n.Type, "size": n.Size, "mode": fmt.Sprintf("%04o", n.Mode),
+				"mtime": time.Unix(0, n.MTime).UTC(), "uid": n.UID, "gid": n.GID, "target": n.LinkTarget})
+			return
+		}
+		name := p
+		if n.Type == tree.TypeDir {
+			name += "/"
+		} else if n.Type == tree.TypeSymlink {
+			name += " -> " + n.LinkTarget
+		}
+		if *long {
+			fmt.Fprintf(a.io.Stdout, "%s %-8s %-8s %10d %s %s\n", modeString(n), owner(n.User, n.UID), owner(n.Group, n.GID),
+				n.Size, time.Unix(0, n.MTime).Local().Format("2006-01-02 15:04"), name)
+			return
+		}
+		if n.Type == tree.TypeFile {
+			fmt.Fprintf(a.io.Stdout, "%s  (%s)\n", name, humanBytes(int64(n.Size)))
+		} else {
+			fmt.Fprintln(a.io.Stdout, name)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if a.g.json {
+		a.writeJSON(map[string]any{"snapshot_id": snap.ID.String(), "entries": entries})
+	}
+	return nil
+}
+
+func owner(name string, num uint32) string {
+	if name != "" {
+		return name
+	}
+	return fmt.Sprint(num)
+}
+
+func modeString(n *tree.Node) string {
+	m := fs.FileMode(n.Mode & 0o777)
+	switch n.Type {
+	case tree.TypeDir:
+		m |= fs.ModeDir
+	case tree.TypeSymlink:
+		m |= fs.ModeSymlink
+	case tree.TypeFIFO:
+		m |= fs.ModeNamedPipe
+	case tree.TypeCharDev:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case tree.TypeBlkDev:
+		m |= fs.ModeDevice
+	case tree.TypeSocket:
+		m |= fs.ModeSocket
+	}
+	return m.String()
+}
+
+// walkTree calls fn for every node below tid, depth first, in name order.
+func walkTree(ctx context.Context, r *repo.Repository, tid id.ID, prefix string, fn func(p string, n *tree.Node)) error {
+	t, err := r.LoadTree(ctx, tid)
+	if err != nil {
+		return err
+	}
+	for i := range t.Nodes {
+		n := &t.Nodes[i]
+		p := path.Join(prefix, n.Name)
+		fn(p, n)
+		if n.Type == tree.TypeDir {
+			if err := walkTree(ctx, r, n.Subtree, p, fn); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+package backup
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/cloudstic/cloudstic/internal/clock"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/chunker"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+)
+
+// ErrSource means the source path cannot be backed up at all.
+var ErrSource = errors.New("invalid backup source")
+
+// Options configure one backup run.
+type Options struct {
+	// Path is the directory (or file) to back up.
+	Path string
+	// Tags are recorded in the snapshot.
+	Tags []string
+	// Excludes are glob patterns (filepath.Match) tested against each
+	// entry's base name and its path relative to Path.
+	Excludes []string
+	// DryRun computes everything but stores nothing.
+	DryRun bool
+	// Hostname defaults to os.Hostname.
+	Hostname string
+	// Workers is the number of file and blob workers (default GOMAXPROCS).
+	Workers int
+	// Uploaders is the number of concurrent pack uploads (default 2).
+	Uploaders int
+	// Clock stamps the snapshot (default clock.Real).
+	Clock clock.Clock
+	// Warnf reports files that could not be read; the run goes on.
+	Warnf func(format string, args ...any)
+	// Progress, when set, receives the live counters of the run.
+	Progress *Progress
+}
+
+// Progress holds live counters, updated atomically while the run goes on.
+type Progress struct {
+	Files, Dirs, Bytes atomic.Int64
+	CurrentFile        atomic.Value // string
+}
+
+// Result is what a run produced.
+type Result struct {
+	ID       id.ID // zero on a dry run
+	Snapshot *snapshot.Snapshot
+	Parent   *snapshot.WithID
+	Errors   []error // files and directories that could not be read
+}
+
+// Run backs up opts.Path into r. r's index must be loaded. snaps are the
+// repository's snapshots (to find the parent); nil means none.
+func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts Options) (*Result, error) {
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	start := opts.Clock.Now()
+	abs, err := filepath.Abs(opts.Path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSource, err)
+	}
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSource, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%w: %s is not a directory", ErrSource, abs)
+	}
+	if opts.Hostname == "" {
+		opts.Hostname, _ = os.Hostname() //nolint:errcheck // an empty hostname is acceptable
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.Uploaders <= 0 {
+		opts.Uploaders = 2
+	}
+	snap := &snapshot.Snapshot{
+		Time: start.UTC(), Source: "local:" + abs, Hostname: opts.Hostname, Path: abs,
+		Tags: opts.Tags, Program: "cloudstic", Nonce: make([]byte, 16),
+	}
+	if _, err := rand.Read(snap.Nonce); err != nil {
+		return nil, err
+	}
+	if u, err := user.Current(); err == nil {
+		snap.Username = u.Username
+	}
+	res := &Result{Snapshot: snap}
+	var parentTree id.ID
+	if p, err := repo.FindSnapshot(snaps, "latest", func(s *snapshot.Snapshot) bool { return s.Group() == snap.Group() }); err == nil {
+		res.Parent = &p
+		snap.Parent = p.ID
+		parentTree = p.Tree
+	}
+
+	gear := chunker.NewGear(r.Key().ChunkerKey())
+	cfg := r.Config().Chunker
+	w, err := newWalker(ctx, r, opts, gear, chunker.Params{Min: cfg.Min, Avg: cfg.Avg, Max: cfg.Max})
+	if err != nil {
+		return nil, err
+	}
+	rootID, err := w.run(abs, fi, parentTree)
+	if err != nil {
+		return nil, err
+	}
+	snap.Tree = rootID
+	sum := &snap.Summary
+	*sum = w.summary()
+	res.Errors = w.errs.list()
+	sum.Errors = int64(len(res.Errors))
+	sum.DurationSeconds = opts.Clock.Now().Sub(start).Seconds()
+	if opts.DryRun {
+		return res, nil
+	}
+	sid, err := r.SaveSnapshot(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	res.ID = sid
+	return res, nil
+}

@@ -1,0 +1,62 @@
+package backup
+
+import (
+	"context"
+	"sync"
+
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/pack"
+)
+
+// sink receives new blobs: the repository's Saver, or a dry-run stand-in
+// that stores nothing.
+type sink interface {
+	Known(blob id.ID) bool
+	Save(ctx context.Context, t pack.BlobType, blob id.ID, data []byte) (bool, error)
+	Flush(ctx context.Context) error
+	Abort()
+	Stats() repo.SaverStats
+}
+
+// dryRun counts what a real run would store.
+type dryRun struct {
+	r     *repo.Repository
+	mu    sync.Mutex
+	seen  map[id.ID]bool
+	stats repo.SaverStats
+}
+
+func newDryRun(r *repo.Repository) *dryRun { return &dryRun{r: r, seen: make(map[id.ID]bool)} }
+
+func (d *dryRun) Known(blob id.ID) bool {
+	if d.r.Index().Has(blob) {
+		return true
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.seen[blob]
+}
+
+func (d *dryRun) Save(_ context.Context, _ pack.BlobType, blob id.ID, data []byte) (bool, error) {
+	if d.Known(blob) {
+		return false, nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.seen[blob] {
+		return false, nil
+	}
+	d.seen[blob] = true
+	d.stats.BlobsAdded++
+	d.stats.BytesAdded += int64(len(data))
+	return true, nil
+}
+
+func (d *dryRun) Flush(context.Context) error { return nil }
+func (d *dryRun) Abort()                      {}
+func (d *dryRun) Stats() repo.SaverStats {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.stats
+}

@@ -1,0 +1,323 @@
+package backup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/chunker"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/pack"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
+)
+
+type fileJob struct {
+	path string
+	node *tree.Node
+	done chan error
+}
+
+type blobJob struct {
+	id   id.ID
+	data []byte
+}
+
+// walker is the state of one backup run.
+type walker struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	r      *repo.Repository
+	opts   Options
+	gear   *chunker.Gear
+	params chunker.Params
+	sink   sink
+	cap    *fsmeta.Capturer
+
+	files   chan fileJob
+	blobs   chan blobJob
+	filesWG sync.WaitGroup
+	blobsWG sync.WaitGroup
+
+	errs errList
+	n    struct {
+		filesNew, filesChanged, filesUnmodified, filesRemoved atomic.Int64
+		dirsNew, dirsChanged, dirsUnmodified                  atomic.Int64
+		bytesTotal, bytesRead                                 atomic.Int64
+	}
+}
+
+func newWalker(ctx context.Context, r *repo.Repository, opts Options, gear *chunker.Gear, p chunker.Params) (*walker, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	w := &walker{ctx: ctx, cancel: cancel, r: r, opts: opts, gear: gear, params: p, cap: fsmeta.NewCapturer(),
+		files: make(chan fileJob, 4*opts.Workers), blobs: make(chan blobJob, opts.Workers)}
+	if opts.DryRun {
+		w.sink = newDryRun(r)
+	} else {
+		w.sink = r.NewSaver(ctx, opts.Uploaders)
+	}
+	return w, nil
+}
+
+// run backs up the tree at abs and returns its root tree id.
+func (w *walker) run(abs string, fi fs.FileInfo, parentTree id.ID) (id.ID, error) {
+	defer w.cancel(nil)
+	for i := 0; i < 2*w.opts.Workers; i++ {
+		w.filesWG.Add(1)
+		go w.fileWorker()
+	}
+	for i := 0; i < w.opts.Workers; i++ {
+		w.blobsWG.Add(1)
+		go w.blobWorker()
+	}
+	rootID, err := w.dir(abs, ".", parentTree)
+	close(w.files)
+	w.filesWG.Wait()
+	close(w.blobs)
+	w.blobsWG.Wait()
+	if err == nil {
+		err = context.Cause(w.ctx)
+	}
+	if err != nil {
+		w.sink.Abort()
+		return id.ID{}, err
+	}
+	if err := w.sink.Flush(w.ctx); err != nil {
+		return id.ID{}, err
+	}
+	return rootID, nil
+}
+
+// fail stops the whole run: something other than an unreadable file broke.
+func (w *walker) fail(err error) { w.cancel(err) }
+
+func (w *walker) excluded(rel, name string) bool {
+	for _, pat := range w.opts.Excludes {
+		if ok, _ := filepath.Match(pat, name); ok { //nolint:errcheck // bad patterns are rejected by the CLI
+			return true
+		}
+		if ok, _ := filepath.Match(pat, rel); ok { //nolint:errcheck // see above
+			return true
+		}
+	}
+	return false
+}
+
+// parentNodes loads the parent snapshot's tree for this directory.
+func (w *walker) parentNodes(parentTree id.ID, rel string) map[string]*tree.Node {
+	if parentTree.IsZero() {
+		return nil
+	}
+	t, err := w.r.LoadTree(w.ctx, parentTree)
+	if err != nil {
+		if w.opts.Warnf != nil {
+			w.opts.Warnf("parent snapshot tree for %s unreadable, reading all files again: %v", rel, err)
+		}
+		return nil
+	}
+	m := make(map[string]*tree.Node, len(t.Nodes))
+	for i := range t.Nodes {
+		m[t.Nodes[i].Name] = &t.Nodes[i]
+	}
+	return m
+}
+
+// dir stores one directory and everything below it.
+func (w *walker) dir(path, rel string, parentTree id.ID) (id.ID, error) {
+	if err := w.ctx.Err(); err != nil {
+		return id.ID{}, context.Cause(w.ctx)
+	}
+	parent := w.parentNodes(parentTree, rel)
+	entries, err := os.ReadDir(path)
+	if err != nil && rel == "." {
+		return id.ID{}, fmt.Errorf("%w: %v", ErrSource, err)
+	}
+	if err != nil {
+		w.errs.add(fmt.Errorf("%s: %w", path, err))
+	}
+	if w.opts.Progress != nil {
+		w.opts.Progress.Dirs.Add(1)
+	}
+	nodes := make([]tree.Node, 0, len(entries))
+	var pending []fileJob
+	for _, e := range entries {
+		childRel := e.Name()
+		if rel != "." {
+			childRel = rel + "/" + e.Name()
+		}
+		if w.excluded(childRel, e.Name()) {
+			continue
+		}
+		child := filepath.Join(path, e.Name())
+		fi, err := e.Info()
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				w.errs.add(fmt.Errorf("%s: %w", child, err))
+			}
+			continue
+		}
+		node, err := w.cap.Node(child, fi)
+		if err != nil {
+			w.errs.add(err)
+			continue
+		}
+		nodes = append(nodes, node)
+	}
+	// Hand every changed file to the workers first, then descend, so file
+	// reads overlap with the walk of subdirectories.
+	for i := range nodes {
+		n := &nodes[i]
+		if n.Type != tree.TypeFile {
+			continue
+		}
+		w.n.bytesTotal.Add(int64(n.Size))
+		if old := parent[n.Name]; old != nil && w.unchanged(old, n) {
+			n.Content = old.Content
+			w.n.filesUnmodified.Add(1)
+			continue
+		}
+		if parent[n.Name] != nil {
+			w.n.filesChanged.Add(1)
+		} else {
+			w.n.filesNew.Add(1)
+		}
+		job := fileJob{path: filepath.Join(path, n.Name), node: n, done: make(chan error, 1)}
+		select {
+		case w.files <- job:
+		case <-w.ctx.Done():
+			return id.ID{}, context.Cause(w.ctx)
+		}
+		pending = append(pending, job)
+	}
+	for i := range nodes {
+		n := &nodes[i]
+		if n.Type != tree.TypeDir {
+			continue
+		}
+		var oldSub id.ID
+		if old := parent[n.Name]; old != nil && old.Type == tree.TypeDir {
+			oldSub = old.Subtree
+		}
+		childRel := n.Name
+		if rel != "." {
+			childRel = rel + "/" + n.Name
+		}
+		sub, err := w.dir(filepath.Join(path, n.Name), childRel, oldSub)
+		if err != nil {
+			return id.ID{}, err
+		}
+		n.Subtree = sub
+		switch {
+		case oldSub.IsZero():
+			w.n.dirsNew.Add(1)
+		case oldSub == sub:
+			w.n.dirsUnmodified.Add(1)
+		default:
+			w.n.dirsChanged.Add(1)
+		}
+	}
+	failed := map[*tree.Node]bool{}
+	for _, job := range pending {
+		if err := <-job.done; err != nil {
+			if w.ctx.Err() != nil {
+				return id.ID{}, context.Cause(w.ctx)
+			}
+			w.errs.add(err)
+			failed[job.node] = true
+		}
+	}
+	w.countRemoved(parent, nodes)
+	return w.saveTree(nodes, failed)
+}
+
+func (w *walker) countRemoved(parent map[string]*tree.Node, nodes []tree.Node) {
+	if len(parent) == 0 {
+		return
+	}
+	present := make(map[string]bool, len(nodes))
+	for i := range nodes {
+		present[nodes[i].Name] = true
+	}
+	for name, old := range parent {
+		if !present[name] && old.Type == tree.TypeFile {
+			w.n.filesRemoved.Add(1)
+		}
+	}
+}
+
+// unchanged says whether a file can reuse its content from the parent
+// snapshot without being read: same size, mtime, ctime and inode, and every
+// blob still in the index.
+func (w *walker) unchanged(old, n *tree.Node) bool {
+	if old.Type != tree.TypeFile || old.Size != n.Size || old.MTime != n.MTime || old.CTime != n.CTime ||
+		old.Inode != n.Inode || old.Device != n.Device {
+		return false
+	}
+	for _, b := range old.Content {
+		if !w.sink.Known(b) {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *walker) saveTree(nodes []tree.Node, failed map[*tree.Node]bool) (id.ID, error) {
+	kept := nodes
+	if len(failed) > 0 {
+		kept = make([]tree.Node, 0, len(nodes))
+		for i := range nodes {
+			if !failed[&nodes[i]] {
+				kept = append(kept, nodes[i])
+			}
+		}
+	}
+	data, err := tree.Encode(&tree.Tree{Nodes: kept})
+	if err != nil {
+		return id.ID{}, err
+	}
+	tid := w.r.Key().ID(data)
+	if _, err := w.sink.Save(w.ctx, pack.TreeBlob, tid, data); err != nil {
+		return id.ID{}, err
+	}
+	return tid, nil
+}
+
+func (w *walker) summary() snapshot.Summary {
+	st := w.sink.Stats()
+	return snapshot.Summary{
+		FilesNew: w.n.filesNew.Load(), FilesChanged: w.n.filesChanged.Load(),
+		FilesUnmodified: w.n.filesUnmodified.Load(), FilesRemoved: w.n.filesRemoved.Load(),
+		DirsNew: w.n.dirsNew.Load(), DirsChanged: w.n.dirsChanged.Load(), DirsUnmodified: w.n.dirsUnmodified.Load(),
+		FilesTotal: w.n.filesNew.Load() + w.n.filesChanged.Load() + w.n.filesUnmodified.Load(),
+		BytesTotal: w.n.bytesTotal.Load(), BytesRead: w.n.bytesRead.Load(),
+		BlobsAdded: st.BlobsAdded, BytesAdded: st.BytesAdded,
+	}
+}
+
+// errList collects per-file errors from many goroutines.
+type errList struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (l *errList) add(err error) {
+	l.mu.Lock()
+	l.errs = append(l.errs, err)
+	l.mu.Unlock()
+}
+
+func (l *errList) list() []error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]error(nil), l.errs...)
+}

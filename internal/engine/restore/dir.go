@@ -1,0 +1,269 @@
+package restore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
+)
+
+// dirRestore is the state of one directory-mode restore.
+type dirRestore struct {
+	ctx  context.Context
+	r    *repo.Repository
+	opts Options
+	w    *fsmeta.Writer
+	root *os.Root // for removing damaged files
+
+	mu    sync.Mutex
+	res   Result
+	links map[hardlinkKey]string
+}
+
+func restoreDir(ctx context.Context, r *repo.Repository, start entry, _ string, opts Options) (*Result, error) {
+	d := &dirRestore{ctx: ctx, r: r, opts: opts, links: map[hardlinkKey]string{}}
+	if opts.DryRun {
+		return d.dryRun(start)
+	}
+	wopts := fsmeta.DefaultWriterOptions()
+	wopts.Logf = opts.Warnf
+	w, err := fsmeta.NewWriter(opts.Output, wopts)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close() //nolint:errcheck // closing a directory handle; nothing was written through it
+	d.w = w
+	if d.root, err = os.OpenRoot(opts.Output); err != nil {
+		return nil, err
+	}
+	defer d.root.Close() //nolint:errcheck // as above
+
+	files := make(chan entry, opts.Workers)
+	var wg sync.WaitGroup
+	for i := 0; i < opts.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for e := range files {
+				d.file(e)
+			}
+		}()
+	}
+	var dirs, later []entry
+	walkErr := walk(ctx, r, start, func(e entry) error {
+		n := &e.node
+		if k, ok := linkKey(n); ok {
+			if _, seen := d.links[k]; seen {
+				later = append(later, e)
+				return nil
+			}
+			d.links[k] = e.rel
+		}
+		switch n.Type {
+		case tree.TypeDir:
+			if e.rel != "." {
+				if err := d.dir(e); err != nil {
+					return err
+				}
+			}
+			dirs = append(dirs, e)
+		case tree.TypeFile:
+			select {
+			case files <- e:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		default:
+			d.other(e)
+		}
+		return nil
+	})
+	close(files)
+	wg.Wait()
+	if walkErr != nil {
+		return &d.res, walkErr
+	}
+	for _, e := range later {
+		d.hardlink(e)
+	}
+	// Directory times last, deepest first, so writing children does not
+	// disturb them.
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if dirs[i].rel == "." {
+			continue
+		}
+		if err := w.ApplyMeta(dirs[i].rel, &dirs[i].node); err != nil {
+			opts.Warnf("%s: %v", dirs[i].rel, err)
+		}
+	}
+	if len(d.res.Damaged) > 0 {
+		return &d.res, fmt.Errorf("%w: %d damaged", ErrDamaged, len(d.res.Damaged))
+	}
+	return &d.res, nil
+}
+
+func (d *dirRestore) dir(e entry) error {
+	if err := d.w.Mkdir(e.rel, &e.node); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.res.Dirs++
+	d.mu.Unlock()
+	return nil
+}
+
+func (d *dirRestore) skip(rel string) {
+	d.opts.Warnf("%s exists, not overwritten", rel)
+	d.mu.Lock()
+	d.res.Skipped = append(d.res.Skipped, rel)
+	d.mu.Unlock()
+}
+
+func (d *dirRestore) damaged(rel string, err error) {
+	d.opts.Warnf("%s: not restored: %v", rel, err)
+	d.mu.Lock()
+	d.res.Damaged = append(d.res.Damaged, rel)
+	d.mu.Unlock()
+}
+
+func (d *dirRestore) file(e entry) {
+	f, err := d.w.CreateFile(e.rel, &e.node)
+	if errors.Is(err, fsmeta.ErrExists) {
+		d.skip(e.rel)
+		return
+	}
+	if err != nil {
+		d.damaged(e.rel, err)
+		return
+	}
+	written, werr := d.writeContent(f, &e.node)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		// Never leave a silently truncated file behind.
+		if rerr := d.root.Remove(e.rel); rerr != nil {
+			werr = errors.Join(werr, rerr)
+		}
+		d.damaged(e.rel, werr)
+		return
+	}
+	if err := d.w.ApplyMeta(e.rel, &e.node); err != nil {
+		d.opts.Warnf("%s: %v", e.rel, err)
+	}
+	d.mu.Lock()
+	d.res.Files++
+	d.res.Bytes += written
+	d.mu.Unlock()
+	if p := d.opts.Progress; p != nil {
+		p.Files.Add(1)
+	}
+}
+
+func (d *dirRestore) writeContent(f *os.File, n *tree.Node) (int64, error) {
+	var written int64
+	for _, b := range n.Content {
+		data, err := d.r.LoadBlob(d.ctx, b)
+		if err != nil {
+			return written, err
+		}
+		if _, err := f.Write(data); err != nil {
+			return written, err
+		}
+		written += int64(len(data))
+		if p := d.opts.Progress; p != nil {
+			p.Bytes.Add(int64(len(data)))
+		}
+	}
+	if uint64(written) != n.Size {
+		return written, fmt.Errorf("content is %d bytes, snapshot says %d", written, n.Size)
+	}
+	return written, nil
+}
+
+func (d *dirRestore) other(e entry) {
+	var err error
+	switch e.node.Type {
+	case tree.TypeSymlink:
+		err = d.w.Symlink(e.rel, &e.node)
+	default:
+		err = d.w.Special(e.rel, &e.node)
+	}
+	if errors.Is(err, fsmeta.ErrExists) {
+		d.skip(e.rel)
+		return
+	}
+	if err != nil {
+		d.damaged(e.rel, err)
+		return
+	}
+	if err := d.w.ApplyMeta(e.rel, &e.node); err != nil {
+		d.opts.Warnf("%s: %v", e.rel, err)
+	}
+	d.mu.Lock()
+	if e.node.Type == tree.TypeSymlink {
+		d.res.Symlinks++
+	} else {
+		d.res.Specials++
+	}
+	d.mu.Unlock()
+}
+
+func (d *dirRestore) hardlink(e entry) {
+	k, _ := linkKey(&e.node)
+	first := d.links[k]
+	err := d.w.Hardlink(first, e.rel)
+	if errors.Is(err, fsmeta.ErrExists) {
+		d.skip(e.rel)
+		return
+	}
+	if err != nil {
+		// The first name may have been skipped or damaged: restore this
+		// one on its own instead.
+		d.opts.Warnf("%s: hard link to %s failed (%v); restoring a copy", e.rel, first, err)
+		if e.node.Type == tree.TypeFile {
+			d.file(e)
+		} else {
+			d.other(e)
+		}
+		return
+	}
+	d.mu.Lock()
+	d.res.Hardlinks++
+	d.mu.Unlock()
+}
+
+// dryRun counts what a restore would write and checks every blob is indexed.
+func (d *dirRestore) dryRun(start entry) (*Result, error) {
+	err := walk(d.ctx, d.r, start, func(e entry) error {
+		switch e.node.Type {
+		case tree.TypeDir:
+			if e.rel != "." {
+				d.res.Dirs++
+			}
+		case tree.TypeFile:
+			for _, b := range e.node.Content {
+				if !d.r.Index().Has(b) {
+					d.res.Damaged = append(d.res.Damaged, e.rel)
+					return nil
+				}
+			}
+			d.res.Files++
+			d.res.Bytes += int64(e.node.Size)
+		case tree.TypeSymlink:
+			d.res.Symlinks++
+		default:
+			d.res.Specials++
+		}
+		return nil
+	})
+	if err == nil && len(d.res.Damaged) > 0 {
+		err = fmt.Errorf("%w: %d damaged", ErrDamaged, len(d.res.Damaged))
+	}
+	return &d.res, err
+}

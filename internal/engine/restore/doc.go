@@ -1,0 +1,6 @@
+// Package restore writes a snapshot (or part of it) back out, as a
+// directory tree or a zip archive. Directory restores never overwrite an
+// existing file and never write outside the output directory, whatever
+// names a damaged or hostile repository holds. A file whose data cannot be
+// read or verified is removed and reported; everything else is restored.
+package restore

@@ -1,0 +1,157 @@
+package restore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync/atomic"
+
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
+)
+
+// Output formats.
+const (
+	FormatDir = "dir"
+	FormatZip = "zip"
+)
+
+// ErrDamaged means some files could not be restored because their data is
+// missing or corrupt; Result.Damaged names them.
+var ErrDamaged = errors.New("some files could not be restored")
+
+// ErrPathNotFound means -path names nothing in the snapshot.
+var ErrPathNotFound = errors.New("path not found in snapshot")
+
+// Options configure a restore.
+type Options struct {
+	Output string
+	Format string // FormatDir or FormatZip
+	// Path restricts the restore to one file ("a/b.txt") or directory
+	// ("a/dir/"), relative to the snapshot root. Empty: everything.
+	Path    string
+	DryRun  bool
+	Workers int
+	Warnf   func(format string, args ...any)
+	// Progress, when set, is updated as files are written.
+	Progress *Progress
+}
+
+// Progress holds live counters.
+type Progress struct {
+	Files, Bytes atomic.Int64
+}
+
+// Result counts what was restored.
+type Result struct {
+	Files, Dirs, Symlinks, Specials, Hardlinks int64
+	Bytes                                      int64
+	Skipped                                    []string // existing files left alone
+	Damaged                                    []string // files that could not be restored
+}
+
+// entry is one node to restore with its output-relative path.
+type entry struct {
+	rel  string
+	node tree.Node
+}
+
+// Run restores the tree rooted at root.
+func Run(ctx context.Context, r *repo.Repository, root id.ID, opts Options) (*Result, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = 2 * runtime.GOMAXPROCS(0)
+	}
+	if opts.Warnf == nil {
+		opts.Warnf = func(string, ...any) {}
+	}
+	start, prefix, err := resolvePath(ctx, r, root, opts.Path)
+	if err != nil {
+		return nil, err
+	}
+	switch opts.Format {
+	case FormatDir, "":
+		return restoreDir(ctx, r, start, prefix, opts)
+	case FormatZip:
+		return restoreZip(ctx, r, start, prefix, opts)
+	}
+	return nil, fmt.Errorf("unknown restore format %q (want dir or zip)", opts.Format)
+}
+
+// resolvePath finds the node -path names. It returns a synthetic start
+// entry: for the whole snapshot a directory with rel ".".
+func resolvePath(ctx context.Context, r *repo.Repository, root id.ID, path string) (entry, string, error) {
+	rootEntry := entry{rel: ".", node: tree.Node{Name: ".", Type: tree.TypeDir, Subtree: root, Mode: 0o755}}
+	path = strings.Trim(path, "/")
+	if path == "" || path == "." {
+		return rootEntry, "", nil
+	}
+	cur := root
+	parts := strings.Split(path, "/")
+	for i, name := range parts {
+		if err := tree.CheckName(name); err != nil {
+			return entry{}, "", fmt.Errorf("-path %q: %w", path, err)
+		}
+		t, err := r.LoadTree(ctx, cur)
+		if err != nil {
+			return entry{}, "", err
+		}
+		var found *tree.Node
+		for j := range t.Nodes {
+			if t.Nodes[j].Name == name {
+				found = &t.Nodes[j]
+				break
+			}
+		}
+		if found == nil {
+			return entry{}, "", fmt.Errorf("%w: %s", ErrPathNotFound, strings.Join(parts[:i+1], "/"))
+		}
+		if i == len(parts)-1 {
+			return entry{rel: path, node: *found}, strings.Join(parts[:i], "/"), nil
+		}
+		if found.Type != tree.TypeDir {
+			return entry{}, "", fmt.Errorf("%w: %s is not a directory", ErrPathNotFound, strings.Join(parts[:i+1], "/"))
+		}
+		cur = found.Subtree
+	}
+	return rootEntry, "", nil
+}
+
+// walk calls fn for every entry below (and including) start, parents
+// before children.
+func walk(ctx context.Context, r *repo.Repository, start entry, fn func(e entry) error) error {
+	if err := fn(start); err != nil {
+		return err
+	}
+	if start.node.Type != tree.TypeDir {
+		return nil
+	}
+	t, err := r.LoadTree(ctx, start.node.Subtree)
+	if err != nil {
+		return fmt.Errorf("%s: %w", start.rel, err)
+	}
+	for _, n := range t.Nodes {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel := n.Name
+		if start.rel != "." {
+			rel = start.rel + "/" + n.Name
+		}
+		if err := walk(ctx, r, entry{rel: rel, node: n}, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type hardlinkKey struct{ dev, ino uint64 }
+
+func linkKey(n *tree.Node) (hardlinkKey, bool) {
+	if n.Type == tree.TypeDir || n.Links < 2 || n.Inode == 0 {
+		return hardlinkKey{}, false
+	}
+	return hardlinkKey{n.Device, n.Inode}, true
+}

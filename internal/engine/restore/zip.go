@@ -1,0 +1,122 @@
+package restore
+
+import (
+	"archive/zip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/klauspost/compress/flate"
+
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
+)
+
+// ErrOutputExists means the zip file to write already exists.
+var ErrOutputExists = errors.New("output file already exists")
+
+func restoreZip(ctx context.Context, r *repo.Repository, start entry, _ string, opts Options) (*Result, error) {
+	res := &Result{}
+	var out io.Writer = io.Discard
+	var f *os.File
+	if !opts.DryRun {
+		var err error
+		f, err = os.OpenFile(opts.Output, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("%s: %w (remove it or choose another -output)", opts.Output, ErrOutputExists)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = f
+	}
+	zw := zip.NewWriter(out)
+	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
+		return flate.NewWriter(w, flate.BestSpeed)
+	})
+	err := walk(ctx, r, start, func(e entry) error {
+		if e.rel == "." {
+			return nil
+		}
+		return zipEntry(ctx, r, zw, e, res, opts)
+	})
+	if cerr := zw.Close(); err == nil {
+		err = cerr
+	}
+	if f != nil {
+		if serr := f.Sync(); err == nil {
+			err = serr
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err == nil && len(res.Damaged) > 0 {
+		err = fmt.Errorf("%w: %d damaged", ErrDamaged, len(res.Damaged))
+	}
+	return res, err
+}
+
+func zipEntry(ctx context.Context, r *repo.Repository, zw *zip.Writer, e entry, res *Result, opts Options) error {
+	n := &e.node
+	hdr := &zip.FileHeader{Name: e.rel, Modified: time.Unix(0, n.MTime)}
+	mode := fs.FileMode(n.Mode & 0o777)
+	switch n.Type {
+	case tree.TypeDir:
+		hdr.Name += "/"
+		hdr.SetMode(mode | fs.ModeDir)
+		res.Dirs++
+		_, err := zw.CreateHeader(hdr)
+		return err
+	case tree.TypeSymlink:
+		hdr.SetMode(mode | fs.ModeSymlink)
+		w, err := zw.CreateHeader(hdr)
+		if err != nil {
+			return err
+		}
+		res.Symlinks++
+		_, err = io.WriteString(w, n.LinkTarget)
+		return err
+	case tree.TypeFile:
+	default:
+		opts.Warnf("%s: %s entries cannot be stored in a zip file; skipped", e.rel, n.Type)
+		return nil
+	}
+	// Check the data first: a zip entry cannot be taken back once begun.
+	for _, b := range n.Content {
+		if !r.Index().Has(b) {
+			opts.Warnf("%s: not restored: blob %s missing from the index", e.rel, b.Short())
+			res.Damaged = append(res.Damaged, e.rel)
+			return nil
+		}
+	}
+	hdr.Method = zip.Deflate
+	hdr.SetMode(mode)
+	w, err := zw.CreateHeader(hdr)
+	if err != nil {
+		return err
+	}
+	for _, b := range n.Content {
+		data, err := r.LoadBlob(ctx, b)
+		if err != nil {
+			// The entry is already begun; it is cut short and reported,
+			// and the restore exits non-zero.
+			opts.Warnf("%s: damaged, entry in the zip file is incomplete: %v", e.rel, err)
+			res.Damaged = append(res.Damaged, e.rel)
+			return nil
+		}
+		if _, err := w.Write(data); err != nil {
+			return err
+		}
+		res.Bytes += int64(len(data))
+		if p := opts.Progress; p != nil {
+			p.Bytes.Add(int64(len(data)))
+		}
+	}
+	res.Files++
+	return nil
+}

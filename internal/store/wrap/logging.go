@@ -1,0 +1,115 @@
+package wrap
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// Counts are request totals of a Logging store.
+type Counts struct {
+	Requests, BytesUp, BytesDown int64
+}
+
+// Logging logs every request with its duration and counts requests and
+// bytes. Logf may be nil to count only.
+type Logging struct {
+	inner store.Store
+	logf  func(format string, args ...any)
+	reqs  atomic.Int64
+	up    atomic.Int64
+	down  atomic.Int64
+}
+
+// NewLogging wraps inner.
+func NewLogging(inner store.Store, logf func(format string, args ...any)) *Logging {
+	return &Logging{inner: inner, logf: logf}
+}
+
+var _ store.Store = (*Logging)(nil)
+
+// Counts returns the totals so far.
+func (l *Logging) Counts() Counts {
+	return Counts{Requests: l.reqs.Load(), BytesUp: l.up.Load(), BytesDown: l.down.Load()}
+}
+
+// Describe names the inner store.
+func (l *Logging) Describe() string { return store.Describe(l.inner) }
+
+func (l *Logging) log(op, key string, start time.Time, n int64, err error) {
+	l.reqs.Add(1)
+	if l.logf == nil {
+		return
+	}
+	status := "ok"
+	if err != nil {
+		status = err.Error()
+	}
+	l.logf("store %s %s %d bytes %s: %s", op, key, n, time.Since(start).Round(time.Microsecond), status)
+}
+
+// Capabilities passes the inner store's through.
+func (l *Logging) Capabilities() store.Capabilities { return l.inner.Capabilities() }
+
+// Get logs and forwards.
+func (l *Logging) Get(ctx context.Context, key string) ([]byte, error) {
+	start := time.Now()
+	b, err := l.inner.Get(ctx, key)
+	l.down.Add(int64(len(b)))
+	l.log("GET", key, start, int64(len(b)), err)
+	return b, err
+}
+
+// GetRange logs and forwards.
+func (l *Logging) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	start := time.Now()
+	b, err := l.inner.GetRange(ctx, key, off, n)
+	l.down.Add(int64(len(b)))
+	l.log("GETRANGE", key, start, int64(len(b)), err)
+	return b, err
+}
+
+// Put logs and forwards.
+func (l *Logging) Put(ctx context.Context, key string, data []byte, opts store.PutOptions) (store.ObjectInfo, error) {
+	start := time.Now()
+	oi, err := l.inner.Put(ctx, key, data, opts)
+	l.up.Add(int64(len(data)))
+	op := "PUT"
+	if opts.IfAbsent {
+		op = "PUT(if-absent)"
+	} else if opts.IfVersion != "" {
+		op = "PUT(if-version)"
+	}
+	l.log(op, key, start, int64(len(data)), err)
+	return oi, err
+}
+
+// Delete logs and forwards.
+func (l *Logging) Delete(ctx context.Context, key string) error {
+	start := time.Now()
+	err := l.inner.Delete(ctx, key)
+	l.log("DELETE", key, start, 0, err)
+	return err
+}
+
+// Stat logs and forwards.
+func (l *Logging) Stat(ctx context.Context, key string) (store.ObjectInfo, error) {
+	start := time.Now()
+	oi, err := l.inner.Stat(ctx, key)
+	l.log("STAT", key, start, 0, err)
+	return oi, err
+}
+
+// List logs and forwards (one entry per call, not per object).
+func (l *Logging) List(ctx context.Context, prefix string, fn func(store.ObjectInfo) error) error {
+	start := time.Now()
+	n := int64(0)
+	err := l.inner.List(ctx, prefix, func(oi store.ObjectInfo) error { n++; return fn(oi) })
+	l.log("LIST", prefix+"*", start, n, err)
+	return err
+}
+
+// Close closes the inner store.
+func (l *Logging) Close() error { return l.inner.Close() }
