@@ -129,4 +129,3 @@ func (w *walker) blobWorker() {
 		}
 	}
 }
-
