@@ -107,8 +107,14 @@ func dial(ctx context.Context, cfg Config) (*conn, error) {
 		if !stopped {
 			return nil, fmt.Errorf("connect to %s: handshake timed out after %v: %w", addr, connectTimeout, err)
 		}
-		if hostKeyOK.Load() && authTried.Load() && !errors.Is(err, ErrUnknownHostKey) {
-			return nil, fmt.Errorf("log in to %s as %q: %w (%v)", addr, cfg.User, ErrAuthFailed, err)
+		if hostKeyOK.Load() {
+			// Past the host key, what remains of the handshake is
+			// authentication.
+			hint := "the server accepts none of the offered methods"
+			if authTried.Load() {
+				hint = "credentials rejected"
+			}
+			return nil, fmt.Errorf("log in to %s as %q: %w: %s (%v)", addr, cfg.User, ErrAuthFailed, hint, err)
 		}
 		return nil, fmt.Errorf("connect to %s: %w", addr, err)
 	}
