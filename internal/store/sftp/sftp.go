@@ -124,17 +124,19 @@ func (s *Store) logf(format string, args ...any) {
 	}
 }
 
-// current returns the live connection, dialling one if a reconnect failed
-// earlier.
+// current returns the connection, dialling a new one if a reconnect failed
+// earlier or a cancelled operation closed it. A connection that broke on
+// its own is found out (and replaced) by the operation that uses it.
 func (s *Store) current(ctx context.Context) (*conn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, ErrClosed
 	}
-	if s.conn != nil {
+	if s.conn != nil && !s.conn.closed.Load() {
 		return s.conn, nil
 	}
+	s.conn = nil
 	return s.redialLocked(ctx)
 }
 

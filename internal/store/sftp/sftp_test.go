@@ -307,6 +307,7 @@ func TestRelink(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Cleanup(func() { removeTemp(c, tmp) })
 			if err := tc.setup(tmp, p); err != nil {
 				t.Fatal(err)
 			}
@@ -345,3 +346,43 @@ func TestClosed(t *testing.T) {
 	}
 }
 
+// TestCancelInFlight cancels operations while they run: each either
+// finishes or reports the context's error, and the store keeps working.
+func TestCancelInFlight(t *testing.T) {
+	s := mustOpen(t, testConfig(t))
+	data := bytes.Repeat([]byte("x"), 8<<20)
+	if _, err := s.Put(context.Background(), "big", data, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ops := []struct {
+		name string
+		op   func(ctx context.Context) error
+	}{
+		{"Get", func(ctx context.Context) error { _, err := s.Get(ctx, "big"); return err }},
+		{"Put", func(ctx context.Context) error { _, err := s.Put(ctx, "big2", data, store.PutOptions{}); return err }},
+		{"Create", func(ctx context.Context) error {
+			_, err := s.Put(ctx, "big3", data, store.PutOptions{IfAbsent: true})
+			if errors.Is(err, store.ErrExists) {
+				err = nil // an earlier round created it
+			}
+			return err
+		}},
+	}
+	for _, o := range ops {
+		t.Run(o.name, func(t *testing.T) {
+			for range 3 {
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan error, 1)
+				go func() { done <- o.op(ctx) }()
+				cancel()
+				if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+					t.Fatalf("cancelled %s = %v, want success or context.Canceled", o.name, err)
+				}
+				got, err := s.Get(context.Background(), "big")
+				if err != nil || !bytes.Equal(got, data) {
+					t.Fatalf("Get after a cancelled %s: %d bytes, %v", o.name, len(got), err)
+				}
+			}
+		})
+	}
+}
