@@ -61,6 +61,32 @@ func (c *conn) close() error {
 
 // dial connects, authenticates and starts the SFTP subsystem.
 func dial(ctx context.Context, cfg Config) (*conn, error) {
+	client, err := sshDial(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := sftp.NewClient(client,
+		sftp.UseConcurrentWrites(true),
+		sftp.UseConcurrentReads(true),
+		sftp.UseFstat(true),
+		sftp.MaxConcurrentRequestsPerFile(64))
+	if err != nil {
+		client.Close() //nolint:errcheck // already failing
+		return nil, fmt.Errorf("start sftp session on %s: %w", cfg.addr(), err)
+	}
+	c := &conn{ssh: client, sftp: sc, dead: make(chan struct{})}
+	go func() {
+		// Wait's error says why the connection ended; isConnLost and the
+		// operation's own error carry what callers need.
+		_ = client.Wait()
+		close(c.dead)
+	}()
+	return c, nil
+}
+
+// sshDial opens the TCP connection and runs the SSH handshake within
+// connectTimeout, classifying failures into this package's sentinels.
+func sshDial(ctx context.Context, cfg Config) (*ssh.Client, error) {
 	hostKey, hostKeyAlgos, err := hostKeyCheck(cfg)
 	if err != nil {
 		return nil, err
@@ -99,47 +125,29 @@ func dial(ctx context.Context, cfg Config) (*conn, error) {
 	})
 	sconn, chans, reqs, err := ssh.NewClientConn(tcp, addr, clientCfg)
 	stopped := stop()
-	if err != nil {
-		tcp.Close() //nolint:errcheck // already failing
-		if cerr := ctx.Err(); cerr != nil {
-			return nil, fmt.Errorf("connect to %s: %w", addr, cerr)
-		}
-		if !stopped {
-			return nil, fmt.Errorf("connect to %s: handshake timed out after %v: %w", addr, connectTimeout, err)
-		}
-		if hostKeyOK.Load() {
-			// Past the host key, what remains of the handshake is
-			// authentication.
-			hint := "the server accepts none of the offered methods"
-			if authTried.Load() {
-				hint = "credentials rejected"
-			}
-			return nil, fmt.Errorf("log in to %s as %q: %w: %s (%v)", addr, cfg.User, ErrAuthFailed, hint, err)
-		}
-		return nil, fmt.Errorf("connect to %s: %w", addr, err)
-	}
-	if !stopped {
+	switch {
+	case err == nil && stopped:
+		return ssh.NewClient(sconn, chans, reqs), nil
+	case err == nil:
 		sconn.Close() //nolint:errcheck // the context ended; the connection is unwanted
 		return nil, fmt.Errorf("connect to %s: %w", addr, context.Cause(dctx))
 	}
-	client := ssh.NewClient(sconn, chans, reqs)
-	sc, err := sftp.NewClient(client,
-		sftp.UseConcurrentWrites(true),
-		sftp.UseConcurrentReads(true),
-		sftp.UseFstat(true),
-		sftp.MaxConcurrentRequestsPerFile(64))
-	if err != nil {
-		client.Close() //nolint:errcheck // already failing
-		return nil, fmt.Errorf("start sftp session on %s: %w", addr, err)
+	tcp.Close() //nolint:errcheck // already failing
+	switch {
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("connect to %s: %w", addr, ctx.Err())
+	case !stopped:
+		return nil, fmt.Errorf("connect to %s: handshake timed out after %v: %w", addr, connectTimeout, err)
+	case hostKeyOK.Load():
+		// Past the host key, what remains of the handshake is
+		// authentication.
+		hint := "the server accepts none of the offered methods"
+		if authTried.Load() {
+			hint = "credentials rejected"
+		}
+		return nil, fmt.Errorf("log in to %s as %q: %w: %s (%v)", addr, cfg.User, ErrAuthFailed, hint, err)
 	}
-	c := &conn{ssh: client, sftp: sc, dead: make(chan struct{})}
-	go func() {
-		// Wait's error says why the connection ended; isConnLost and the
-		// operation's own error carry what callers need.
-		_ = client.Wait()
-		close(c.dead)
-	}()
-	return c, nil
+	return nil, fmt.Errorf("connect to %s: %w", addr, err)
 }
 
 // authMethods returns the credentials to offer, in order: key file,
