@@ -96,6 +96,10 @@ fi
 
 # --- start or reuse -----------------------------------------------------------
 mkdir -p "$STATE"
+# Two callers starting at once (parallel test runs) must not both start a
+# server: hold a lock until the server is up or reused.
+exec 9>"$STATE/start.lock"
+flock 9
 WANT_DATA=""
 if [ -n "${1:-}" ]; then
 	WANT_DATA="$(realpath -m -- "$1")"

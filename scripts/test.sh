@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# test.sh: the whole test suite, as CI runs it on a fresh machine.
+#
+# Installs what the tests need (spin from Debian; versitygw through the Go
+# module proxy; openssh-server from Debian), starts a real S3 server and a
+# real SFTP server on 127.0.0.1, then runs go vet and every Go test with the
+# race detector, and stops the servers again. Servers a test needs and
+# cannot find make the test fail, never skip.
+#
+# Usage: scripts/test.sh [extra go test args, e.g. -run TestX ./internal/...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
+
+log() { echo "test.sh: $*" >&2; }
+
+apt_install() { # packages...
+	local missing=()
+	for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing ${missing[*]} with apt-get"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 \
+		|| { apt-get update -q >&2 && apt-get install -y -q --no-install-recommends "${missing[@]}" >&2; }
+}
+apt_install spin gcc
+
+# Each script prints export lines; their own logs go to stderr.
+s3env="$(scripts/s3-server.sh)" || { log "the S3 test server did not start"; exit 1; }
+eval "$s3env"
+sftpenv="$(scripts/sftp-server.sh)" || { log "the SFTP test server did not start"; exit 1; }
+eval "$sftpenv"
+cleanup() {
+	scripts/s3-server.sh --stop || true
+	scripts/sftp-server.sh --stop || true
+}
+trap cleanup EXIT
+
+log "go vet"
+go vet ./...
+log "go test -race"
+if [ $# -gt 0 ]; then
+	go test -race -timeout 40m "$@"
+else
+	go test -race -timeout 40m ./...
+fi
