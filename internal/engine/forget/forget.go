@@ -1,0 +1,130 @@
+package forget
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+)
+
+// ReasonNamed marks a snapshot removed because it was named by id.
+const ReasonNamed = "named"
+
+// Sentinel errors.
+var (
+	// ErrNoPolicy: neither snapshot ids nor any keep rule was given;
+	// forget refuses rather than remove every snapshot.
+	ErrNoPolicy = errors.New("give snapshot ids or at least one -keep-* rule (forget refuses to remove every snapshot)")
+	// ErrIDsAndPolicy: ids and keep rules are exclusive.
+	ErrIDsAndPolicy = errors.New("give either snapshot ids or -keep-* rules, not both")
+)
+
+// Options configure a forget run.
+type Options struct {
+	// IDs names snapshots to remove (id prefixes, or "latest").
+	IDs []string
+	// Policy is used when IDs is empty.
+	Policy  Policy
+	Filter  Filter
+	GroupBy GroupBy
+	// Location is the time zone of calendar periods (nil: time.Local).
+	Location *time.Location
+	// DryRun decides but deletes nothing.
+	DryRun bool
+}
+
+// GroupResult is what was decided for one group.
+type GroupResult struct {
+	Key    GroupKey
+	Keep   []Decision
+	Remove []Decision
+}
+
+// Result is the outcome of Plan or Run.
+type Result struct {
+	Groups []GroupResult
+	// Removed lists the snapshots deleted (Run, not a dry run).
+	Removed []id.ID
+}
+
+// Plan decides, without any I/O, which of snaps to keep and remove.
+func Plan(snaps []snapshot.WithID, opts Options) (*Result, error) {
+	if len(opts.IDs) > 0 && !opts.Policy.Empty() {
+		return nil, ErrIDsAndPolicy
+	}
+	if len(opts.IDs) > 0 {
+		return planIDs(snaps, opts.IDs)
+	}
+	if opts.Policy.Empty() {
+		return nil, ErrNoPolicy
+	}
+	if err := opts.Policy.Validate(); err != nil {
+		return nil, err
+	}
+	loc := opts.Location
+	if loc == nil {
+		loc = time.Local
+	}
+	var matched []snapshot.WithID
+	for _, s := range snaps {
+		if opts.Filter.Match(s.Snapshot) {
+			matched = append(matched, s)
+		}
+	}
+	res := &Result{}
+	for _, g := range Split(matched, opts.GroupBy) {
+		gr := GroupResult{Key: g.Key}
+		for _, d := range Apply(g.Snapshots, opts.Policy, loc) {
+			if d.Keep {
+				gr.Keep = append(gr.Keep, d)
+			} else {
+				gr.Remove = append(gr.Remove, d)
+			}
+		}
+		res.Groups = append(res.Groups, gr)
+	}
+	return res, nil
+}
+
+func planIDs(snaps []snapshot.WithID, refs []string) (*Result, error) {
+	gr := GroupResult{}
+	seen := make(map[id.ID]bool)
+	for _, ref := range refs {
+		s, err := repo.FindSnapshot(snaps, ref, nil)
+		if err != nil {
+			return nil, err
+		}
+		if seen[s.ID] {
+			continue
+		}
+		seen[s.ID] = true
+		gr.Remove = append(gr.Remove, Decision{WithID: s, Reasons: []string{ReasonNamed}})
+	}
+	return &Result{Groups: []GroupResult{gr}}, nil
+}
+
+// Run loads r's snapshots, plans, and deletes the snapshots to remove
+// unless opts.DryRun. On a deletion error the snapshots removed so far are
+// in the result.
+func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error) {
+	snaps, err := r.Snapshots(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := Plan(snaps, opts)
+	if err != nil || opts.DryRun {
+		return res, err
+	}
+	for _, g := range res.Groups {
+		for _, d := range g.Remove {
+			if err := r.DeleteSnapshot(ctx, d.ID); err != nil {
+				return res, err
+			}
+			res.Removed = append(res.Removed, d.ID)
+		}
+	}
+	return res, nil
+}
