@@ -34,6 +34,7 @@ type globals struct {
 	encryptionKey string
 	recoveryKey   string
 	json          bool
+	jsonProgress  bool
 	verbose       bool
 	quiet         bool
 	debug         bool
@@ -57,6 +58,7 @@ func (g *globals) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&g.encryptionKey, "encryption-key", getenv("CLOUDSTIC_ENCRYPTION_KEY"), "platform key, 64 hex digits, instead of a password (env CLOUDSTIC_ENCRYPTION_KEY)")
 	fs.StringVar(&g.recoveryKey, "recovery-key", getenv("CLOUDSTIC_RECOVERY_KEY"), "24-word recovery key, instead of a password")
 	fs.BoolVar(&g.json, "json", false, "print one JSON document on stdout")
+	fs.BoolVar(&g.jsonProgress, "json-progress", false, "stream progress as JSON lines on stderr (for GUIs)")
 	fs.BoolVar(&g.verbose, "verbose", false, "print more detail")
 	fs.BoolVar(&g.quiet, "quiet", false, "print only the summary")
 	fs.BoolVar(&g.debug, "debug", false, "log every store request with its timing on stderr")
