@@ -26,6 +26,8 @@ type SaverStats struct {
 }
 
 // Saver bundles new blobs into packs and uploads them in the background.
+// Tree blobs and data blobs go to separate packs, so that reading the
+// trees of a snapshot touches few packs and a metadata cache stays small.
 // Save is safe for concurrent use; call Flush once at the end. A blob
 // becomes visible in the repository's index only after its pack and an
 // index file naming it are stored.
@@ -34,7 +36,7 @@ type Saver struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	mu      sync.Mutex
-	cur     *pack.Builder
+	cur     [2]*pack.Builder // by blob type: trees and data go to separate packs
 	pending map[id.ID]bool // saved in this run, not yet indexed
 	uploads chan *pack.Builder
 	closeUp sync.Once
@@ -99,13 +101,14 @@ func (s *Saver) Save(ctx context.Context, t pack.BlobType, blob id.ID, data []by
 	s.stats.bytes.Add(int64(len(sealed)))
 
 	s.mu.Lock()
-	if s.cur == nil {
-		s.cur = pack.NewBuilder(s.r.cfg.PackSize + s.r.cfg.PackSize/4)
+	cur := &s.cur[t&1]
+	if *cur == nil {
+		*cur = pack.NewBuilder(s.r.cfg.PackSize + s.r.cfg.PackSize/4)
 	}
-	s.cur.Add(t, blob, sealed)
+	(*cur).Add(t, blob, sealed)
 	var full *pack.Builder
-	if s.cur.Size() >= s.r.cfg.PackSize {
-		full, s.cur = s.cur, nil
+	if (*cur).Size() >= s.r.cfg.PackSize {
+		full, *cur = *cur, nil
 	}
 	s.mu.Unlock()
 	if full != nil {
@@ -193,11 +196,13 @@ func (s *Saver) writeIndex(ctx context.Context, packs []index.PackBlobs) error {
 func (s *Saver) Flush(ctx context.Context) error {
 	s.mu.Lock()
 	last := s.cur
-	s.cur = nil
+	s.cur = [2]*pack.Builder{}
 	s.mu.Unlock()
 	var err error
-	if last != nil && last.Count() > 0 {
-		err = s.send(ctx, last)
+	for _, b := range last {
+		if b != nil && b.Count() > 0 && err == nil {
+			err = s.send(ctx, b)
+		}
 	}
 	s.stopUploaders()
 	s.cancel()
@@ -220,7 +225,7 @@ func (s *Saver) Abort() {
 	s.err.set(errors.New("saver aborted"))
 	s.cancel()
 	s.mu.Lock()
-	s.cur = nil
+	s.cur = [2]*pack.Builder{}
 	s.mu.Unlock()
 	s.stopUploaders()
 }
