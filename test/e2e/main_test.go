@@ -1,0 +1,169 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// binary is the cloudstic executable TestMain builds.
+var binary string
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "cloudstic-e2e-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	// World-readable: one test runs the binary as an unprivileged user.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "go env GOMOD:", err)
+		return 1
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		fmt.Fprintln(os.Stderr, "go env GOMOD: not inside the cloudstic module")
+		return 1
+	}
+	binary = filepath.Join(dir, "cloudstic")
+	build := exec.Command("go", "build", "-o", binary, "./cmd/cloudstic")
+	build.Dir = filepath.Dir(gomod)
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building cloudstic:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// result is what one run of the binary produced.
+type result struct {
+	args           []string
+	stdout, stderr string
+	code           int
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("cloudstic %q: exit %d\nstdout:\n%s\nstderr:\n%s", r.args, r.code, r.stdout, r.stderr)
+}
+
+// runOpts tweak one run.
+type runOpts struct {
+	env  []string // extra KEY=VALUE
+	dir  string   // working directory
+	cred *syscall.Credential
+}
+
+// baseEnv is the test process environment without anything that would
+// configure cloudstic behind the test's back.
+func baseEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "CLOUDSTIC_") || strings.HasPrefix(k, "AWS_") || strings.HasPrefix(k, "B2_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// cmd builds the command for one run.
+func (o runOpts) cmd(args []string) *exec.Cmd {
+	c := exec.Command(binary, args...)
+	c.Env = append(baseEnv(), o.env...)
+	c.Dir = o.dir
+	if o.cred != nil {
+		c.SysProcAttr = &syscall.SysProcAttr{Credential: o.cred}
+	}
+	return c
+}
+
+// runWith runs the binary and returns what it did; it fails the test only
+// if the binary could not be run at all.
+func runWith(t *testing.T, o runOpts, args ...string) result {
+	t.Helper()
+	c := o.cmd(args)
+	var stdout, stderr bytes.Buffer
+	c.Stdout, c.Stderr = &stdout, &stderr
+	err := c.Run()
+	res := result{args: args, stdout: stdout.String(), stderr: stderr.String()}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit):
+		res.code = exit.ExitCode()
+	default:
+		t.Fatalf("running cloudstic %q: %v", args, err)
+	}
+	return res
+}
+
+// run runs the binary with no extra settings.
+func run(t *testing.T, args ...string) result {
+	t.Helper()
+	return runWith(t, runOpts{}, args...)
+}
+
+// mustRun runs the binary and fails the test unless it exits 0.
+func mustRun(t *testing.T, args ...string) result {
+	t.Helper()
+	res := run(t, args...)
+	if res.code != 0 {
+		t.Fatalf("want exit 0, got %v", res)
+	}
+	return res
+}
+
+// wantCode fails the test unless res exited with code.
+func wantCode(t *testing.T, res result, code int) {
+	t.Helper()
+	if res.code != code {
+		t.Fatalf("want exit %d, got %v", code, res)
+	}
+}
+
+// wantOneLineError checks a failed run printed exactly one line on stderr
+// containing every one of subs.
+func wantOneLineError(t *testing.T, res result, subs ...string) {
+	t.Helper()
+	msg := strings.TrimRight(res.stderr, "\n")
+	if msg == "" || strings.Contains(msg, "\n") {
+		t.Errorf("want a one-line error on stderr, got %v", res)
+	}
+	for _, s := range subs {
+		if !strings.Contains(msg, s) {
+			t.Errorf("stderr %q does not mention %q", msg, s)
+		}
+	}
+}
+
+// decodeJSON checks stdout is exactly one JSON document and decodes it
+// into v.
+func decodeJSON(t *testing.T, res result, v any) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(res.stdout))
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("stdout is not a JSON document: %v\n%v", err, res)
+	}
+	if rest := strings.TrimSpace(res.stdout[dec.InputOffset():]); rest != "" {
+		t.Fatalf("stdout has %q after the JSON document", rest)
+	}
+}
