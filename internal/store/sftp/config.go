@@ -109,6 +109,9 @@ func ParseURL(s string) (Config, error) {
 	if err := checkHost(cfg.Host); err != nil {
 		return Config{}, fmt.Errorf("sftp URL %q: %w", s, err)
 	}
+	if strings.Contains(cfg.Host, ":") && !strings.HasPrefix(u.Host, "[") {
+		return Config{}, fmt.Errorf("sftp URL %q: put an IPv6 address in brackets", s)
+	}
 	if p := u.Port(); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > 65535 {
@@ -130,6 +133,12 @@ func ParseURL(s string) (Config, error) {
 func checkHost(h string) error {
 	if h == "" {
 		return errors.New("missing host")
+	}
+	if strings.Contains(h, ":") {
+		ip, _, _ := strings.Cut(h, "%") // an IPv6 zone may follow
+		if net.ParseIP(ip) == nil {
+			return fmt.Errorf("invalid IPv6 address %q", h)
+		}
 	}
 	for _, r := range h {
 		ok := r == '.' || r == '-' || r == '_' || r == ':' || r == '%' ||

@@ -29,6 +29,8 @@ func TestParseURL(t *testing.T) {
 		{"sftp://host/x#frag", Config{}, false},
 		{"sftp:host/x", Config{}, false},
 		{"sftp://ho st/x", Config{}, false},
+		{"sftp://::1", Config{}, false},
+		{"sftp://[:]:1/", Config{}, false},
 		{"", Config{}, false},
 	}
 	for _, c := range cases {
