@@ -200,5 +200,5 @@ func (s *Store) writeTemp(c *sftp.Client, dir string, data []byte) (string, erro
 // removeTemp removes a temp file, best effort: leftovers start with "." and
 // are invisible to List and Get.
 func removeTemp(c *sftp.Client, name string) {
-	_ = c.Remove(name)
+	_ = c.Remove(name) // best effort, see above
 }
