@@ -81,7 +81,9 @@ func (a *app) backup(ctx context.Context, r *repo.Repository, opts backup.Option
 	if err != nil {
 		return err
 	}
+	stopProgress := a.backupProgress(&opts)
 	res, err := backup.Run(ctx, r, snaps, opts)
+	stopProgress()
 	if errors.Is(err, backup.ErrSource) {
 		return fmt.Errorf("cannot back up %s: %w", opts.Path, err)
 	}

@@ -61,7 +61,13 @@ func (a *app) restore(ctx context.Context, r *repo.Repository, ref string, opts 
 	if err != nil {
 		return err
 	}
+	var files, bytes int64
+	if opts.Path == "" {
+		files, bytes = snap.Summary.FilesTotal, snap.Summary.BytesTotal
+	}
+	stopProgress := a.restoreProgress(&opts, files, bytes)
 	res, err := restore.Run(ctx, r, snap.Tree, opts)
+	stopProgress()
 	if err != nil && !errors.Is(err, restore.ErrDamaged) {
 		return err
 	}
