@@ -1,0 +1,182 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/pack"
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// Kinds of problem.
+const (
+	KindMissing = "missing"
+	KindCorrupt = "corrupt"
+	KindNote    = "note"
+)
+
+// Problem is one finding, printed as "[kind] key: message".
+type Problem struct {
+	Kind    string `json:"kind"`
+	Key     string `json:"key"`
+	Message string `json:"message"`
+}
+
+// String renders the problem on one line.
+func (p Problem) String() string { return fmt.Sprintf("[%s] %s: %s", p.Kind, p.Key, p.Message) }
+
+// Options configure a check.
+type Options struct {
+	// Snapshot restricts the structure check to one snapshot (id prefix or
+	// "latest"); empty checks all.
+	Snapshot string
+	// ReadData reads every selected pack and verifies every blob in it.
+	ReadData bool
+	// Subset selects the packs ReadData reads.
+	Subset Subset
+	// Workers is the number of packs checked at once (default 4).
+	Workers int
+	// Logf receives progress messages (nil: none).
+	Logf func(format string, args ...any)
+}
+
+// Result counts what was checked and lists the findings.
+type Result struct {
+	Snapshots  int       `json:"snapshots"`
+	Trees      int       `json:"trees"`
+	Blobs      int       `json:"blobs_referenced"`
+	IndexFiles int       `json:"index_files"`
+	Packs      int       `json:"packs"`
+	PacksRead  int       `json:"packs_read"`
+	BlobsRead  int       `json:"blobs_read"`
+	BytesRead  int64     `json:"bytes_read"`
+	Errors     []Problem `json:"errors"`
+	Notes      []Problem `json:"notes"`
+}
+
+// OK reports whether no error was found (notes are fine).
+func (r *Result) OK() bool { return len(r.Errors) == 0 }
+
+// checker holds the state of one run.
+type checker struct {
+	r      *repo.Repository
+	opts   Options
+	mu     sync.Mutex
+	res    *Result
+	packs  map[id.ID]int64 // packs on the store and their sizes
+	damage map[id.ID]bool  // packs found missing or corrupt
+}
+
+func (c *checker) add(kind, key, format string, args ...any) {
+	p := Problem{Kind: kind, Key: key, Message: fmt.Sprintf(format, args...)}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if kind == KindNote {
+		c.res.Notes = append(c.res.Notes, p)
+	} else {
+		c.res.Errors = append(c.res.Errors, p)
+	}
+}
+
+func (c *checker) logf(format string, args ...any) {
+	if c.opts.Logf != nil {
+		c.opts.Logf(format, args...)
+	}
+}
+
+// Run checks r. r's in-memory index must not be loaded: check reads every
+// index file itself so that it can report each one's damage. The error is
+// for failures to run at all (listing the store); damage is in the result.
+func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = 4
+	}
+	if r.Index().Len() != 0 {
+		return nil, errors.New("check: the repository's index must not be loaded before check")
+	}
+	c := &checker{r: r, opts: opts, res: &Result{}, damage: make(map[id.ID]bool)}
+	objs, bad, err := r.ListObjects(ctx, repo.DataPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("listing packs: %w", err)
+	}
+	for _, k := range bad {
+		c.add(KindNote, k, "not a pack name; ignored")
+	}
+	c.packs = make(map[id.ID]int64, len(objs))
+	for _, o := range objs {
+		c.packs[o.ID] = o.Size
+	}
+	c.res.Packs = len(objs)
+	indexed, err := c.readIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.logf("checking %d packs against the index", len(indexed))
+	if err := c.checkPacks(ctx, indexed); err != nil {
+		return nil, err
+	}
+	if err := c.checkSnapshots(ctx, indexed); err != nil {
+		return nil, err
+	}
+	sortProblems(c.res.Errors)
+	sortProblems(c.res.Notes)
+	return c.res, ctx.Err()
+}
+
+func sortProblems(ps []Problem) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].Kind != ps[j].Kind {
+			return ps[i].Kind < ps[j].Kind
+		}
+		return ps[i].Key < ps[j].Key
+	})
+}
+
+// readIndex reads every index file, reporting unreadable ones, fills the
+// repository's index (packs on the store first, so that a blob's location
+// is an existing pack where one exists) and returns the entries per pack.
+func (c *checker) readIndex(ctx context.Context) (map[id.ID][]pack.Entry, error) {
+	files, _, err := c.r.ListObjects(ctx, repo.IndexPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("listing index files: %w", err)
+	}
+	c.res.IndexFiles = len(files)
+	indexed := make(map[id.ID][]pack.Entry)
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		file, err := c.r.IndexFile(ctx, f.ID)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			c.add(KindNote, f.Key, "deleted while check ran")
+			continue
+		case err != nil:
+			c.add(KindCorrupt, f.Key, "%v", err)
+			continue
+		}
+		for _, p := range file.Packs {
+			if _, ok := indexed[p.ID]; !ok {
+				indexed[p.ID] = p.Blobs
+			}
+		}
+	}
+	for _, present := range []bool{true, false} {
+		for pid, entries := range indexed {
+			if _, ok := c.packs[pid]; ok == present {
+				c.r.Index().Add(pid, entries)
+			}
+		}
+	}
+	for pid := range c.packs {
+		if _, ok := indexed[pid]; !ok {
+			c.add(KindNote, repo.PackKey(pid), "pack is in no index: unreferenced leftover of an interrupted backup or prune (prune removes it)")
+		}
+	}
+	return indexed, nil
+}

@@ -1,0 +1,152 @@
+package check
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/pack"
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// checkPacks compares every indexed pack that exists with its own header
+// (or, with ReadData, reads and verifies it), a few packs at a time.
+func (c *checker) checkPacks(ctx context.Context, indexed map[id.ID][]pack.Entry) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(c.opts.Workers)
+	done := 0
+	for pid, entries := range indexed {
+		size, ok := c.packs[pid]
+		if !ok {
+			c.damage[pid] = true // judged after the snapshots: needed or stale
+			continue
+		}
+		read := c.opts.ReadData && c.opts.Subset.Selects(pid)
+		g.Go(func() error {
+			if read {
+				c.readPack(gctx, pid, size, entries)
+			} else {
+				c.checkHeader(gctx, pid, size, entries)
+			}
+			c.mu.Lock()
+			done++
+			if done%500 == 0 {
+				c.logf("checked %d/%d packs", done, len(indexed))
+			}
+			c.mu.Unlock()
+			return gctx.Err()
+		})
+	}
+	return g.Wait()
+}
+
+func (c *checker) markDamaged(pid id.ID) {
+	c.mu.Lock()
+	c.damage[pid] = true
+	c.mu.Unlock()
+}
+
+func (c *checker) isDamaged(pid id.ID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.damage[pid]
+}
+
+func (c *checker) checkHeader(ctx context.Context, pid id.ID, size int64, entries []pack.Entry) {
+	key := repo.PackKey(pid)
+	hdr, err := c.r.ReadPackHeader(ctx, pid, size)
+	if err != nil {
+		c.packError(key, pid, err)
+		return
+	}
+	c.compare(key, pid, hdr, entries)
+}
+
+// packError reports a pack that could not be read.
+func (c *checker) packError(key string, pid id.ID, err error) {
+	c.markDamaged(pid)
+	if errors.Is(err, store.ErrNotFound) {
+		c.add(KindMissing, key, "pack disappeared while check ran")
+		return
+	}
+	c.add(KindCorrupt, key, "%v", err)
+}
+
+// compare checks that the index entries of a pack match its header.
+func (c *checker) compare(key string, pid id.ID, hdr, entries []pack.Entry) {
+	byID := make(map[id.ID]pack.Entry, len(hdr))
+	for _, e := range hdr {
+		byID[e.ID] = e
+	}
+	bad := 0
+	var example string
+	for _, e := range entries {
+		h, ok := byID[e.ID]
+		if !ok || h != e {
+			bad++
+			if example == "" {
+				example = fmt.Sprintf("index has %s %s at %d+%d, header has %+v (present: %v)", e.Type, e.ID.Short(), e.Offset, e.Length, h, ok)
+			}
+		}
+	}
+	if bad > 0 {
+		c.markDamaged(pid)
+		c.add(KindCorrupt, key, "%d index entries disagree with the pack's header (e.g. %s)", bad, example)
+	}
+}
+
+// readPack downloads a pack, checks its hash, header and every blob.
+func (c *checker) readPack(ctx context.Context, pid id.ID, size int64, entries []pack.Entry) {
+	key := repo.PackKey(pid)
+	data, err := c.r.Store().Get(ctx, key)
+	if err != nil {
+		c.packError(key, pid, err)
+		return
+	}
+	c.mu.Lock()
+	c.res.PacksRead++
+	c.res.BytesRead += int64(len(data))
+	c.mu.Unlock()
+	if id.ID(sha256.Sum256(data)) != pid {
+		c.markDamaged(pid)
+		c.add(KindCorrupt, key, "content does not hash to the pack's name (%d bytes, listed as %d)", len(data), size)
+	}
+	n := int64(len(data))
+	if n < 4 {
+		c.packError(key, pid, fmt.Errorf("%w: %d bytes", pack.ErrCorrupt, n))
+		return
+	}
+	hl, err := pack.HeaderLength(data[n-4:], n)
+	if err != nil {
+		c.packError(key, pid, err)
+		return
+	}
+	hdr, err := pack.ParseHeader(c.r.Key(), data[n-4-hl:n-4], n-4-hl)
+	if err != nil {
+		c.packError(key, pid, err)
+		return
+	}
+	c.compare(key, pid, hdr, entries)
+	bad := 0
+	var first error
+	for _, e := range entries {
+		if _, err := c.r.DecodeBlobFromPack(data, e); err != nil {
+			bad++
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	c.mu.Lock()
+	c.res.BlobsRead += len(entries)
+	c.mu.Unlock()
+	if bad > 0 {
+		c.markDamaged(pid)
+		c.add(KindCorrupt, key, "%d of %d blobs do not decrypt or hash to their ids (e.g. %v)", bad, len(entries), first)
+	}
+}

@@ -1,0 +1,164 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/index"
+	"github.com/cloudstic/cloudstic/internal/repo/pack"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// walkItem is a tree still to visit.
+type walkItem struct {
+	tree id.ID
+	path string
+	snap string // snapshot key, for messages
+}
+
+// missingPack aggregates the referenced blobs of a pack that is gone.
+type missingPack struct {
+	blobs   int
+	example string
+}
+
+// walker walks snapshot trees once each.
+type walker struct {
+	c       *checker
+	seen    map[id.ID]bool
+	missing map[id.ID]*missingPack
+}
+
+// checkSnapshots loads the snapshots and walks their trees.
+func (c *checker) checkSnapshots(ctx context.Context, indexed map[id.ID][]pack.Entry) error {
+	snaps, err := c.loadSnapshots(ctx)
+	if err != nil {
+		return err
+	}
+	w := &walker{c: c, seen: make(map[id.ID]bool), missing: make(map[id.ID]*missingPack)}
+	for i, s := range snaps {
+		if err := w.walk(ctx, s); err != nil {
+			return err
+		}
+		c.logf("checked snapshot %s (%d/%d)", s.ID.Short(), i+1, len(snaps))
+	}
+	for pid, m := range w.missing {
+		c.add(KindMissing, repo.PackKey(pid), "pack does not exist; %d referenced blobs were in it (e.g. %s)", m.blobs, m.example)
+	}
+	for pid := range indexed {
+		if _, ok := c.packs[pid]; !ok && w.missing[pid] == nil {
+			c.add(KindNote, repo.PackKey(pid), "the index names this pack, which does not exist, but no checked snapshot needs its blobs (stale entries left by an interrupted prune; prune removes them)")
+		}
+	}
+	c.res.Blobs = len(w.seen)
+	if c.opts.Snapshot == "" {
+		unused := 0
+		c.r.Index().Each(func(b id.ID, _ index.Location) {
+			if !w.seen[b] {
+				unused++
+			}
+		})
+		if unused > 0 {
+			c.add(KindNote, repo.IndexPrefix, "%d blobs are used by no snapshot (left by an interrupted backup or a forget; prune removes them)", unused)
+		}
+	}
+	return nil
+}
+
+// loadSnapshots loads every snapshot (reporting the unreadable ones) or
+// the one Options.Snapshot names.
+func (c *checker) loadSnapshots(ctx context.Context) ([]snapshot.WithID, error) {
+	ids, bad, err := c.r.ListIDs(ctx, repo.SnapshotPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("listing snapshots: %w", err)
+	}
+	for _, k := range bad {
+		c.add(KindNote, k, "not a snapshot name; ignored")
+	}
+	var out []snapshot.WithID
+	for _, sid := range ids {
+		s, err := c.r.LoadSnapshot(ctx, sid)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			continue // forgotten while check ran
+		case err != nil:
+			c.add(KindCorrupt, repo.SnapshotKey(sid), "%v", err)
+			continue
+		}
+		out = append(out, snapshot.WithID{ID: sid, Snapshot: s})
+	}
+	snapshot.SortByTime(out)
+	if c.opts.Snapshot != "" {
+		s, err := repo.FindSnapshot(out, c.opts.Snapshot, nil)
+		if err != nil {
+			return nil, err
+		}
+		out = []snapshot.WithID{s}
+	}
+	c.res.Snapshots = len(out)
+	return out, nil
+}
+
+// locate reports a blob that cannot be found, returning false then.
+func (w *walker) locate(blob id.ID, what, p, snapKey string) bool {
+	loc, ok := w.c.r.Index().Lookup(blob)
+	if !ok {
+		w.c.add(KindMissing, snapKey, "%s %s (%s) is in no index", what, blob.Short(), p)
+		return false
+	}
+	if _, ok := w.c.packs[loc.Pack]; !ok {
+		m := w.missing[loc.Pack]
+		if m == nil {
+			m = &missingPack{example: fmt.Sprintf("%s %s of %s in %s", what, blob.Short(), p, snapKey)}
+			w.missing[loc.Pack] = m
+		}
+		m.blobs++
+		return false
+	}
+	return !w.c.isDamaged(loc.Pack) // damaged packs are already reported
+}
+
+func (w *walker) walk(ctx context.Context, s snapshot.WithID) error {
+	snapKey := repo.SnapshotKey(s.ID)
+	stack := []walkItem{{tree: s.Tree, path: "/", snap: snapKey}}
+	for len(stack) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if w.seen[it.tree] {
+			continue
+		}
+		w.seen[it.tree] = true
+		w.c.res.Trees++
+		if !w.locate(it.tree, "tree", it.path, it.snap) {
+			continue
+		}
+		t, err := w.c.r.LoadTree(ctx, it.tree)
+		if err != nil {
+			loc, _ := w.c.r.Index().Lookup(it.tree) // found by locate above
+			w.c.add(KindCorrupt, repo.PackKey(loc.Pack), "tree %s (%s): %v", it.tree.Short(), it.path, err)
+			continue
+		}
+		for _, n := range t.Nodes {
+			p := path.Join(it.path, n.Name)
+			for _, b := range n.Content {
+				if !w.seen[b] {
+					w.seen[b] = true
+					w.locate(b, "data blob", p, it.snap)
+				}
+			}
+			if n.Type == tree.TypeDir && !w.seen[n.Subtree] {
+				stack = append(stack, walkItem{tree: n.Subtree, path: p, snap: it.snap})
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,242 @@
+package prune
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"sort"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/index"
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+var errIndexLoaded = errors.New("prune: the repository's index must not be loaded before prune")
+
+// sorted returns the packs with act that exist on the store, by id.
+func (p *plan) sorted(act action) []*packState {
+	var out []*packState
+	for _, ps := range p.packs {
+		if ps.onStore && ps.act == act {
+			out = append(out, ps)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return string(out[i].id[:]) < string(out[j].id[:]) })
+	return out
+}
+
+// oldIndexFiles are the index files the merged index supersedes: those
+// older than the cutoff.
+func (p *plan) oldIndexFiles() []repo.ObjectEntry {
+	var out []repo.ObjectEntry
+	for _, f := range p.indexFiles {
+		if !f.ModTime.IsZero() && f.ModTime.Before(p.cutoff) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (p *plan) stalePacks() int {
+	n := 0
+	for _, ps := range p.packs {
+		if !ps.onStore {
+			n++
+		}
+	}
+	return n
+}
+
+// needsWork: something to delete or repack, stale entries to drop, or
+// several index files to merge.
+func (p *plan) needsWork() bool {
+	return len(p.sorted(actDelete))+len(p.sorted(actRepack))+p.stalePacks() > 0 || len(p.oldIndexFiles()) > 1
+}
+
+// summarize fills the counts of the plan (and, on a dry run, what would
+// be deleted and reclaimed).
+func (p *plan) summarize(dryRun bool) *Result {
+	res := &Result{DryRun: dryRun, Snapshots: len(p.snapshots), BlobsUsed: len(p.used),
+		IndexFilesScanned: len(p.indexFiles), StalePacks: p.stalePacks(), PacksProtected: len(p.sorted(actProtect))}
+	for _, ps := range p.packs {
+		if ps.onStore {
+			res.PacksScanned++
+		}
+	}
+	if !dryRun {
+		return res
+	}
+	for _, ps := range p.sorted(actDelete) {
+		res.PacksDeleted++
+		res.BytesDeleted += ps.obj.Size
+		res.WouldDelete = append(res.WouldDelete, ps.obj.Key)
+	}
+	for _, ps := range p.sorted(actRepack) {
+		res.PacksRepacked++
+		res.BytesDeleted += ps.obj.Size
+		res.BytesWritten += ps.usedBytes
+		res.WouldDelete = append(res.WouldDelete, ps.obj.Key)
+	}
+	if p.needsWork() {
+		for _, f := range p.oldIndexFiles() {
+			res.IndexFilesDeleted++
+			res.WouldDelete = append(res.WouldDelete, f.Key)
+		}
+	}
+	res.BytesReclaimed = res.BytesDeleted - res.BytesWritten
+	return res
+}
+
+// execute repacks, writes the merged index, then deletes old packs and,
+// last, superseded index files.
+func (p *plan) execute(ctx context.Context, r *repo.Repository, opts Options, res *Result) error {
+	written, err := p.repack(ctx, r, opts, res)
+	if err != nil {
+		return err
+	}
+	var merged []index.PackBlobs
+	for _, ps := range append(p.sorted(actKeep), p.sorted(actProtect)...) {
+		if ps.entries != nil {
+			merged = append(merged, index.PackBlobs{ID: ps.id, Blobs: ps.entries})
+		}
+	}
+	newFiles, err := r.WriteIndex(ctx, merged)
+	if err != nil {
+		return err
+	}
+	res.IndexFilesWritten += len(newFiles)
+	for _, f := range newFiles {
+		written[repo.IndexKey(f)] = true
+	}
+	opts.logf("merged index written: %d packs in %d files", len(merged), len(newFiles))
+	if err := p.checkSnapshots(ctx, r, opts); err != nil {
+		return err
+	}
+	var packKeys []string
+	for _, ps := range append(p.sorted(actDelete), p.sorted(actRepack)...) {
+		if written[ps.obj.Key] {
+			continue
+		}
+		packKeys = append(packKeys, ps.obj.Key)
+		res.BytesDeleted += ps.obj.Size
+		if ps.act == actRepack {
+			res.PacksRepacked++
+		} else {
+			res.PacksDeleted++
+		}
+	}
+	if err := deleteAll(ctx, r.Store(), opts, "packs", packKeys); err != nil {
+		return err
+	}
+	var idxKeys []string
+	for _, f := range p.oldIndexFiles() {
+		if !written[f.Key] {
+			idxKeys = append(idxKeys, f.Key)
+		}
+	}
+	if err := deleteAll(ctx, r.Store(), opts, "index files", idxKeys); err != nil {
+		return err
+	}
+	res.IndexFilesDeleted = len(idxKeys)
+	return nil
+}
+
+// repack copies the used blobs of the packs to repack into new packs
+// (with their own index files) and returns the keys it wrote.
+func (p *plan) repack(ctx context.Context, r *repo.Repository, opts Options, res *Result) (map[string]bool, error) {
+	written := make(map[string]bool)
+	todo := p.sorted(actRepack)
+	if len(todo) == 0 {
+		return written, nil
+	}
+	saver := r.NewSaver(ctx, 2)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.Workers)
+	for i, ps := range todo {
+		g.Go(func() error {
+			if err := repackOne(gctx, r, saver, ps); err != nil {
+				return err
+			}
+			opts.logf("repacked %d/%d packs", i+1, len(todo))
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		saver.Abort()
+		return nil, err
+	}
+	if err := saver.Flush(ctx); err != nil {
+		return nil, err
+	}
+	st := saver.Stats()
+	res.PacksWritten = int(st.PacksStored)
+	res.IndexFilesWritten = int(st.IndexFiles)
+	res.BytesWritten = st.BytesAdded
+	for _, pid := range r.Index().Packs() {
+		written[repo.PackKey(pid)] = true
+	}
+	return written, nil
+}
+
+func repackOne(ctx context.Context, r *repo.Repository, saver *repo.Saver, ps *packState) error {
+	data, err := r.Store().Get(ctx, ps.obj.Key)
+	if err != nil {
+		return fmt.Errorf("reading pack %s to repack: %w", ps.id.Short(), err)
+	}
+	if id.ID(sha256.Sum256(data)) != ps.id {
+		return fmt.Errorf("%w: pack %s does not match its name", ErrDamaged, ps.id.Short())
+	}
+	for _, e := range ps.used {
+		plain, err := r.DecodeBlobFromPack(data, e)
+		if err != nil {
+			return fmt.Errorf("%w: pack %s: %w", ErrDamaged, ps.id.Short(), err)
+		}
+		if _, err := saver.Save(ctx, e.Type, e.ID, plain); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSnapshots stops the run when a snapshot appeared since the mark
+// phase: its blobs were not marked.
+func (p *plan) checkSnapshots(ctx context.Context, r *repo.Repository, opts Options) error {
+	if opts.Lease != nil {
+		if err := opts.Lease.Check(ctx); err != nil {
+			return err
+		}
+	}
+	ids, _, err := r.ListIDs(ctx, repo.SnapshotPrefix)
+	if err != nil {
+		return fmt.Errorf("listing snapshots: %w", err)
+	}
+	for _, s := range ids {
+		if !p.snapshots[s] {
+			return fmt.Errorf("%w: snapshot %s is new", ErrConcurrentChange, s.Short())
+		}
+	}
+	return nil
+}
+
+// deleteAll deletes keys in batches, checking the lease before each.
+func deleteAll(ctx context.Context, st store.Store, opts Options, what string, keys []string) error {
+	for start := 0; start < len(keys); start += deleteBatch {
+		if opts.Lease != nil {
+			if err := opts.Lease.Check(ctx); err != nil {
+				return fmt.Errorf("before deleting %s: %w", what, err)
+			}
+		}
+		end := min(start+deleteBatch, len(keys))
+		for _, k := range keys[start:end] {
+			if err := st.Delete(ctx, k); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("deleting %s: %w", k, err)
+			}
+		}
+		opts.logf("deleted %d/%d %s", end, len(keys), what)
+	}
+	return nil
+}

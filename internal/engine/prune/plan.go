@@ -1,0 +1,245 @@
+package prune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/index"
+	"github.com/cloudstic/cloudstic/internal/repo/pack"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
+)
+
+// action is what prune does with one pack.
+type action int
+
+const (
+	actKeep    action = iota // used enough: stays as it is
+	actProtect               // too new to touch (written after start - margin)
+	actDelete                // nothing used in it
+	actRepack                // used blobs copied out, then deleted
+)
+
+// packState is everything prune knows of one pack.
+type packState struct {
+	id        id.ID
+	obj       repo.ObjectEntry // valid when onStore
+	onStore   bool
+	entries   []pack.Entry // from the index; nil when no index names it
+	used      []pack.Entry // canonical copies of used blobs in this pack
+	usedBytes int64
+	blobBytes int64
+	act       action
+}
+
+// plan is the outcome of the mark phase.
+type plan struct {
+	snapshots  map[id.ID]bool
+	used       map[id.ID]bool
+	packs      map[id.ID]*packState
+	indexFiles []repo.ObjectEntry
+	cutoff     time.Time
+}
+
+// loadIndex reads every index file into per-pack entry lists.
+func loadIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEntry) (map[id.ID][]pack.Entry, error) {
+	out := make(map[id.ID][]pack.Entry)
+	fs := make([]*index.File, len(files))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for i, f := range files {
+		g.Go(func() error {
+			var err error
+			fs[i], err = r.IndexFile(gctx, f.ID)
+			if err != nil {
+				return fmt.Errorf("%w: index file %s: %w", ErrDamaged, f.ID.Short(), err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for _, f := range fs {
+		for _, p := range f.Packs {
+			if _, ok := out[p.ID]; !ok {
+				out[p.ID] = p.Blobs
+			}
+		}
+	}
+	return out, nil
+}
+
+// mark walks every snapshot's trees and returns the set of used blobs.
+// Trees are read through locs, not the repository's index.
+func mark(ctx context.Context, r *repo.Repository, roots []id.ID, locs map[id.ID]index.Location) (map[id.ID]bool, error) {
+	used := make(map[id.ID]bool)
+	stack := append([]id.ID(nil), roots...)
+	for len(stack) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		tid := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if used[tid] {
+			continue
+		}
+		used[tid] = true
+		t, err := loadTree(ctx, r, tid, locs)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range t.Nodes {
+			for _, b := range n.Content {
+				used[b] = true
+			}
+			if n.Type == tree.TypeDir && !used[n.Subtree] {
+				stack = append(stack, n.Subtree)
+			}
+		}
+	}
+	return used, nil
+}
+
+func loadTree(ctx context.Context, r *repo.Repository, tid id.ID, locs map[id.ID]index.Location) (*tree.Tree, error) {
+	loc, ok := locs[tid]
+	if !ok {
+		return nil, fmt.Errorf("%w: tree %s is in no index", ErrDamaged, tid.Short())
+	}
+	sealed, err := r.Store().GetRange(ctx, repo.PackKey(loc.Pack), int64(loc.Offset), int64(loc.Length))
+	if err != nil {
+		return nil, fmt.Errorf("%w: tree %s in pack %s: %w", ErrDamaged, tid.Short(), loc.Pack.Short(), err)
+	}
+	data, err := r.Codec().Decode(sealed, tid)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrDamaged, err)
+	}
+	t, err := tree.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: tree %s: %w", ErrDamaged, tid.Short(), err)
+	}
+	return t, nil
+}
+
+// buildPlan runs the mark phase and decides every pack's fate.
+func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time.Time) (*plan, error) {
+	p := &plan{snapshots: make(map[id.ID]bool), packs: make(map[id.ID]*packState), cutoff: start.Add(-opts.Margin)}
+	snaps, err := r.Snapshots(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("loading snapshots: %w", err)
+	}
+	files, _, err := r.ListObjects(ctx, repo.IndexPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("listing index files: %w", err)
+	}
+	p.indexFiles = files
+	indexed, err := loadIndex(ctx, r, files)
+	if err != nil {
+		return nil, err
+	}
+	objs, _, err := r.ListObjects(ctx, repo.DataPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("listing packs: %w", err)
+	}
+	for _, o := range objs {
+		p.packs[o.ID] = &packState{id: o.ID, obj: o, onStore: true}
+	}
+	for pid, entries := range indexed {
+		ps := p.packs[pid]
+		if ps == nil {
+			ps = &packState{id: pid}
+			p.packs[pid] = ps
+		}
+		ps.entries = entries
+	}
+	order := p.byPreference()
+	locs := make(map[id.ID]index.Location)
+	for _, ps := range order {
+		for _, e := range ps.entries {
+			if _, ok := locs[e.ID]; !ok {
+				locs[e.ID] = index.Location{Pack: ps.id, Entry: e}
+			}
+		}
+	}
+	roots := make([]id.ID, 0, len(snaps))
+	for _, s := range snaps {
+		p.snapshots[s.ID] = true
+		roots = append(roots, s.Tree)
+	}
+	opts.logf("marking: %d snapshots, %d packs, %d index files", len(snaps), len(objs), len(files))
+	if p.used, err = mark(ctx, r, roots, locs); err != nil {
+		return nil, err
+	}
+	return p, p.classify(locs, opts.MaxUnused)
+}
+
+// byPreference orders the packs that are both indexed and on the store by
+// which copy of a duplicated blob to keep: newest first (repacked and
+// protected packs), then by id.
+func (p *plan) byPreference() []*packState {
+	var out []*packState
+	for _, ps := range p.packs {
+		if ps.onStore && ps.entries != nil {
+			out = append(out, ps)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].obj.ModTime, out[j].obj.ModTime
+		if !a.Equal(b) {
+			return a.After(b)
+		}
+		return string(out[i].id[:]) < string(out[j].id[:])
+	})
+	return out
+}
+
+// classify assigns each used blob to its canonical pack and each pack an
+// action. It fails when a used blob has no copy in an existing pack.
+func (p *plan) classify(locs map[id.ID]index.Location, maxUnused float64) error {
+	var missing []id.ID
+	for b := range p.used {
+		loc, ok := locs[b]
+		if !ok {
+			missing = append(missing, b)
+			continue
+		}
+		ps := p.packs[loc.Pack]
+		ps.used = append(ps.used, loc.Entry)
+		ps.usedBytes += int64(loc.Length)
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: %d blobs used by snapshots are in no index or pack (e.g. %s)", ErrDamaged, len(missing), missing[0].Short())
+	}
+	for _, ps := range p.packs {
+		for _, e := range ps.entries {
+			ps.blobBytes += int64(e.Length)
+		}
+		switch {
+		case !ps.onStore:
+			ps.act = actDelete // stale index entries: dropped from the merged index
+		case ps.obj.ModTime.IsZero() || !ps.obj.ModTime.Before(p.cutoff):
+			ps.act = actProtect
+		case ps.usedBytes == 0:
+			ps.act = actDelete
+		case float64(ps.blobBytes-ps.usedBytes) > maxUnused*float64(ps.blobBytes):
+			ps.act = actRepack
+		default:
+			ps.act = actKeep
+		}
+	}
+	return nil
+}
+
+// ErrDamaged means the repository is missing or has corrupt objects that
+// snapshots need: prune deletes nothing then.
+var ErrDamaged = errors.New("repository is damaged: prune deletes nothing (run 'cloudstic check')")
+
+// ErrConcurrentChange means snapshots appeared while prune ran: another
+// process wrote to the repository despite the lock. Nothing was deleted.
+var ErrConcurrentChange = errors.New("snapshots changed while prune ran: nothing was deleted (run prune again)")
