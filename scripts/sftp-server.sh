@@ -93,6 +93,10 @@ fi
 [ "$(getent shadow "$TUSER" | cut -d: -f2)" = "*" ] || usermod -p '*' "$TUSER"
 
 mkdir -p "$STATE"
+# Two callers starting at once (parallel test runs) must not both start a
+# server: hold a lock until the server is up or reused.
+exec 9>"$STATE/start.lock"
+flock 9
 chmod 755 "$STATE" # sshd reads authorized_keys as the user
 [ -f "$STATE/ssh_host_ed25519_key" ] || ssh-keygen -q -t ed25519 -N '' -C sftp-test-host -f "$STATE/ssh_host_ed25519_key"
 [ -f "$STATE/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C sftp-test-client -f "$STATE/id_ed25519"
