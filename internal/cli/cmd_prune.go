@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/engine/prune"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// pruneFlags are the flags of prune, shared with forget -prune.
+type pruneFlags struct {
+	maxUnused string
+	margin    time.Duration
+}
+
+func (p *pruneFlags) register(fs interface {
+	StringVar(*string, string, string, string)
+	DurationVar(*time.Duration, string, time.Duration, string)
+}) {
+	fs.StringVar(&p.maxUnused, "max-unused", "30%", "repack a pack when more than this share of it is unused")
+	fs.DurationVar(&p.margin, "margin", prune.DefaultMargin, "never delete packs or index files the store wrote less than this long before prune began")
+}
+
+// options validates the flags.
+func (p *pruneFlags) options() (prune.Options, error) {
+	s := strings.TrimSuffix(strings.TrimSpace(p.maxUnused), "%")
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v > 100 {
+		return prune.Options{}, usageErr("-max-unused %q: want a percentage from 0%% to 100%%", p.maxUnused)
+	}
+	if p.margin < 0 {
+		return prune.Options{}, usageErr("-margin must not be negative")
+	}
+	return prune.Options{MaxUnused: v / 100, Margin: p.margin}, nil
+}
+
+func runPrune(ctx context.Context, a *app, args []string) error {
+	fs := a.flags()
+	var pf pruneFlags
+	pf.register(fs)
+	dryRun := fs.Bool("dry-run", false, "print what would be deleted and the space it would reclaim; change nothing")
+	pos, err := a.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr("unexpected argument %q", pos[0])
+	}
+	opts, err := pf.options()
+	if err != nil {
+		return err
+	}
+	opts.DryRun = *dryRun
+	r, err := a.openRepo(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.closeStore()
+	res, err := a.prune(ctx, r, opts)
+	if res != nil {
+		a.printPrune(res)
+	}
+	return err
+}
+
+// prune runs the prune engine: without a lock on a dry run, else under the
+// exclusive lock, checking the lease before every delete batch.
+func (a *app) prune(ctx context.Context, r *repo.Repository, opts prune.Options) (*prune.Result, error) {
+	if !a.g.quiet && !a.g.json {
+		opts.Logf = a.infof
+	}
+	if opts.DryRun {
+		return prune.Run(ctx, r, opts)
+	}
+	var res *prune.Result
+	err := a.withLock(ctx, r.Store(), true, "prune", func(ctx context.Context, l *lock.Lock) error {
+		start, err := lockTime(ctx, r.Store(), l)
+		if err != nil {
+			return err
+		}
+		opts.Start, opts.Lease = start, l
+		res, err = prune.Run(ctx, r, opts)
+		return err
+	})
+	return res, err
+}
+
+// lockTime is the store's time of our lock's last write (no later than
+// the start of the mark phase, which follows), bounded by our clock.
+func lockTime(ctx context.Context, st store.Store, l *lock.Lock) (time.Time, error) {
+	now := time.Now()
+	info, err := st.Stat(ctx, l.Info().Key)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("reading our lock's time: %w", err)
+	}
+	if info.ModTime.IsZero() || info.ModTime.After(now) {
+		return now, nil
+	}
+	return info.ModTime, nil
+}
+
+func (a *app) printPrune(res *prune.Result) {
+	if a.g.json {
+		a.writeJSON(res)
+		return
+	}
+	w := a.io.Stdout
+	if a.g.verbose {
+		for _, k := range res.WouldDelete {
+			fmt.Fprintf(w, "would delete %s\n", k)
+		}
+	}
+	verb, verbIdx := "deleted", "deleted"
+	if res.DryRun {
+		verb, verbIdx = "would delete", "would delete"
+	}
+	fmt.Fprintf(w, "Scanned:     %d snapshots, %d used blobs, %d packs, %d index files\n", res.Snapshots, res.BlobsUsed, res.PacksScanned, res.IndexFilesScanned)
+	fmt.Fprintf(w, "Packs:       %s %d unused, repacked %d into %d new, %d too new to touch\n", verb, res.PacksDeleted, res.PacksRepacked, res.PacksWritten, res.PacksProtected)
+	fmt.Fprintf(w, "Index:       %d files written, %s %d\n", res.IndexFilesWritten, verbIdx, res.IndexFilesDeleted)
+	if res.DryRun {
+		fmt.Fprintf(w, "Would reclaim about %s (run with -verbose to list the %d objects)\n", humanBytes(res.BytesReclaimed), len(res.WouldDelete))
+		return
+	}
+	fmt.Fprintf(w, "Reclaimed:   %s (%s deleted, %s rewritten)\n", humanBytes(res.BytesReclaimed), humanBytes(res.BytesDeleted), humanBytes(res.BytesWritten))
+}
