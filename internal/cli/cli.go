@@ -49,12 +49,16 @@ func commands() []command {
 		{"backup", "back up a directory", "backup -source local:PATH [-tag T]... [-exclude PATTERN]... [-exclude-file F] [-dry-run]", runBackup},
 		{"restore", "restore a snapshot", "restore [SNAPSHOT|latest] [-output PATH] [-format dir|zip] [-path FILE|DIR/] [-dry-run]", runRestore},
 		{"list", "list snapshots", "list", runList},
-		{"ls", "list the files of a snapshot", "ls [SNAPSHOT|latest]", runLs},
+		{"ls", "list the files of a snapshot", "ls [SNAPSHOT|latest] [-l]", runLs},
+		{"diff", "show what changed between two snapshots", "diff SNAP1 [SNAP2|latest]", runDiff},
+		{"cat", "print a repository object as JSON", "cat config | snapshot ID | tree ID | lock KEY", runCat},
+		{"key", "manage the passwords and keys that open the repository", "key list | add [-label L] [-new-password P | -new-encryption-key HEX64] | add-recovery [-label L] | passwd [-new-password P] | remove LABEL|ID", runKey},
 		{"forget", "remove snapshots by id or by a retention policy", "forget [SNAPSHOT...] [-keep-last N] [-keep-hourly N] [-keep-daily N] [-keep-weekly N] [-keep-monthly N] [-keep-yearly N] [-tag T]... [-source URI] [-host H] [-group-by source,host,path] [-prune] [-dry-run]", runForget},
 		{"prune", "delete data no snapshot uses", "prune [-max-unused 30%] [-margin 1h] [-dry-run]", runPrune},
 		{"check", "verify the repository", "check [SNAPSHOT] [-read-data] [-read-data-subset N/M|P%]", runCheck},
 		{"locks", "list repository locks", "locks", runLocks},
 		{"break-lock", "remove repository locks", "break-lock [-stale-only]", runBreakLock},
+		{"completion", "print a shell completion script", "completion bash|zsh|fish", runCompletion},
 		{"version", "print the version", "version", runVersion},
 	}
 }
@@ -65,6 +69,9 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 		stdio.Getenv = func(string) string { return "" }
 	}
 	a := &app{io: stdio}
+	if len(args) > 1 && args[0] == "help" {
+		args = []string{args[1], "-h"} // full help: flags and examples
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
 		a.printHelp(stdio.Stdout, args)
 		if len(args) == 0 {
@@ -157,7 +164,8 @@ func (a *app) printHelp(w io.Writer, args []string) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nglobal flags: -store URI (default local:./backup_store), -password, -json, -verbose, -quiet, -debug")
+	fmt.Fprintln(w, "\nglobal flags: -store URI (default local:./backup_store), -password, -json, -json-progress, -verbose, -quiet, -debug")
+	fmt.Fprintln(w, "run 'cloudstic help COMMAND' (or 'cloudstic COMMAND -h') for a command's flags and examples")
 }
 
 func (a *app) printCommandHelp(fs *flag.FlagSet) {
@@ -165,6 +173,7 @@ func (a *app) printCommandHelp(fs *flag.FlagSet) {
 	fmt.Fprintf(w, "usage: cloudstic %s\n\n%s\n\nflags:\n", a.cmd.usage, a.cmd.summary)
 	fs.SetOutput(w)
 	fs.PrintDefaults()
+	printExamples(w, a.cmd.name)
 }
 
 // suggest returns " (did you mean X?)" for the closest command name.

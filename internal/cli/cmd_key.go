@@ -1,0 +1,255 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/term"
+
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/crypt"
+)
+
+// keySubcommands are the subcommands of `key`, in help order.
+func keySubcommands() []string {
+	return []string{"list", "add", "add-recovery", "passwd", "remove"}
+}
+
+func runKey(ctx context.Context, a *app, args []string) error {
+	fs := a.flags()
+	label := fs.String("label", "", "label of the new key slot (default: \"password N\", \"recovery N\"...)")
+	newPassword := fs.String("new-password", a.io.Getenv("CLOUDSTIC_NEW_PASSWORD"), "the new password (env CLOUDSTIC_NEW_PASSWORD; prompted on a terminal when missing)")
+	newKey := fs.String("new-encryption-key", "", "add a platform key slot for this key (64 hex digits) instead of a password")
+	if len(args) == 0 {
+		return usageErr("give a subcommand: %s (run 'cloudstic key -h')", strings.Join(keySubcommands(), ", "))
+	}
+	sub, args := args[0], args[1:]
+	switch sub {
+	case "list", "add", "add-recovery", "passwd", "remove":
+	case "-h", "-help", "--help":
+		_, err := a.parse(fs, []string{"-h"})
+		return err
+	default:
+		return usageErr("unknown key subcommand %q%s: want one of %s", sub, didYouMean(sub, keySubcommands()), strings.Join(keySubcommands(), ", "))
+	}
+	pos, err := a.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case sub == "remove" && len(pos) != 1:
+		return usageErr("give the label or id of the key slot to remove (see 'cloudstic key list')")
+	case sub != "remove" && len(pos) > 0:
+		return usageErr("unexpected argument %q", pos[0])
+	}
+	if sub == "list" {
+		return a.keyList(ctx)
+	}
+	kr, err := a.openKeyring(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.closeStore()
+	switch sub {
+	case "add":
+		return a.keyAdd(ctx, kr, *label, *newPassword, *newKey)
+	case "add-recovery":
+		return a.keyAddRecovery(ctx, kr, *label)
+	case "passwd":
+		return a.keyPasswd(ctx, kr, *label, *newPassword)
+	}
+	return a.keyRemove(ctx, kr, pos[0])
+}
+
+func (a *app) openKeyring(ctx context.Context) (*repo.Keyring, error) {
+	st, err := a.openStore(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	creds, err := a.credentials(false)
+	if err != nil {
+		a.closeStore()
+		return nil, err
+	}
+	kr, err := repo.OpenKeyring(ctx, st, creds)
+	if err == nil {
+		return kr, nil
+	}
+	a.closeStore()
+	switch {
+	case errors.Is(err, repo.ErrNotRepository):
+		return nil, fmt.Errorf("repository not initialized at %s: run 'cloudstic init'", a.g.store)
+	case errors.Is(err, repo.ErrNotEncrypted):
+		return nil, fmt.Errorf("repository at %s is not encrypted: it has no keys to manage", a.g.store)
+	case errors.Is(err, repo.ErrNeedCredential):
+		return nil, errors.New("changing keys needs the current credential: give -password (or CLOUDSTIC_PASSWORD), -encryption-key or -recovery-key")
+	case errors.Is(err, repo.ErrWrongCredential):
+		return nil, fmt.Errorf("cannot open repository at %s: wrong password or key", a.g.store)
+	}
+	return nil, err
+}
+
+func (a *app) keyList(ctx context.Context) error {
+	st, err := a.openStore(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer a.closeStore()
+	if _, err := repo.ReadConfig(ctx, st); errors.Is(err, repo.ErrNotRepository) {
+		return fmt.Errorf("repository not initialized at %s: run 'cloudstic init'", a.g.store)
+	} else if err != nil {
+		return err
+	}
+	slots, err := repo.ListKeys(ctx, st)
+	if err != nil {
+		return err
+	}
+	if a.g.json {
+		out := make([]map[string]any, 0, len(slots))
+		for _, s := range slots {
+			m := map[string]any{"id": s.ID, "kind": s.Kind, "label": s.Label, "created": s.Created}
+			if s.Err != nil {
+				m["error"] = s.Err.Error()
+			}
+			out = append(out, m)
+		}
+		a.writeJSON(out)
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.io.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tLABEL\tCREATED")
+	for _, s := range slots {
+		kind := s.Kind
+		if s.Err != nil {
+			kind = "error: " + s.Err.Error()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID[:min(8, len(s.ID))], kind, s.Label, s.Created.Local().Format("2006-01-02 15:04:05"))
+	}
+	return tw.Flush()
+}
+
+func (a *app) keyAdd(ctx context.Context, kr *repo.Keyring, label, newPassword, newKey string) error {
+	kind, secret := crypt.SlotPassword, []byte(newPassword)
+	if newKey != "" {
+		b, err := crypt.ParsePlatformKey(newKey)
+		if err != nil {
+			return usageErr("-new-encryption-key: %v", err)
+		}
+		kind, secret = crypt.SlotPlatform, b
+	} else if newPassword == "" {
+		pw, err := a.askNewPassword()
+		if err != nil {
+			return err
+		}
+		secret = []byte(pw)
+	}
+	s, err := kr.Add(ctx, kind, label, secret)
+	if errors.Is(err, repo.ErrLabelTaken) {
+		return usageErr("%v: choose another -label (see 'cloudstic key list')", err)
+	}
+	if err != nil {
+		return err
+	}
+	return a.keyReport("added", s, "")
+}
+
+func (a *app) keyAddRecovery(ctx context.Context, kr *repo.Keyring, label string) error {
+	entropy, words, err := crypt.NewRecoveryKey()
+	if err != nil {
+		return err
+	}
+	s, err := kr.Add(ctx, crypt.SlotRecovery, label, entropy)
+	if errors.Is(err, repo.ErrLabelTaken) {
+		return usageErr("%v: choose another -label (see 'cloudstic key list')", err)
+	}
+	if err != nil {
+		return err
+	}
+	return a.keyReport("added", s, words)
+}
+
+func (a *app) keyPasswd(ctx context.Context, kr *repo.Keyring, label, newPassword string) error {
+	if newPassword == "" {
+		pw, err := a.askNewPassword()
+		if err != nil {
+			return err
+		}
+		newPassword = pw
+	}
+	s, err := kr.ChangePassword(ctx, newPassword, label)
+	if errors.Is(err, repo.ErrLabelTaken) {
+		return usageErr("%v: choose another -label (see 'cloudstic key list')", err)
+	}
+	if err != nil {
+		return err
+	}
+	return a.keyReport("changed", s, "")
+}
+
+func (a *app) keyRemove(ctx context.Context, kr *repo.Keyring, ref string) error {
+	s, err := kr.Find(ctx, ref)
+	if err != nil {
+		return fmt.Errorf("%w: run 'cloudstic key list' to see the labels and ids", err)
+	}
+	err = kr.Remove(ctx, s.ID)
+	if errors.Is(err, repo.ErrLastKey) {
+		return fmt.Errorf("%w %q: add another key first ('cloudstic key add' or 'key add-recovery')", err, s.Label)
+	}
+	if err != nil {
+		return err
+	}
+	if s.ID == kr.Current() {
+		a.warnf("removed the key slot you opened the repository with: use another password or key from now on")
+	}
+	return a.keyReport("removed", s, "")
+}
+
+// keyReport prints the outcome of a key change; words is a new recovery
+// phrase, shown once.
+func (a *app) keyReport(verb string, s repo.KeySlot, words string) error {
+	if a.g.json {
+		out := map[string]any{verb: map[string]any{"id": s.ID, "kind": s.Kind, "label": s.Label}}
+		if words != "" {
+			out["recovery_key"] = words
+		}
+		a.writeJSON(out)
+		return nil
+	}
+	switch verb {
+	case "changed":
+		fmt.Fprintf(a.io.Stdout, "Password changed: new key slot %s (%s); the old slot was removed\n", s.ID[:8], s.Label)
+	default:
+		fmt.Fprintf(a.io.Stdout, "Key slot %s %s (%s, %s)\n", s.ID[:8], verb, s.Kind, s.Label)
+	}
+	if words != "" {
+		fmt.Fprintf(a.io.Stdout, "\nRecovery key (write it down now; it is not shown again):\n\n  %s\n\n", words)
+	}
+	return nil
+}
+
+// askNewPassword prompts twice for a new password on a terminal.
+func (a *app) askNewPassword() (string, error) {
+	f, ok := a.io.Stdin.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return "", usageErr("give the new password with -new-password (or CLOUDSTIC_NEW_PASSWORD)")
+	}
+	pw, err := a.prompt(f, "new password: ")
+	if err != nil {
+		return "", err
+	}
+	again, err := a.prompt(f, "enter the new password again: ")
+	if err != nil {
+		return "", err
+	}
+	if pw != again {
+		return "", errors.New("the new passwords do not match; nothing was changed")
+	}
+	if pw == "" {
+		return "", errors.New("the new password is empty; nothing was changed")
+	}
+	return pw, nil
+}

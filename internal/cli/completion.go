@@ -1,0 +1,210 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// examples returns the examples printed by `help COMMAND` and `COMMAND -h`.
+func examples(name string) []string {
+	switch name {
+	case "init":
+		return []string{"cloudstic init -password secret", "cloudstic init -store s3:my-bucket/backups -add-recovery-key",
+			"cloudstic init -store local:/mnt/usb/backup -no-encryption"}
+	case "backup":
+		return []string{"cloudstic backup -source local:~/Documents -tag daily",
+			"cloudstic backup -source local:/srv -exclude '*.tmp' -exclude cache -quiet",
+			"cloudstic backup -source local:. -dry-run -json"}
+	case "restore":
+		return []string{"cloudstic restore -output ./restored", "cloudstic restore 1a2b3c -output docs.zip -path Documents/",
+			"cloudstic restore latest -path notes.txt -output ./out"}
+	case "list":
+		return []string{"cloudstic list", "cloudstic list -json"}
+	case "ls":
+		return []string{"cloudstic ls", "cloudstic ls -l 1a2b3c", "cloudstic ls latest -json"}
+	case "diff":
+		return []string{"cloudstic diff 1a2b3c latest", "cloudstic diff 1a2b3c    # compare with its parent",
+			"cloudstic diff 1a2b3c 4d5e6f -json"}
+	case "cat":
+		return []string{"cloudstic cat config", "cloudstic cat snapshot latest", "cloudstic cat tree 4f1c...(64 hex digits)",
+			"cloudstic cat lock index/lock.exclusive"}
+	case "key":
+		return []string{"cloudstic key list", "cloudstic key add -label laptop -new-password s3cret",
+			"cloudstic key add-recovery", "cloudstic key passwd -new-password n3w", "cloudstic key remove laptop"}
+	case "locks":
+		return []string{"cloudstic locks", "cloudstic locks -json"}
+	case "break-lock":
+		return []string{"cloudstic break-lock -stale-only", "cloudstic break-lock"}
+	case "completion":
+		return []string{"source <(cloudstic completion bash)", "cloudstic completion zsh > \"${fpath[1]}/_cloudstic\"",
+			"cloudstic completion fish > ~/.config/fish/completions/cloudstic.fish"}
+	case "help":
+		return []string{"cloudstic help backup"}
+	}
+	return nil
+}
+
+// printExamples writes the examples of a command, if it has any.
+func printExamples(w io.Writer, name string) {
+	ex := examples(name)
+	if len(ex) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nexamples:")
+	for _, e := range ex {
+		fmt.Fprintln(w, "  "+e)
+	}
+}
+
+// completionShells are the shells `completion` writes scripts for.
+func completionShells() []string { return []string{"bash", "zsh", "fish"} }
+
+func runCompletion(ctx context.Context, a *app, args []string) error {
+	fs := a.flags()
+	pos, err := a.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErr("give the shell: completion bash|zsh|fish")
+	}
+	spec := completionSpec(ctx, a)
+	switch pos[0] {
+	case "bash":
+		writeBash(a.io.Stdout, spec, false)
+	case "zsh":
+		writeBash(a.io.Stdout, spec, true)
+	case "fish":
+		writeFish(a.io.Stdout, spec)
+	default:
+		return usageErr("unknown shell %q%s: want bash, zsh or fish", pos[0], didYouMean(pos[0], completionShells()))
+	}
+	return nil
+}
+
+// compCommand is what the completion scripts know about one command.
+type compCommand struct {
+	name, summary string
+	flags         []compFlag
+	args          []string // words for the first argument
+}
+
+type compFlag struct{ name, usage string }
+
+// completionSpec collects every command's flags by running it with -h
+// into a buffer (no store is opened: flag parsing stops first).
+func completionSpec(ctx context.Context, a *app) []compCommand {
+	var out []compCommand
+	for _, c := range commands() {
+		var buf bytes.Buffer
+		sub := &app{io: IO{Stdin: bytes.NewReader(nil), Stdout: &buf, Stderr: io.Discard, Getenv: func(string) string { return "" }}, cmd: &c}
+		//nolint:errcheck // -h returns flag.ErrHelp; only the printed flags matter
+		c.run(ctx, sub, []string{"-h"})
+		cc := compCommand{name: c.name, summary: c.summary, flags: parseFlagHelp(buf.String())}
+		switch c.name {
+		case "completion":
+			cc.args = completionShells()
+		case "key":
+			cc.args = keySubcommands()
+		case "cat":
+			cc.args = catKinds()
+		case "restore", "ls", "diff":
+			cc.args = []string{"latest"}
+		}
+		out = append(out, cc)
+	}
+	help := compCommand{name: "help", summary: "show the help of a command"}
+	for _, c := range out {
+		help.args = append(help.args, c.name)
+	}
+	return append(out, help)
+}
+
+// parseFlagHelp reads flag names and first usage lines from the output of
+// flag.PrintDefaults.
+func parseFlagHelp(help string) []compFlag {
+	var flags []compFlag
+	sc := bufio.NewScanner(strings.NewReader(help))
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "  -") {
+			// "  -name type", or "  -x\tusage" for one-letter flags.
+			rest := strings.TrimPrefix(line, "  -")
+			end := strings.IndexAny(rest, " \t")
+			if end < 0 {
+				end = len(rest)
+			}
+			f := compFlag{name: rest[:end]}
+			if _, usage, ok := strings.Cut(rest, "\t"); ok {
+				f.usage = strings.TrimSpace(usage)
+			}
+			flags = append(flags, f)
+		} else if strings.HasPrefix(line, "    \t") && len(flags) > 0 && flags[len(flags)-1].usage == "" {
+			flags[len(flags)-1].usage = strings.TrimSpace(line)
+		}
+	}
+	sort.Slice(flags, func(i, j int) bool { return flags[i].name < flags[j].name })
+	return flags
+}
+
+func writeBash(w io.Writer, spec []compCommand, zsh bool) {
+	if zsh {
+		fmt.Fprint(w, "#compdef cloudstic\n# zsh completion for cloudstic (uses bash completion emulation)\n"+
+			"autoload -U +X bashcompinit && bashcompinit\n")
+	} else {
+		fmt.Fprint(w, "# bash completion for cloudstic: source <(cloudstic completion bash)\n")
+	}
+	var names []string
+	for _, c := range spec {
+		names = append(names, c.name)
+	}
+	fmt.Fprintf(w, `_cloudstic() {
+    local cur="${COMP_WORDS[COMP_CWORD]}" cmd="${COMP_WORDS[1]}" flags="" args=""
+    if [ "$COMP_CWORD" -eq 1 ]; then
+        COMPREPLY=($(compgen -W "%s" -- "$cur"))
+        return
+    fi
+    case "$cmd" in
+`, strings.Join(names, " "))
+	for _, c := range spec {
+		var fl []string
+		for _, f := range c.flags {
+			fl = append(fl, "-"+f.name)
+		}
+		fmt.Fprintf(w, "        %s) flags=%q; args=%q ;;\n", c.name, strings.Join(fl, " "), strings.Join(c.args, " "))
+	}
+	fmt.Fprint(w, `    esac
+    if [[ "$cur" == -* ]]; then
+        COMPREPLY=($(compgen -W "$flags" -- "$cur"))
+    elif [ "$COMP_CWORD" -eq 2 ] && [ -n "$args" ]; then
+        COMPREPLY=($(compgen -W "$args" -- "$cur"))
+    fi
+}
+complete -o default -F _cloudstic cloudstic
+`)
+}
+
+func writeFish(w io.Writer, spec []compCommand) {
+	fmt.Fprint(w, "# fish completion for cloudstic\ncomplete -c cloudstic -f\n")
+	for _, c := range spec {
+		fmt.Fprintf(w, "complete -c cloudstic -n __fish_use_subcommand -a %s -d %s\n", c.name, fishQuote(c.summary))
+	}
+	for _, c := range spec {
+		cond := "__fish_seen_subcommand_from " + c.name
+		for _, f := range c.flags {
+			fmt.Fprintf(w, "complete -c cloudstic -n %s -o %s -d %s\n", fishQuote(cond), f.name, fishQuote(f.usage))
+		}
+		if len(c.args) > 0 {
+			fmt.Fprintf(w, "complete -c cloudstic -n %s -a %s\n", fishQuote(cond), fishQuote(strings.Join(c.args, " ")))
+		}
+	}
+}
+
+func fishQuote(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
