@@ -36,12 +36,22 @@ func examples(name string) []string {
 	case "key":
 		return []string{"cloudstic key list", "cloudstic key add -label laptop -new-password s3cret",
 			"cloudstic key add-recovery", "cloudstic key passwd -new-password n3w", "cloudstic key remove laptop"}
+	case "forget":
+		return []string{"cloudstic forget 1a2b3c", "cloudstic forget -keep-daily 7 -keep-weekly 4 -keep-monthly 12 -dry-run",
+			"cloudstic forget -keep-last 10 -prune"}
+	case "prune":
+		return []string{"cloudstic prune -dry-run", "cloudstic prune -max-unused 10%"}
+	case "check":
+		return []string{"cloudstic check", "cloudstic check -read-data", "cloudstic check -read-data-subset 10%"}
+	case "version":
+		return []string{"cloudstic version -json"}
 	case "locks":
 		return []string{"cloudstic locks", "cloudstic locks -json"}
 	case "break-lock":
 		return []string{"cloudstic break-lock -stale-only", "cloudstic break-lock"}
 	case "completion":
-		return []string{"source <(cloudstic completion bash)", "cloudstic completion zsh > \"${fpath[1]}/_cloudstic\"",
+		return []string{"cloudstic completion bash > /etc/bash_completion.d/cloudstic    # or: source <(cloudstic completion bash)",
+			"cloudstic completion zsh > \"${fpath[1]}/_cloudstic\"",
 			"cloudstic completion fish > ~/.config/fish/completions/cloudstic.fish"}
 	case "help":
 		return []string{"cloudstic help backup"}
