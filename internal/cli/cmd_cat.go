@@ -76,6 +76,9 @@ func (a *app) catPlain(ctx context.Context, pos []string) (any, error) {
 		return nil, usageErr("%q is not a lock key: run 'cloudstic locks' to see them", pos[1])
 	}
 	data, err := st.Get(ctx, key)
+	if errors.Is(err, store.ErrInvalidKey) {
+		return nil, usageErr("%q is not a lock key: run 'cloudstic locks' to see them", pos[1])
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("no lock %s (it may have been released): run 'cloudstic locks' to see the current ones", key)
 	}

@@ -34,6 +34,9 @@ func runKey(ctx context.Context, a *app, args []string) error {
 		_, err := a.parse(fs, []string{"-h"})
 		return err
 	default:
+		if strings.HasPrefix(sub, "-") {
+			return usageErr("give the subcommand first: key %s [flags]", strings.Join(keySubcommands(), "|"))
+		}
 		return usageErr("unknown key subcommand %q%s: want one of %s", sub, didYouMean(sub, keySubcommands()), strings.Join(keySubcommands(), ", "))
 	}
 	pos, err := a.parse(fs, args)

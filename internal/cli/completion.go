@@ -84,17 +84,23 @@ func runCompletion(ctx context.Context, a *app, args []string) error {
 		return usageErr("give the shell: completion bash|zsh|fish")
 	}
 	spec := completionSpec(ctx, a)
+	var buf bytes.Buffer
 	switch pos[0] {
 	case "bash":
-		writeBash(a.io.Stdout, spec, false)
+		writeBash(&buf, spec, false)
 	case "zsh":
-		writeBash(a.io.Stdout, spec, true)
+		writeBash(&buf, spec, true)
 	case "fish":
-		writeFish(a.io.Stdout, spec)
+		writeFish(&buf, spec)
 	default:
 		return usageErr("unknown shell %q%s: want bash, zsh or fish", pos[0], didYouMean(pos[0], completionShells()))
 	}
-	return nil
+	if a.g.json {
+		a.writeJSON(map[string]string{"shell": pos[0], "script": buf.String()})
+		return nil
+	}
+	_, err = a.io.Stdout.Write(buf.Bytes())
+	return err
 }
 
 // compCommand is what the completion scripts know about one command.
