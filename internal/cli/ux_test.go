@@ -89,7 +89,9 @@ func TestDiffAndCat(t *testing.T) {
 	uxWrite(t, filepath.Join(src, "gone.txt"), "bye")
 	uxWrite(t, filepath.Join(src, "sub", "edit.txt"), "v1")
 	uxOK(t, dir, "init", "-no-encryption")
-	var b1, b2 struct{ SnapshotID string `json:"snapshot_id"` }
+	var b1, b2 struct {
+		SnapshotID string `json:"snapshot_id"`
+	}
 	uxJSON(t, uxOK(t, dir, "backup", "-source", "local:"+src, "-json").stdout, &b1)
 	if err := os.Remove(filepath.Join(src, "gone.txt")); err != nil {
 		t.Fatal(err)
