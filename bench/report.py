@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Summarise scripts/bench.sh measurements.
+
+report.py RESULTS.tsv   prints a markdown report on stdout: medians per tool and
+step (wall seconds, peak RSS, bytes added to the repository, store requests),
+cloudstic's ratios to the peers and whether each goal of issue #8 is met.
+TSV columns: run tool step seconds rss_kb bytes_added requests
+"""
+import statistics
+import sys
+from collections import defaultdict
+
+STEPS = [
+    ("backup1g", "initial backup, 1 GB set", "fastest", 0.5),
+    ("restore1g", "restore, 1 GB set", "fastest", 0.5),
+    ("backup55k", "initial backup, 55,000 files", None, None),
+    ("incr-nochange", "no-change incremental, 55,000 files", "restic", 0.2),
+    ("incr-onefile", "one-file-changed incremental", "restic", 0.2),
+    ("restore55k", "restore, 55,000 files", "fastest", 0.5),
+    ("prune", "forget one snapshot + prune", "restic", 1.0),
+    ("check", "check", "restic", 1.0),
+    ("prune+check", "prune + check (sum)", "restic", 1.0),
+]
+
+
+def load(path):
+    rows = defaultdict(list)
+    for line in open(path):
+        f = line.rstrip("\n").split("\t")
+        if len(f) < 7 or f[0] == "run":
+            continue
+        run, tool, step, sec, rss, added, reqs = f[:7]
+        rows[(tool, step)].append((float(sec), int(rss), int(added), reqs))
+    # prune+check: per-run sums
+    for tool in {t for t, _ in rows}:
+        p, c = rows.get((tool, "prune"), []), rows.get((tool, "check"), [])
+        for a, b in zip(p, c):
+            rows[(tool, "prune+check")].append((a[0] + b[0], max(a[1], b[1]), a[2] + b[2], "-"))
+    return rows
+
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+
+def human(n):
+    sign = "-" if n < 0 else ""
+    n = abs(n)
+    for unit in ["B", "KiB", "MiB", "GiB"]:
+        if n < 1024 or unit == "GiB":
+            return f"{sign}{n:.0f} {unit}" if unit == "B" else f"{sign}{n:.1f} {unit}"
+        n /= 1024
+
+
+def main():
+    rows = load(sys.argv[1])
+    tools = ["cloudstic"] + sorted({t for t, _ in rows if t != "cloudstic" and not t.startswith("s3-")})
+    out = []
+    out.append("| step | " + " | ".join(f"{t} s (n)" for t in tools) + " | " +
+               " | ".join(f"{t} peak RSS MB" for t in tools) + " |")
+    out.append("|---" * (1 + 2 * len(tools)) + "|")
+    for step, label, _, _ in STEPS:
+        cells, rss = [], []
+        for t in tools:
+            r = rows.get((t, step), [])
+            if r:
+                cells.append(f"{med([x[0] for x in r]):.2f} ({len(r)})")
+                rss.append(f"{med([x[1] for x in r]) / 1024:.0f}")
+            else:
+                cells.append("-")
+                rss.append("-")
+        out.append(f"| {label} | " + " | ".join(cells) + " | " + " | ".join(rss) + " |")
+    out.append("")
+    out.append("Bytes added to the repository (median; negative = freed) and cloudstic store requests:")
+    out.append("")
+    out.append("| step | " + " | ".join(tools) + " | cloudstic requests |")
+    out.append("|---" * (2 + len(tools)) + "|")
+    for step, label, _, _ in STEPS:
+        cells = []
+        for t in tools:
+            r = rows.get((t, step), [])
+            cells.append(human(med([x[2] for x in r])) if r else "-")
+        reqs = [x[3] for x in rows.get(("cloudstic", step), []) if x[3] not in ("", "-")]
+        out.append(f"| {label} | " + " | ".join(cells) + f" | {', '.join(reqs) or '-'} |")
+    out.append("")
+    out.append("Ratios (cloudstic median time / peer median time; peak RSS ratio against restic):")
+    out.append("")
+    out.append("| step | goal | vs restic | vs borg | vs fastest peer | time goal met | RSS ≤ restic |")
+    out.append("|---|---|---|---|---|---|---|")
+    for step, label, ref, goal in STEPS:
+        c = rows.get(("cloudstic", step), [])
+        if not c:
+            continue
+        ct, crss = med([x[0] for x in c]), med([x[1] for x in c])
+        peers = {t: med([x[0] for x in rows[(t, step)]]) for t in tools[1:] if rows.get((t, step))}
+        ratio = {t: ct / v for t, v in peers.items() if v}
+        fastest = min(peers.values()) if peers else None
+        rf = ct / fastest if fastest else None
+        met = "-"
+        goal_s = "-"
+        if ref and goal is not None:
+            base = fastest if ref == "fastest" else peers.get("restic")
+            goal_s = f"≤ {goal} × {ref}"
+            if base:
+                met = "yes" if ct <= goal * base else "no"
+        rr = rows.get(("restic", step))
+        rss_ok = "-"
+        if rr:
+            rss_ok = "yes" if crss <= med([x[1] for x in rr]) else f"no ({crss / med([x[1] for x in rr]):.2f}×)"
+        fmt = lambda x: f"{x:.2f}" if x is not None else "-"
+        out.append(f"| {label} | {goal_s} | {fmt(ratio.get('restic'))} | {fmt(ratio.get('borg'))} | {fmt(rf)} | {met} | {rss_ok} |")
+    s3 = sorted({(t, s) for t, s in rows if t.startswith("s3-")})
+    if s3:
+        out.append("")
+        out.append("Loopback S3 (versitygw, scripts/s3-server.sh), one run each:")
+        out.append("")
+        out.append("| tool | step | seconds | peak RSS MB | bytes added | store requests |")
+        out.append("|---|---|---|---|---|---|")
+        for t, s in s3:
+            for x in rows[(t, s)]:
+                out.append(f"| {t[3:]} | {s} | {x[0]:.2f} | {x[1] / 1024:.0f} | {human(x[2])} | {x[3]} |")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# bench.sh: cloudstic against restic and borg (Debian packages) on this machine,
+# side by side, interleaved in one run (issue #8). Prints medians, ratios and
+# goals, and writes bench/results/<date>-<host>.md with machine info.
+#
+# Usage: scripts/bench.sh [WORK_DIR]
+#   WORK_DIR holds the generated data, the repositories and the restores
+#   (default: a new mktemp dir under /tmp); it is deleted at the end.
+# Environment (optional):
+#   BENCH_RUNS=3      runs per tool (medians are reported); fewer when the
+#                     time budget (BENCH_BUDGET seconds, default 1260) runs out
+#   BENCH_SCALE=1     scale the data sets (0.1 for a quick trial)
+#   BENCH_S3=1        also benchmark the loopback S3 server (scripts/s3-server.sh)
+#   BENCH_OUT=FILE    result file (default bench/results/<date>-<host>.md)
+# kopia is not in Debian and is not installed by this script.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+RUNS="${BENCH_RUNS:-3}"
+BUDGET="${BENCH_BUDGET:-1260}"
+S3="${BENCH_S3:-1}"
+T_START=$(date +%s)
+export PATH="$PATH:/usr/local/go/bin"
+
+log() { echo "bench: $*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+# --- peers ------------------------------------------------------------------------
+if ! command -v restic >/dev/null || ! command -v borg >/dev/null; then
+	log "installing restic and borgbackup from Debian"
+	SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+	$SUDO apt-get install -y restic borgbackup >&2 || die "apt-get install restic borgbackup failed"
+fi
+[ -x /usr/bin/time ] || die "/usr/bin/time missing (apt-get install -y time)"
+
+# --- work dir ---------------------------------------------------------------------
+if [ -n "${1:-}" ]; then
+	W="$(realpath -m -- "$1")/cloudstic-bench.$$"
+else
+	W="$(mktemp -d /tmp/cloudstic-bench.XXXXXX)"
+fi
+mkdir -p "$W"/{log,repos,restore,cache}
+cleanup() { rm -rf -- "$W"; }
+trap cleanup EXIT
+TSV="$W/results.tsv"
+printf 'run\ttool\tstep\tseconds\trss_kb\tbytes_added\trequests\n' >"$TSV"
+
+GOCACHE="$(go env GOCACHE)"; export GOCACHE  # before XDG_CACHE_HOME moves it
+export XDG_CACHE_HOME="$W/cache"           # cloudstic metadata cache
+export RESTIC_CACHE_DIR="$W/cache/restic"
+export BORG_BASE_DIR="$W/borgbase"
+export CLOUDSTIC_PASSWORD=bench RESTIC_PASSWORD=bench BORG_PASSPHRASE=bench
+export BORG_UNKNOWN_UNENCRYPTED_REPO_ACCESS_IS_OK=yes BORG_RELOCATED_REPO_ACCESS_IS_OK=yes
+
+log "building cloudstic"
+CS="$W/cloudstic"
+(cd "$ROOT" && go build -o "$CS" ./cmd/cloudstic) || die "go build failed"
+
+log "generating data in $W"
+MIXED="$W/data/mixed"; SMALL="$W/data/small"
+mkdir -p "$MIXED" "$SMALL"
+python3 "$ROOT/bench/gen.py" mixed "$MIXED"
+python3 "$ROOT/bench/gen.py" small "$SMALL"
+log "data: mixed $(du -sh "$MIXED" | cut -f1), small $(find "$SMALL" -type f | wc -l) files $(du -sh "$SMALL" | cut -f1)"
+
+dir_bytes() { if [ -e "$1" ]; then du -sb -- "$1" | cut -f1; else echo 0; fi; }
+
+# measure RUN TOOL STEP SIZE_PATH CMD...: time CMD with /usr/bin/time -v and
+# append one TSV line (wall seconds, peak RSS, bytes SIZE_PATH grew by,
+# store requests printed by cloudstic -debug).
+measure() {
+	local run=$1 tool=$2 step=$3 sizepath=$4
+	shift 4
+	local lf="$W/log/$run-$tool-$step.log" before after t0 t1 rss reqs
+	before=$(dir_bytes "$sizepath")
+	t0=$(date +%s.%N)
+	if ! /usr/bin/time -v -o "$W/time.txt" "$@" >"$lf" 2>&1; then
+		tail -20 "$lf" >&2
+		die "$tool $step failed (command: $*)"
+	fi
+	t1=$(date +%s.%N)
+	after=$(dir_bytes "$sizepath")
+	rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$W/time.txt")
+	reqs=$(sed -n 's/.*store requests: \([0-9]*\).*/\1/p' "$lf" | tail -1)
+	printf '%s\t%s\t%s\t%.3f\t%s\t%s\t%s\n' "$run" "$tool" "$step" "$(echo "$t1 - $t0" | bc)" \
+		"$rss" "$((after - before))" "${reqs:--}" >>"$TSV"
+	log "$(tail -1 "$TSV" | tr '\t' ' ')"
+}
+
+# --- one tool's sequence ----------------------------------------------------------
+# Each tool: fresh repository, 1 GB backup + restore, 55k backup, no-change
+# incremental, one-file-changed incremental, 55k restore, forget the 1 GB
+# snapshot + prune, check.
+seq_cloudstic() {
+	local run=$1 repo="$W/repos/cloudstic" out
+	export CLOUDSTIC_STORE="local:$repo"
+	"$CS" init >"$W/log/init.log" 2>&1 || die "cloudstic init failed"
+	measure "$run" cloudstic backup1g "$repo" "$CS" backup -debug -source "local:$MIXED"
+	local sid
+	sid=$(sed -n 's/^Snapshot \([0-9a-f]*\) saved.*/\1/p' "$W/log/$run-cloudstic-backup1g.log")
+	out="$W/restore/cloudstic-1g"
+	measure "$run" cloudstic restore1g "$out" "$CS" restore -debug -output "$out"
+	rm -rf "$out"
+	measure "$run" cloudstic backup55k "$repo" "$CS" backup -debug -source "local:$SMALL"
+	measure "$run" cloudstic incr-nochange "$repo" "$CS" backup -debug -source "local:$SMALL"
+	python3 "$ROOT/bench/gen.py" touch "$SMALL"
+	measure "$run" cloudstic incr-onefile "$repo" "$CS" backup -debug -source "local:$SMALL"
+	out="$W/restore/cloudstic-55k"
+	measure "$run" cloudstic restore55k "$out" "$CS" restore -debug -output "$out"
+	rm -rf "$out"
+	measure "$run" cloudstic prune "$repo" sh -c "'$CS' forget $sid && '$CS' prune -debug -margin 0s"
+	measure "$run" cloudstic check "$repo" "$CS" check -debug
+	rm -rf "$repo"
+	unset CLOUDSTIC_STORE
+}
+
+seq_restic() {
+	local run=$1 repo="$W/repos/restic" out
+	restic -r "$repo" init >"$W/log/init.log" 2>&1 || die "restic init failed"
+	measure "$run" restic backup1g "$repo" restic -r "$repo" backup "$MIXED"
+	local sid
+	sid=$(sed -n 's/^snapshot \([0-9a-f]*\) saved.*/\1/p' "$W/log/$run-restic-backup1g.log")
+	out="$W/restore/restic-1g"
+	measure "$run" restic restore1g "$out" restic -r "$repo" restore latest --target "$out"
+	rm -rf "$out"
+	measure "$run" restic backup55k "$repo" restic -r "$repo" backup "$SMALL"
+	measure "$run" restic incr-nochange "$repo" restic -r "$repo" backup "$SMALL"
+	python3 "$ROOT/bench/gen.py" touch "$SMALL"
+	measure "$run" restic incr-onefile "$repo" restic -r "$repo" backup "$SMALL"
+	out="$W/restore/restic-55k"
+	measure "$run" restic restore55k "$out" restic -r "$repo" restore latest --target "$out"
+	rm -rf "$out"
+	measure "$run" restic prune "$repo" sh -c "restic -r '$repo' forget $sid && restic -r '$repo' prune"
+	measure "$run" restic check "$repo" restic -r "$repo" check
+	rm -rf "$repo"
+}
+
+seq_borg() {
+	local run=$1 repo="$W/repos/borg" out
+	borg init -e repokey "$repo" >"$W/log/init.log" 2>&1 || die "borg init failed"
+	measure "$run" borg backup1g "$repo" borg create "$repo::mixed" "$MIXED"
+	out="$W/restore/borg-1g"; mkdir -p "$out"
+	measure "$run" borg restore1g "$out" env -C "$out" borg extract "$repo::mixed"
+	rm -rf "$out"
+	measure "$run" borg backup55k "$repo" borg create "$repo::small1" "$SMALL"
+	measure "$run" borg incr-nochange "$repo" borg create "$repo::small2" "$SMALL"
+	python3 "$ROOT/bench/gen.py" touch "$SMALL"
+	measure "$run" borg incr-onefile "$repo" borg create "$repo::small3" "$SMALL"
+	out="$W/restore/borg-55k"; mkdir -p "$out"
+	measure "$run" borg restore55k "$out" env -C "$out" borg extract "$repo::small3"
+	rm -rf "$out"
+	measure "$run" borg prune "$repo" sh -c "borg delete '$repo::mixed' && borg compact '$repo'"
+	measure "$run" borg check "$repo" borg check "$repo"
+	rm -rf "$repo"
+}
+
+# --- interleaved runs -------------------------------------------------------------
+TOOLS=(cloudstic restic borg)
+last=0
+for run in $(seq 1 "$RUNS"); do
+	now=$(date +%s)
+	# Keep ~4 minutes for S3 and the report.
+	if [ "$run" -gt 1 ] && [ $((now - T_START + last + 240)) -gt "$BUDGET" ]; then
+		log "time budget: stopping after $((run - 1)) runs"
+		break
+	fi
+	r0=$(date +%s)
+	n=${#TOOLS[@]}
+	for i in $(seq 0 $((n - 1))); do # rotate the order each run
+		tool=${TOOLS[$(((i + run - 1) % n))]}
+		log "run $run: $tool"
+		"seq_$tool" "$run"
+	done
+	last=$(($(date +%s) - r0))
+done
+
+# --- loopback S3 ------------------------------------------------------------------
+if [ "$S3" = 1 ]; then
+	log "starting the loopback S3 server"
+	eval "$("$ROOT/scripts/s3-server.sh")"
+	PREFIX="bench-$$"
+	export AWS_ACCESS_KEY_ID="$S3_TEST_ACCESS_KEY_ID" AWS_SECRET_ACCESS_KEY="$S3_TEST_SECRET_ACCESS_KEY"
+	export CLOUDSTIC_S3_ENDPOINT="$S3_TEST_ENDPOINT" CLOUDSTIC_STORE="s3:$S3_TEST_BUCKET/$PREFIX/cloudstic"
+	S3DIR="$S3_TEST_DATA_DIR/$S3_TEST_BUCKET/$PREFIX"
+	"$CS" init >"$W/log/init.log" 2>&1 || die "cloudstic init on S3 failed"
+	measure s3 s3-cloudstic backup1g "$S3DIR/cloudstic" "$CS" backup -debug -source "local:$MIXED"
+	measure s3 s3-cloudstic restore1g "$W/restore/s3c" "$CS" restore -debug -output "$W/restore/s3c"
+	rm -rf "$W/restore/s3c"
+	measure s3 s3-cloudstic backup55k "$S3DIR/cloudstic" "$CS" backup -debug -source "local:$SMALL"
+	measure s3 s3-cloudstic incr-nochange "$S3DIR/cloudstic" "$CS" backup -debug -source "local:$SMALL"
+	measure s3 s3-cloudstic incr-nochange-nocache "$S3DIR/cloudstic" env CLOUDSTIC_NO_CACHE=1 "$CS" backup -debug -source "local:$SMALL"
+	python3 "$ROOT/bench/gen.py" touch "$SMALL"
+	measure s3 s3-cloudstic incr-onefile "$S3DIR/cloudstic" "$CS" backup -debug -source "local:$SMALL"
+	measure s3 s3-cloudstic restore55k "$W/restore/s3c" "$CS" restore -debug -output "$W/restore/s3c"
+	rm -rf "$W/restore/s3c"
+	unset CLOUDSTIC_STORE
+	RR="s3:$S3_TEST_ENDPOINT/$S3_TEST_BUCKET/$PREFIX/restic"
+	restic -r "$RR" init >"$W/log/init.log" 2>&1 || die "restic init on S3 failed"
+	measure s3 s3-restic backup1g "$S3DIR/restic" restic -r "$RR" backup "$MIXED"
+	measure s3 s3-restic restore1g "$W/restore/s3r" restic -r "$RR" restore latest --target "$W/restore/s3r"
+	rm -rf "$W/restore/s3r"
+	measure s3 s3-restic backup55k "$S3DIR/restic" restic -r "$RR" backup "$SMALL"
+	measure s3 s3-restic incr-nochange "$S3DIR/restic" restic -r "$RR" backup "$SMALL"
+	rm -rf -- "$S3DIR"
+fi
+
+# --- machine ceiling ----------------------------------------------------------------
+log "measuring the machine's ceiling (one core)"
+CEIL="$W/ceiling.txt"
+{
+	echo '```'
+	openssl speed -seconds 1 -evp sha256 2>/dev/null | tail -2
+	openssl speed -seconds 1 -evp aes-256-gcm 2>/dev/null | tail -2
+	(cd "$ROOT" && go test -run '^$' -bench . -benchtime 1s -cpu 1 ./internal/repo/pack/ 2>&1 | grep -E '^Benchmark|^ok|FAIL')
+	echo '```'
+} >"$CEIL"
+
+# --- report -----------------------------------------------------------------------
+OUT="${BENCH_OUT:-$ROOT/bench/results/$(date -u +%Y%m%d-%H%M%S)-$(hostname -s).md}"
+mkdir -p "$(dirname "$OUT")"
+{
+	echo "# cloudstic benchmark $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo
+	echo "Produced by scripts/bench.sh at commit $(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet -- internal || echo ' (+ uncommitted changes)'); runs per tool: $(awk -F'\t' '$1 ~ /^[0-9]+$/ {print $1}' "$TSV" | sort -n | tail -1) (interleaved, order rotated each run); data scale ${BENCH_SCALE:-1}; total wall time $(( $(date +%s) - T_START )) s."
+	echo
+	echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GB", $2/1048576}' /proc/meminfo) RAM, $(lscpu | sed -n 's/^Model name: *//p'), $(uname -sr); shared with other test runs while measured."
+	echo "Versions: $("$CS" version 2>&1 | head -1); $(restic version | head -1); $(borg --version); kopia: not in Debian, not measured."
+	echo
+	python3 "$ROOT/bench/report.py" "$TSV"
+	echo
+	echo "Machine ceiling (one core):"
+	echo
+	cat "$CEIL"
+	echo
+	echo "Raw measurements:"
+	echo
+	echo '```'
+	column -t -s "$(printf '\t')" "$TSV"
+	echo '```'
+} >"$OUT"
+cat "$OUT"
+log "wrote $OUT in $(( $(date +%s) - T_START )) s"
