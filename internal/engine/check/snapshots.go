@@ -53,7 +53,9 @@ func (c *checker) checkSnapshots(ctx context.Context, indexed map[id.ID][]pack.E
 	}
 	for pid := range indexed {
 		if _, ok := c.packs[pid]; !ok && w.missing[pid] == nil {
-			c.add(KindNote, repo.PackKey(pid), "the index names this pack, which does not exist, but no checked snapshot needs its blobs (stale entries left by an interrupted prune; prune removes them)")
+			// An error even when no snapshot needs it: a backup could
+			// deduplicate against these entries and lose data.
+			c.add(KindMissing, repo.PackKey(pid), "the index names this pack but it does not exist (no checked snapshot needs its blobs; prune drops the entries)")
 		}
 	}
 	c.res.Blobs = len(w.seen)

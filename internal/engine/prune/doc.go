@@ -4,9 +4,11 @@
 // holding no used blob are deleted, packs whose unused share exceeds
 // Options.MaxUnused are repacked (their used blobs are saved into new packs,
 // which get their own index file), the surviving packs are written into a
-// merged index, and only then are old packs and, last, superseded index
-// files deleted. A crash at any point leaves every snapshot's blobs
-// reachable through some index file and pack on the store.
+// merged index, and only then are superseded index files and, last, old
+// packs deleted. A crash at any point leaves every snapshot's blobs
+// reachable through some index file and pack on the store, and no index
+// entry pointing at a deleted pack (packs named by an index file too new
+// to delete are kept).
 //
 // Defence in depth against a failed lock: prune never deletes a pack or
 // index file whose store modification time is not older than the start of

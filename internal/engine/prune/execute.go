@@ -34,7 +34,7 @@ func (p *plan) sorted(act action) []*packState {
 func (p *plan) oldIndexFiles() []repo.ObjectEntry {
 	var out []repo.ObjectEntry
 	for _, f := range p.indexFiles {
-		if !f.ModTime.IsZero() && f.ModTime.Before(p.cutoff) {
+		if indexFileOld(f, p.cutoff) {
 			out = append(out, f)
 		}
 	}
@@ -91,8 +91,8 @@ func (p *plan) summarize(dryRun bool) *Result {
 	return res
 }
 
-// execute repacks, writes the merged index, then deletes old packs and,
-// last, superseded index files.
+// execute repacks, writes the merged index, then deletes superseded index
+// files and, last, old packs.
 func (p *plan) execute(ctx context.Context, r *repo.Repository, opts Options, res *Result) error {
 	written, err := p.repack(ctx, r, opts, res)
 	if err != nil {
@@ -116,6 +116,20 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, opts Options, re
 	if err := p.checkSnapshots(ctx, r, opts); err != nil {
 		return err
 	}
+	// Superseded index files go before the packs they name: a crash in
+	// between leaves unindexed packs (a harmless leftover the next prune
+	// removes), never an index entry pointing at a deleted pack, which a
+	// restore could read from and a backup could deduplicate against.
+	var idxKeys []string
+	for _, f := range p.oldIndexFiles() {
+		if !written[f.Key] {
+			idxKeys = append(idxKeys, f.Key)
+		}
+	}
+	if err := deleteAll(ctx, r.Store(), opts, "index files", idxKeys); err != nil {
+		return err
+	}
+	res.IndexFilesDeleted = len(idxKeys)
 	var packKeys []string
 	for _, ps := range append(p.sorted(actDelete), p.sorted(actRepack)...) {
 		if written[ps.obj.Key] {
@@ -132,16 +146,6 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, opts Options, re
 	if err := deleteAll(ctx, r.Store(), opts, "packs", packKeys); err != nil {
 		return err
 	}
-	var idxKeys []string
-	for _, f := range p.oldIndexFiles() {
-		if !written[f.Key] {
-			idxKeys = append(idxKeys, f.Key)
-		}
-	}
-	if err := deleteAll(ctx, r.Store(), opts, "index files", idxKeys); err != nil {
-		return err
-	}
-	res.IndexFilesDeleted = len(idxKeys)
 	return nil
 }
 

@@ -31,6 +31,7 @@ type packState struct {
 	id        id.ID
 	obj       repo.ObjectEntry // valid when onStore
 	onStore   bool
+	pinned    bool         // named by an index file too new to delete
 	entries   []pack.Entry // from the index; nil when no index names it
 	used      []pack.Entry // canonical copies of used blobs in this pack
 	usedBytes int64
@@ -47,9 +48,13 @@ type plan struct {
 	cutoff     time.Time
 }
 
-// loadIndex reads every index file into per-pack entry lists.
-func loadIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEntry) (map[id.ID][]pack.Entry, error) {
-	out := make(map[id.ID][]pack.Entry)
+// loadIndex reads every index file into per-pack entry lists. pinned are
+// the packs named by an index file prune will not delete (too new): such
+// a pack must stay, or that file would point readers and backups at a
+// pack that is gone.
+func loadIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEntry, cutoff time.Time) (out map[id.ID][]pack.Entry, pinned map[id.ID]bool, err error) {
+	out = make(map[id.ID][]pack.Entry)
+	pinned = make(map[id.ID]bool)
 	fs := make([]*index.File, len(files))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
@@ -64,16 +69,26 @@ func loadIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEntry
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for _, f := range fs {
+	for i, f := range fs {
+		old := indexFileOld(files[i], cutoff)
 		for _, p := range f.Packs {
+			if !old {
+				pinned[p.ID] = true
+			}
 			if _, ok := out[p.ID]; !ok {
 				out[p.ID] = p.Blobs
 			}
 		}
 	}
-	return out, nil
+	return out, pinned, nil
+}
+
+// indexFileOld reports whether an index file is old enough to be replaced
+// by the merged index and deleted.
+func indexFileOld(f repo.ObjectEntry, cutoff time.Time) bool {
+	return !f.ModTime.IsZero() && f.ModTime.Before(cutoff)
 }
 
 // mark walks every snapshot's trees and returns the set of used blobs.
@@ -139,7 +154,7 @@ func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time
 		return nil, fmt.Errorf("listing index files: %w", err)
 	}
 	p.indexFiles = files
-	indexed, err := loadIndex(ctx, r, files)
+	indexed, pinned, err := loadIndex(ctx, r, files, p.cutoff)
 	if err != nil {
 		return nil, err
 	}
@@ -157,6 +172,7 @@ func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time
 			p.packs[pid] = ps
 		}
 		ps.entries = entries
+		ps.pinned = pinned[pid]
 	}
 	order := p.byPreference()
 	locs := make(map[id.ID]index.Location)
@@ -223,7 +239,7 @@ func (p *plan) classify(locs map[id.ID]index.Location, maxUnused float64) error 
 		switch {
 		case !ps.onStore:
 			ps.act = actDelete // stale index entries: dropped from the merged index
-		case ps.obj.ModTime.IsZero() || !ps.obj.ModTime.Before(p.cutoff):
+		case ps.pinned || ps.obj.ModTime.IsZero() || !ps.obj.ModTime.Before(p.cutoff):
 			ps.act = actProtect
 		case ps.usedBytes == 0:
 			ps.act = actDelete
