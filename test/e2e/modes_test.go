@@ -50,6 +50,11 @@ func TestJSONOutput(t *testing.T) {
 			}
 		})
 	}
+	var snaps []any
+	decodeJSON(t, mustRun(t, r.with("list", "-json")...), &snaps)
+	if len(snaps) != 1 {
+		t.Errorf("list -json: %d snapshots, want 1 (backup -dry-run must not save one)", len(snaps))
+	}
 }
 
 // TestEncryptionModes round-trips a tree through an unencrypted

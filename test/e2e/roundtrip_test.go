@@ -206,8 +206,13 @@ func testIncremental(t *testing.T, r repoArgs) {
 	third := backupJSON(t, r, src)
 	wantSummary(t, "after deleting one file", third.Summary, map[string]int{
 		"files_new": 0, "files_changed": 0, "files_unmodified": n - 1, "files_removed": 1})
+	// Same size, same mtime, new content: only the ctime tells.
+	sameSize(t, filepath.Join(src, "f4096"))
+	fourth := backupJSON(t, r, src)
+	wantSummary(t, "after rewriting a file keeping size and mtime", fourth.Summary, map[string]int{
+		"files_new": 0, "files_changed": 1, "files_unmodified": n - 2, "files_removed": 0})
 	dst := filepath.Join(t.TempDir(), "out")
-	mustRun(t, r.with("restore", third.SnapshotID[:10], "-output", dst)...)
+	mustRun(t, r.with("restore", fourth.SnapshotID[:10], "-output", dst)...)
 	compareTrees(t, src, dst, cmpOpts{})
 }
 
@@ -217,5 +222,28 @@ func wantSummary(t *testing.T, when string, got map[string]float64, want map[str
 		if got[k] != float64(v) {
 			t.Errorf("%s: summary %s = %d, want %d (summary %v)", when, k, int(got[k]), v, got)
 		}
+	}
+}
+
+// sameSize rewrites p with other bytes of the same length and puts its
+// mtime back.
+func sameSize(t *testing.T, p string) {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range data {
+		data[i] ^= 0x5a
+	}
+	if err := os.WriteFile(p, data, fi.Mode().Perm()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
 	}
 }
