@@ -35,6 +35,10 @@ var errUsage = errors.New("usage")
 // errPartial marks a run that completed with some files unreadable (exit 3).
 var errPartial = errors.New("completed with errors")
 
+// errReported marks a failure the command already reported in full (for
+// example in its -json document): exit 1, nothing more printed on stdout.
+var errReported = errors.New("failed")
+
 // command is one subcommand.
 type command struct {
 	name    string
@@ -104,6 +108,11 @@ func (a *app) finish(err error) int {
 		return ExitOK
 	case errors.Is(err, errPartial):
 		return ExitPartial
+	case errors.Is(err, errReported):
+		if !a.g.json {
+			fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, err)
+		}
+		return ExitError
 	}
 	code := ExitError
 	if errors.Is(err, errUsage) {

@@ -64,7 +64,7 @@ func runCheck(ctx context.Context, a *app, args []string) error {
 		}
 	}
 	if !res.OK() {
-		return fmt.Errorf("%d errors found", len(res.Errors))
+		return fmt.Errorf("%w: %d errors found", errReported, len(res.Errors))
 	}
 	return nil
 }
