@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/cloudstic/cloudstic/internal/repo/cache"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
@@ -59,12 +60,21 @@ func (r *Repository) loadSealed(ctx context.Context, key string) ([]byte, error)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", key, err)
 	}
-	data, err := r.st.Get(ctx, key)
-	if err != nil {
-		return nil, err
+	var data []byte
+	if r.cache != nil {
+		data, err = r.cache.Get(key) // checked against its name; any error: ask the store
 	}
-	if sha256.Sum256(data) != want {
-		return nil, fmt.Errorf("%s: %w: content does not match its name", key, ErrCorrupt)
+	if data == nil {
+		if data, err = r.st.Get(ctx, key); err != nil {
+			return nil, err
+		}
+		if sha256.Sum256(data) != want {
+			return nil, fmt.Errorf("%s: %w: content does not match its name", key, ErrCorrupt)
+		}
+		if r.cache != nil {
+			// A failed cache write only costs a download next time.
+			_ = r.cache.Put(key, data)
+		}
 	}
 	plain, err := r.codec.DecodeRaw(data)
 	if err != nil {
@@ -104,7 +114,22 @@ func (r *Repository) ListIDs(ctx context.Context, prefix string) (ids []id.ID, b
 		ids = append(ids, i)
 		return nil
 	})
+	if err == nil && r.cache != nil && (prefix == IndexPrefix || prefix == SnapshotPrefix) {
+		r.retainCached(prefix, ids, func(i id.ID) string { return prefix + i.String() })
+	}
 	return ids, bad, err
+}
+
+// retainCached drops cached objects under prefix that a complete listing
+// did not name (deleted by prune or forget).
+func (r *Repository) retainCached(prefix string, ids []id.ID, key func(id.ID) string) {
+	keep := make(map[string]bool, len(ids))
+	for _, i := range ids {
+		keep[key(i)] = true
+	}
+	// Best effort: stale copies are never read (nothing names them) and
+	// eviction removes them eventually.
+	_ = r.cache.Retain(prefix, func(k string) bool { return keep[k] })
 }
 
 // IndexFile reads one index file.
@@ -141,7 +166,13 @@ func (r *Repository) LoadIndex(ctx context.Context) ([]id.ID, error) {
 			return nil
 		})
 	}
-	return files, g.Wait()
+	if err := g.Wait(); err != nil {
+		return files, err
+	}
+	if r.cache != nil {
+		r.retainCached(DataPrefix, r.idx.Packs(), PackKey)
+	}
+	return files, nil
 }
 
 // LoadBlob reads, decrypts and verifies one blob.
@@ -150,11 +181,70 @@ func (r *Repository) LoadBlob(ctx context.Context, blob id.ID) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", blob, ErrBlobNotFound)
 	}
+	if r.cache != nil && loc.Type == pack.TreeBlob {
+		if data, err := r.loadCachedBlob(ctx, loc, blob); err == nil {
+			return data, nil
+		}
+		// Any trouble with the cached copy: read the blob from the store.
+	}
 	sealed, err := r.st.GetRange(ctx, PackKey(loc.Pack), int64(loc.Offset), int64(loc.Length))
 	if err != nil {
 		return nil, fmt.Errorf("blob %s in pack %s: %w", blob.Short(), loc.Pack.Short(), err)
 	}
 	return r.codec.Decode(sealed, blob)
+}
+
+// loadCachedBlob reads a tree blob from the cached copy of its pack,
+// downloading the whole pack into the cache first when it is not there:
+// trees live in packs of their own, so one download serves every tree of
+// the pack, now and in later runs.
+func (r *Repository) loadCachedBlob(ctx context.Context, loc index.Location, blob id.ID) ([]byte, error) {
+	key := PackKey(loc.Pack)
+	sealed, err := r.cache.ReadRange(key, int64(loc.Offset), int64(loc.Length))
+	if errors.Is(err, cache.ErrMiss) {
+		sealed, err = r.fetchPack(ctx, loc)
+	}
+	if err != nil {
+		return nil, err
+	}
+	data, err := r.codec.Decode(sealed, blob)
+	if err != nil {
+		r.cache.Remove(key)
+		return nil, err
+	}
+	return data, nil
+}
+
+// fetchPack downloads a whole pack, checks it against its name, adds it to
+// the cache and returns the bytes of loc.
+func (r *Repository) fetchPack(ctx context.Context, loc index.Location) ([]byte, error) {
+	key := PackKey(loc.Pack)
+	r.packMu.Lock()
+	defer r.packMu.Unlock()
+	if sealed, err := r.cache.ReadRange(key, int64(loc.Offset), int64(loc.Length)); err == nil {
+		return sealed, nil // another goroutine fetched it meanwhile
+	}
+	data, err := r.st.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if sha256.Sum256(data) != loc.Pack {
+		return nil, fmt.Errorf("%s: %w: content does not match its name", key, ErrCorrupt)
+	}
+	if err := r.cache.Put(key, data); err != nil {
+		return nil, err
+	}
+	return sealedBlob(data, loc.Entry)
+}
+
+// sealedBlob returns the sealed bytes of one blob of a whole
+// pack, after checking that they lie inside it.
+func sealedBlob(packData []byte, e pack.Entry) ([]byte, error) {
+	end := int64(e.Offset) + int64(e.Length)
+	if end > int64(len(packData)) {
+		return nil, fmt.Errorf("blob %s: %w: beyond the end of its pack", e.ID.Short(), ErrCorrupt)
+	}
+	return packData[e.Offset:end], nil
 }
 
 // DecodeBlobFromPack extracts and verifies one blob from a whole pack's bytes.
