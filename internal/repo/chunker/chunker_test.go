@@ -55,40 +55,53 @@ func TestNewNilGear(t *testing.T) {
 // chunks concatenate to the input, respect the bounds and are exactly the
 // chunks of the reference rule applied to the whole input.
 func TestRoundTrip(t *testing.T) {
-	p := DefaultParams()
 	g := NewGear(testKey)
 	big := randomData(1, 50<<20)
-	readers := []struct {
-		name    string
-		wrap    func(io.Reader) io.Reader
-		maxSize int // skip larger inputs, to keep one-byte reads quick
-	}{
-		{"full", func(r io.Reader) io.Reader { return r }, len(big)},
-		{"onebyte", iotest.OneByteReader, 2*p.Max + 12345},
-		{"half", iotest.HalfReader, len(big)},
-		{"dataerr", iotest.DataErrReader, len(big)},
-	}
-	sizes := []struct {
+	zeros := make([]byte, 64<<10)
+	type size struct {
 		name string
-		n    int
-	}{
-		{"0", 0}, {"1", 1}, {"min-1", p.Min - 1}, {"min", p.Min}, {"min+1", p.Min + 1},
-		{"avg", p.Avg}, {"max", p.Max}, {"max+1", p.Max + 1},
-		{"2max+12345", 2*p.Max + 12345}, {"50MiB", len(big)},
+		data []byte
 	}
-	for _, rd := range readers {
-		for _, sz := range sizes {
-			if sz.n > rd.maxSize {
-				continue
-			}
-			t.Run(rd.name+"/"+sz.name, func(t *testing.T) {
-				data := big[:sz.n]
-				chunks := chunkAll(t, rd.wrap(bytes.NewReader(data)), g, p)
-				checkChunks(t, data, chunks, p)
-				if got, want := lengths(chunks), refLengths(data, g, p); !slices.Equal(got, want) {
-					t.Fatalf("chunk lengths %v, reference %v", got, want)
+	sizes := func(p Params, large []byte) []size {
+		return []size{
+			{"0", nil}, {"1", big[:1]}, {"min-1", big[:p.Min-1]}, {"min", big[:p.Min]},
+			{"min+1", big[:p.Min+1]}, {"avg", big[:p.Avg]}, {"max", big[:p.Max]},
+			{"max+1", big[:p.Max+1]}, {"2max+12345", big[:2*p.Max+12345]},
+			{"large", large}, {"zeros", zeros},
+		}
+	}
+	readers := []struct {
+		name string
+		wrap func(io.Reader) io.Reader
+	}{
+		{"full", func(r io.Reader) io.Reader { return r }},
+		{"onebyte", iotest.OneByteReader},
+		{"half", iotest.HalfReader},
+		{"dataerr", iotest.DataErrReader},
+	}
+	params := []struct {
+		name    string
+		p       Params
+		large   []byte
+		maxByte int // largest input for one-byte reads, to keep the test quick
+	}{
+		{"default", DefaultParams(), big, DefaultParams().Max + 1},
+		{"small", smallParams(), big[:100<<10], 1 << 30},
+	}
+	for _, pp := range params {
+		for _, rd := range readers {
+			for _, sz := range sizes(pp.p, pp.large) {
+				if rd.name == "onebyte" && len(sz.data) > pp.maxByte {
+					continue
 				}
-			})
+				t.Run(pp.name+"/"+rd.name+"/"+sz.name, func(t *testing.T) {
+					chunks := chunkAll(t, rd.wrap(bytes.NewReader(sz.data)), g, pp.p)
+					checkChunks(t, sz.data, chunks, pp.p)
+					if got, want := lengths(chunks), refLengths(sz.data, g, pp.p); !slices.Equal(got, want) {
+						t.Fatalf("chunk lengths %v, reference %v", got, want)
+					}
+				})
+			}
 		}
 	}
 }
@@ -166,7 +179,9 @@ func TestShiftResistance(t *testing.T) {
 					shared++
 				}
 			}
-			if pct := 100 * shared / len(after); pct < 80 {
+			pct := 100 * shared / len(after)
+			t.Logf("%d of %d chunks (%d%%) survive the insertion", shared, len(after), pct)
+			if pct < 80 {
 				t.Fatalf("only %d of %d chunks (%d%%) survive the insertion, want >= 80%%", shared, len(after), pct)
 			}
 		})
@@ -285,5 +300,36 @@ func TestEOFIsSticky(t *testing.T) {
 		if b, err := c.Next(); b != nil || !errors.Is(err, io.EOF) {
 			t.Fatalf("Next after end = %q, %v, want io.EOF", b, err)
 		}
+	}
+}
+
+// TestCutMatchesReference compares Cut with the byte-at-a-time rule at
+// many offsets of random and periodic data, with odd and even region sizes.
+func TestCutMatchesReference(t *testing.T) {
+	periodic := bytes.Repeat([]byte("abcdefg"), 100<<10)
+	tests := []struct {
+		name    string
+		p       Params
+		data    []byte
+		offsets int
+	}{
+		{"small random", smallParams(), randomData(12, 200<<10), 2000},
+		{"odd min", Params{Min: 65, Avg: 256, Max: 1023}, randomData(13, 200<<10), 2000},
+		{"periodic", Params{Min: 65, Avg: 128, Max: 4001}, periodic, 2000},
+		{"default random", DefaultParams(), randomData(14, 20<<20), 20},
+	}
+	g := NewGear(testKey)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			step := max(1, len(tt.data)/tt.offsets)
+			for off := 0; off < len(tt.data); off += step {
+				for _, end := range []int{len(tt.data), min(len(tt.data), off+tt.p.Avg+1)} {
+					d := tt.data[off:end]
+					if got, want := Cut(d, g, tt.p), refCut(d, g, tt.p); got != want {
+						t.Fatalf("offset %d, length %d: Cut = %d, reference %d", off, len(d), got, want)
+					}
+				}
+			}
+		})
 	}
 }

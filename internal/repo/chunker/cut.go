@@ -37,21 +37,23 @@ func scan(data []byte, from, to int, fp, mask uint64, g *Gear) (int, uint64, boo
 	tab, sh := &g.table, &g.shifted
 	mask2 := mask << 1
 	d := data[from:to]
-	i := 0
-	for ; i+1 < len(d); i += 2 {
-		fp = fp<<2 + sh[d[i]]
+	// i indexes the second byte of each pair; this loop form lets the
+	// compiler prove both indexes in bounds.
+	i := 1
+	for ; i < len(d); i += 2 {
+		fp = fp<<2 + sh[d[i-1]]
 		if fp&mask2 == 0 {
-			return from + i + 1, fp, true
+			return from + i, fp, true
 		}
-		fp += tab[d[i+1]]
+		fp += tab[d[i]]
 		if fp&mask == 0 {
-			return from + i + 2, fp, true
+			return from + i + 1, fp, true
 		}
 	}
-	if i < len(d) {
-		fp = fp<<1 + tab[d[i]]
+	if i == len(d) { // one byte left over
+		fp = fp<<1 + tab[d[i-1]]
 		if fp&mask == 0 {
-			return from + i + 1, fp, true
+			return to, fp, true
 		}
 	}
 	return to, fp, false
