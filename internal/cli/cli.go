@@ -9,6 +9,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 )
 
 // Exit codes.
@@ -119,6 +121,9 @@ func (a *app) finish(err error) int {
 		code = ExitUsage
 	}
 	msg := strings.TrimPrefix(err.Error(), "usage: ")
+	if errors.Is(err, context.Canceled) && !errors.Is(err, lock.ErrLeaseLost) {
+		msg = "interrupted; nothing already stored was changed, run the command again to finish"
+	}
 	if a.g.json {
 		a.writeJSON(map[string]any{"error": msg, "exit_code": code})
 	}
