@@ -207,7 +207,7 @@ func (a *app) withLock(ctx context.Context, st store.Store, exclusive bool, op s
 	}
 	runErr := fn(l.Context(), l)
 	if cause := context.Cause(l.Context()); runErr != nil && cause != nil && errors.Is(cause, lock.ErrLeaseLost) {
-		runErr = fmt.Errorf("%w (stopped: %v)", runErr, cause)
+		runErr = fmt.Errorf("%w (stopped: %w)", runErr, cause)
 	}
 	// Release with a fresh context: Ctrl-C must still remove our lock.
 	relCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
