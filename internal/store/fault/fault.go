@@ -1,0 +1,184 @@
+package fault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// ErrInjected is wrapped by every error this wrapper makes up.
+var ErrInjected = errors.New("injected store fault")
+
+// defaultLatency is the longest injected wait when Config.Latency is zero.
+const defaultLatency = 10 * time.Millisecond
+
+// Store wraps an inner store and injects the faults of its Config.
+type Store struct {
+	inner store.Store
+	cfg   Config
+	mu    sync.Mutex // guards rng
+	rng   *rand.Rand
+	muts  atomic.Int64 // mutating operations started
+}
+
+var _ store.Store = (*Store)(nil)
+
+// New wraps inner.
+func New(inner store.Store, cfg Config) *Store {
+	if cfg.Latency <= 0 {
+		cfg.Latency = defaultLatency
+	}
+	seed := uint64(cfg.Seed)
+	return &Store{inner: inner, cfg: cfg, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+}
+
+// Describe names the inner store.
+func (s *Store) Describe() string { return store.Describe(s.inner) }
+
+// Mutations returns how many Puts and Deletes were started so far.
+func (s *Store) Mutations() int64 { return s.muts.Load() }
+
+// roll reports whether an event of probability p happens; frac is a
+// second uniform number in [0,1) for sizing the fault.
+func (s *Store) roll(p float64) (hit bool, frac float64) {
+	if p <= 0 {
+		return false, 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rng.Float64() < p, s.rng.Float64()
+}
+
+// before injects latency and, at ErrorRate, an error before op reaches
+// the inner store.
+func (s *Store) before(ctx context.Context, op, key string) error {
+	if hit, frac := s.roll(s.cfg.LatencyRate); hit {
+		t := time.NewTimer(time.Duration(frac * float64(s.cfg.Latency)))
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-t.C:
+		}
+	}
+	if hit, _ := s.roll(s.cfg.ErrorRate); hit {
+		return fmt.Errorf("%s %s: %w", op, key, ErrInjected)
+	}
+	return nil
+}
+
+// kill stops the process (or calls Config.Kill) and, should that return,
+// reports the operation as failed.
+func (s *Store) kill(op, key string) error {
+	if s.cfg.Kill != nil {
+		s.cfg.Kill()
+	} else if p, err := os.FindProcess(os.Getpid()); err == nil {
+		if err := p.Signal(os.Kill); err == nil {
+			select {} // the signal ends the process before anything else is written
+		}
+	}
+	return fmt.Errorf("%s %s: killed: %w", op, key, ErrInjected)
+}
+
+// mutate runs a Put or Delete with the kill point and injected faults.
+func (s *Store) mutate(ctx context.Context, op, key string, do func() error) error {
+	n := s.muts.Add(1)
+	killHere := s.cfg.KillAt > 0 && n == int64(s.cfg.KillAt)
+	if killHere && !s.cfg.KillMidPut {
+		return s.kill(op, key)
+	}
+	if err := s.before(ctx, op, key); err != nil {
+		if killHere {
+			return s.kill(op, key)
+		}
+		return err
+	}
+	err := do()
+	if killHere {
+		return s.kill(op, key)
+	}
+	return err
+}
+
+// shorten returns a strict prefix of b with an error, at ShortReadRate.
+func (s *Store) shorten(op, key string, b []byte, err error) ([]byte, error) {
+	if err != nil || len(b) == 0 {
+		return b, err
+	}
+	if hit, frac := s.roll(s.cfg.ShortReadRate); hit {
+		n := int(frac * float64(len(b))) // < len(b)
+		return b[:n], fmt.Errorf("%s %s: got %d of %d bytes: %w (%w)", op, key, n, len(b), ErrInjected, io.ErrUnexpectedEOF)
+	}
+	return b, nil
+}
+
+// Capabilities passes the inner store's through.
+func (s *Store) Capabilities() store.Capabilities { return s.inner.Capabilities() }
+
+// Get forwards, with faults.
+func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+	if err := s.before(ctx, "get", key); err != nil {
+		return nil, err
+	}
+	b, err := s.inner.Get(ctx, key)
+	return s.shorten("get", key, b, err)
+}
+
+// GetRange forwards, with faults.
+func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if err := s.before(ctx, "get range", key); err != nil {
+		return nil, err
+	}
+	b, err := s.inner.GetRange(ctx, key, off, n)
+	return s.shorten("get range", key, b, err)
+}
+
+// Put forwards, with faults and the kill point; at AckLossRate a
+// successful write is reported as failed.
+func (s *Store) Put(ctx context.Context, key string, data []byte, opts store.PutOptions) (store.ObjectInfo, error) {
+	var info store.ObjectInfo
+	err := s.mutate(ctx, "put", key, func() error {
+		var err error
+		info, err = s.inner.Put(ctx, key, data, opts)
+		if hit, _ := s.roll(s.cfg.AckLossRate); err == nil && hit {
+			return fmt.Errorf("put %s: reply lost: %w", key, ErrInjected)
+		}
+		return err
+	})
+	if err != nil {
+		return store.ObjectInfo{}, err
+	}
+	return info, nil
+}
+
+// Delete forwards, with faults and the kill point.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	return s.mutate(ctx, "delete", key, func() error { return s.inner.Delete(ctx, key) })
+}
+
+// Stat forwards, with faults.
+func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) {
+	if err := s.before(ctx, "stat", key); err != nil {
+		return store.ObjectInfo{}, err
+	}
+	return s.inner.Stat(ctx, key)
+}
+
+// List forwards, with faults (an injected error comes before any object).
+func (s *Store) List(ctx context.Context, prefix string, fn func(store.ObjectInfo) error) error {
+	if err := s.before(ctx, "list", prefix); err != nil {
+		return err
+	}
+	return s.inner.List(ctx, prefix, fn)
+}
+
+// Close closes the inner store.
+func (s *Store) Close() error { return s.inner.Close() }

@@ -1,0 +1,202 @@
+package fault_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/store/fault"
+	"github.com/cloudstic/cloudstic/internal/store/local"
+	"github.com/cloudstic/cloudstic/internal/store/storetest"
+)
+
+// TestConformance: with no faults configured the wrapper is a valid store.
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store {
+		return fault.New(local.New(t.TempDir()), fault.Config{Seed: 1})
+	})
+}
+
+func TestCapabilitiesPassThrough(t *testing.T) {
+	inner := local.New(t.TempDir())
+	if got, want := fault.New(inner, fault.Config{}).Capabilities(), inner.Capabilities(); got != want {
+		t.Fatalf("capabilities %+v, want %+v", got, want)
+	}
+}
+
+// TestFaults runs each kind of fault at rate 1 and checks what the caller
+// sees and what lands in the inner store.
+func TestFaults(t *testing.T) {
+	ctx := context.Background()
+	data := []byte("0123456789abcdef")
+	tests := []struct {
+		name       string
+		cfg        fault.Config
+		preload    bool // the key exists before the operation
+		op         func(s store.Store) ([]byte, error)
+		wantErr    bool
+		wantEOF    bool // the error also wraps io.ErrUnexpectedEOF
+		wantStored bool // the key exists afterwards
+	}{
+		{"put ok", fault.Config{}, false, put(data), false, false, true},
+		{"put error", fault.Config{ErrorRate: 1}, false, put(data), true, false, false},
+		{"put reply lost", fault.Config{AckLossRate: 1}, false, put(data), true, false, true},
+		{"delete error", fault.Config{ErrorRate: 1}, true, del, true, false, true},
+		{"delete ok", fault.Config{ShortReadRate: 1}, true, del, false, false, false},
+		{"get error", fault.Config{ErrorRate: 1}, true, get, true, false, true},
+		{"get short", fault.Config{ShortReadRate: 1}, true, get, true, true, true},
+		{"get range short", fault.Config{ShortReadRate: 1}, true, getRange, true, true, true},
+		{"stat error", fault.Config{ErrorRate: 1}, true, stat, true, false, true},
+		{"list error", fault.Config{ErrorRate: 1}, true, list, true, false, true},
+		{"latency only", fault.Config{LatencyRate: 1, Latency: time.Millisecond}, true, get, false, false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			inner := local.New(t.TempDir())
+			if tc.preload {
+				if _, err := inner.Put(ctx, "k", data, store.PutOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := tc.op(fault.New(inner, tc.cfg))
+			if tc.wantErr != (err != nil) {
+				t.Fatalf("error %v, want error: %v", err, tc.wantErr)
+			}
+			if err != nil && !errors.Is(err, fault.ErrInjected) {
+				t.Errorf("error %v does not wrap ErrInjected", err)
+			}
+			if tc.wantEOF != errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Errorf("error %v: wraps io.ErrUnexpectedEOF: %v, want %v", err, !tc.wantEOF, tc.wantEOF)
+			}
+			if tc.wantEOF && len(got) >= len(data) {
+				t.Errorf("short read returned %d bytes, want fewer than %d", len(got), len(data))
+			}
+			_, serr := inner.Stat(ctx, "k")
+			if stored := serr == nil; stored != tc.wantStored {
+				t.Errorf("key stored afterwards: %v (%v), want %v", stored, serr, tc.wantStored)
+			}
+		})
+	}
+}
+
+func put(data []byte) func(s store.Store) ([]byte, error) {
+	return func(s store.Store) ([]byte, error) {
+		_, err := s.Put(context.Background(), "k", data, store.PutOptions{})
+		return nil, err
+	}
+}
+
+func del(s store.Store) ([]byte, error) { return nil, s.Delete(context.Background(), "k") }
+func get(s store.Store) ([]byte, error) { return s.Get(context.Background(), "k") }
+func getRange(s store.Store) ([]byte, error) {
+	return s.GetRange(context.Background(), "k", 2, 10)
+}
+func stat(s store.Store) ([]byte, error) {
+	_, err := s.Stat(context.Background(), "k")
+	return nil, err
+}
+func list(s store.Store) ([]byte, error) {
+	return nil, s.List(context.Background(), "", func(store.ObjectInfo) error { return nil })
+}
+
+// TestLatencyHonoursContext: an injected wait ends when the context does.
+func TestLatencyHonoursContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s := fault.New(local.New(t.TempDir()), fault.Config{LatencyRate: 1, Latency: time.Hour})
+	if _, err := s.Get(ctx, "k"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("get with a cancelled context during an hour of latency: %v, want context.Canceled", err)
+	}
+}
+
+// TestKillAt checks the kill point: before or after the n-th Put or
+// Delete, counting both, and nothing else.
+func TestKillAt(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name       string
+		killAt     int
+		midPut     bool
+		wantKilled string // key of the operation that triggers the kill
+		wantLanded bool
+	}{
+		{"before first", 1, false, "a", false},
+		{"after first", 1, true, "a", true},
+		{"before fourth (after a delete)", 4, false, "c", false},
+		{"after fourth", 4, true, "c", true},
+		{"never", 0, false, "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			inner := local.New(t.TempDir())
+			kills := 0
+			s := fault.New(inner, fault.Config{KillAt: tc.killAt, KillMidPut: tc.midPut, Kill: func() { kills++ }})
+			killedAt := ""
+			for _, k := range []string{"a", "b", "c", "d"} {
+				if _, err := s.Get(ctx, k); !errors.Is(err, store.ErrNotFound) {
+					t.Fatalf("get %s: %v", k, err) // reads are not counted
+				}
+				if _, err := s.Put(ctx, k, []byte(k), store.PutOptions{}); err != nil {
+					if !errors.Is(err, fault.ErrInjected) {
+						t.Fatalf("put %s: %v", k, err)
+					}
+					killedAt = k
+				}
+				if k == "b" {
+					if err := s.Delete(ctx, "b"); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if killedAt != tc.wantKilled || kills != min(tc.killAt, 1) {
+				t.Fatalf("killed at %q (%d kills), want %q", killedAt, kills, tc.wantKilled)
+			}
+			if tc.wantKilled == "" {
+				return
+			}
+			_, err := inner.Stat(ctx, tc.wantKilled)
+			if landed := err == nil; landed != tc.wantLanded {
+				t.Errorf("%s landed: %v, want %v", tc.wantKilled, landed, tc.wantLanded)
+			}
+			if got := s.Mutations(); got != 5 {
+				t.Errorf("%d mutations counted, want 5", got)
+			}
+		})
+	}
+}
+
+// TestSeedRepeats: the same seed injects the same faults.
+func TestSeedRepeats(t *testing.T) {
+	pattern := func(seed int64) []bool {
+		inner := local.New(t.TempDir())
+		s := fault.New(inner, fault.Config{Seed: seed, ErrorRate: 0.3})
+		var out []bool
+		for range 64 {
+			_, err := s.Stat(context.Background(), "k")
+			out = append(out, errors.Is(err, fault.ErrInjected))
+		}
+		return out
+	}
+	a, b, c := pattern(7), pattern(7), pattern(8)
+	if !equal(a, b) {
+		t.Fatal("seed 7 gave two different fault patterns")
+	}
+	if equal(a, c) {
+		t.Error("seeds 7 and 8 gave the same fault pattern")
+	}
+}
+
+func equal(a, b []bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
