@@ -15,7 +15,7 @@ const benchSize = 64 << 20
 // with the default parameters, including the reads from a bytes.Reader.
 func BenchmarkChunker(b *testing.B) {
 	data := randomData(20, benchSize)
-	c, err := New(bytes.NewReader(nil), NewGear(testKey), DefaultParams())
+	c, err := New(bytes.NewReader(nil), NewGear(testKey()), DefaultParams())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func BenchmarkChunker(b *testing.B) {
 // bytes it skips below Min.
 func BenchmarkCut(b *testing.B) {
 	data := randomData(20, benchSize)
-	g, p := NewGear(testKey), DefaultParams()
+	g, p := NewGear(testKey()), DefaultParams()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		for off := 0; off < len(data); {
@@ -52,7 +52,7 @@ func BenchmarkCut(b *testing.B) {
 // hashed, giving the raw rolling speed.
 func BenchmarkCutHashOnly(b *testing.B) {
 	data := make([]byte, benchSize)
-	g, p := NewGear(testKey), Params{Min: 64, Avg: 128, Max: 8 << 20}
+	g, p := NewGear(testKey()), Params{Min: 64, Avg: 128, Max: 8 << 20}
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		for off := 0; off < len(data); {
@@ -65,7 +65,7 @@ func BenchmarkCutHashOnly(b *testing.B) {
 // comparison with Cut's two-bytes-at-a-time loop.
 func BenchmarkRefCut(b *testing.B) {
 	data := randomData(20, benchSize)
-	g, p := NewGear(testKey), DefaultParams()
+	g, p := NewGear(testKey()), DefaultParams()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		for off := 0; off < len(data); {

@@ -37,7 +37,7 @@ func TestParamsValidate(t *testing.T) {
 			if !tt.ok && !errors.Is(err, ErrInvalidParams) {
 				t.Fatalf("Validate = %v, want ErrInvalidParams", err)
 			}
-			_, err = New(bytes.NewReader(nil), NewGear(testKey), tt.p)
+			_, err = New(bytes.NewReader(nil), NewGear(testKey()), tt.p)
 			if tt.ok != (err == nil) {
 				t.Fatalf("New error = %v, want ok=%v", err, tt.ok)
 			}
@@ -55,7 +55,7 @@ func TestNewNilGear(t *testing.T) {
 // chunks concatenate to the input, respect the bounds and are exactly the
 // chunks of the reference rule applied to the whole input.
 func TestRoundTrip(t *testing.T) {
-	g := NewGear(testKey)
+	g := NewGear(testKey())
 	big := randomData(1, 50<<20)
 	zeros := make([]byte, 64<<10)
 	type size struct {
@@ -109,7 +109,7 @@ func TestRoundTrip(t *testing.T) {
 func TestZerosCutAtMax(t *testing.T) {
 	p := DefaultParams()
 	data := make([]byte, 20<<20)
-	chunks := chunkAll(t, bytes.NewReader(data), NewGear(testKey), p)
+	chunks := chunkAll(t, bytes.NewReader(data), NewGear(testKey()), p)
 	checkChunks(t, data, chunks, p)
 	for i, c := range chunks[:len(chunks)-1] {
 		if len(c) != p.Max {
@@ -123,8 +123,8 @@ func TestZerosCutAtMax(t *testing.T) {
 
 func TestDeterministic(t *testing.T) {
 	data := randomData(2, 16<<20)
-	a := chunkAll(t, bytes.NewReader(data), NewGear(testKey), DefaultParams())
-	b := chunkAll(t, iotest.HalfReader(bytes.NewReader(data)), NewGear(slices.Clone(testKey)), DefaultParams())
+	a := chunkAll(t, bytes.NewReader(data), NewGear(testKey()), DefaultParams())
+	b := chunkAll(t, iotest.HalfReader(bytes.NewReader(data)), NewGear(testKey()), DefaultParams())
 	if !slices.Equal(lengths(a), lengths(b)) {
 		t.Fatalf("two runs differ: %v vs %v", lengths(a), lengths(b))
 	}
@@ -167,7 +167,7 @@ func TestShiftResistance(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := NewGear(testKey)
+			g := NewGear(testKey())
 			orig := randomData(4, tt.size)
 			const at = 1000
 			edited := slices.Concat(orig[:at], randomData(5, 100), orig[at:])
@@ -201,7 +201,7 @@ func TestAverageChunkSize(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			data := randomData(6, tt.size)
-			lens := refLengths(data, NewGear(testKey), tt.p)
+			lens := refLengths(data, NewGear(testKey()), tt.p)
 			mean := float64(len(data)) / float64(len(lens))
 			t.Logf("%d chunks, mean %.0f bytes = %.3f x Avg", len(lens), mean, mean/float64(tt.p.Avg))
 			if mean < 0.75*float64(tt.p.Avg) || mean > 1.25*float64(tt.p.Avg) {
@@ -213,7 +213,7 @@ func TestAverageChunkSize(t *testing.T) {
 
 func TestReset(t *testing.T) {
 	p := smallParams()
-	g := NewGear(testKey)
+	g := NewGear(testKey())
 	inputs := [][]byte{randomData(7, 100<<10), nil, randomData(8, 10), randomData(9, 5000)}
 	c, err := New(bytes.NewReader(nil), g, p)
 	if err != nil {
@@ -265,7 +265,7 @@ func TestReaderError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := New(tt.r, NewGear(testKey), p)
+			c, err := New(tt.r, NewGear(testKey()), p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -289,7 +289,7 @@ func TestReaderError(t *testing.T) {
 }
 
 func TestEOFIsSticky(t *testing.T) {
-	c, err := New(bytes.NewReader([]byte("x")), NewGear(testKey), smallParams())
+	c, err := New(bytes.NewReader([]byte("x")), NewGear(testKey()), smallParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestCutMatchesReference(t *testing.T) {
 		{"periodic", Params{Min: 65, Avg: 128, Max: 4001}, periodic, 2000},
 		{"default random", DefaultParams(), randomData(14, 20<<20), 20},
 	}
-	g := NewGear(testKey)
+	g := NewGear(testKey())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			step := max(1, len(tt.data)/tt.offsets)

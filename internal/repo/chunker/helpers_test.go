@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// testKey is the gear key used by most tests.
-var testKey = []byte("cloudstic chunker test key, 32 b")
+// testKey returns the gear key used by most tests.
+func testKey() []byte { return []byte("cloudstic chunker test key, 32 b") }
 
 // smallParams are tiny parameters that give many chunks on little data.
 func smallParams() Params { return Params{Min: 64, Avg: 256, Max: 1024} }

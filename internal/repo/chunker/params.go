@@ -19,9 +19,10 @@ const (
 )
 
 // Params are the chunk size limits in bytes. Every chunk except the last of
-// a stream is between Min and Max bytes long; the mean chunk size on random
-// data is about 1.2*Avg when Min = Avg/2 (normalized chunking moves the
-// distribution towards Avg but the region after Avg adds about Avg/4).
+// a stream is between Min and Max bytes long. Avg is the normalization
+// point, not the exact mean: on random data the mean chunk is about
+// 1.15*Avg with Min = Avg/2 (as in DefaultParams) and 1.1*Avg with
+// Min = Avg/4, since past Avg a cut comes on average Avg/4 bytes later.
 type Params struct{ Min, Avg, Max int }
 
 // DefaultParams returns the repository's parameters: minimum 512 KiB,
