@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
@@ -25,7 +26,7 @@ type dirRestore struct {
 	links map[hardlinkKey]string
 }
 
-func restoreDir(ctx context.Context, r *repo.Repository, start entry, _ string, opts Options) (*Result, error) {
+func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix string, opts Options) (*Result, error) {
 	d := &dirRestore{ctx: ctx, r: r, opts: opts, links: map[hardlinkKey]string{}}
 	if opts.DryRun {
 		return d.dryRun(start)
@@ -42,6 +43,16 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, _ string, 
 		return nil, err
 	}
 	defer d.root.Close() //nolint:errcheck // as above
+	// -path keeps the selected entry's place in the tree: create its
+	// parent directories first (their metadata is not restored).
+	if prefix != "" {
+		parts := strings.Split(prefix, "/")
+		for i := range parts {
+			if err := w.Mkdir(strings.Join(parts[:i+1], "/"), nil); err != nil {
+				return nil, err
+			}
+		}
+	}
 
 	files := make(chan entry, opts.Workers)
 	var wg sync.WaitGroup
