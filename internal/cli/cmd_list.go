@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
@@ -50,7 +53,11 @@ func runList(ctx context.Context, a *app, args []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	a.infof("%d snapshots", len(snaps))
+	if len(snaps) == 1 {
+		a.infof("1 snapshot")
+	} else {
+		a.infof("%d snapshots", len(snaps))
+	}
 	return nil
 }
 
@@ -91,11 +98,11 @@ func runLs(ctx context.Context, a *app, args []string) error {
 				"mtime": time.Unix(0, n.MTime).UTC(), "uid": n.UID, "gid": n.GID, "target": n.LinkTarget})
 			return
 		}
-		name := p
+		name := displayName(p)
 		if n.Type == tree.TypeDir {
 			name += "/"
 		} else if n.Type == tree.TypeSymlink {
-			name += " -> " + n.LinkTarget
+			name += " -> " + displayName(n.LinkTarget)
 		}
 		if *long {
 			fmt.Fprintf(a.io.Stdout, "%s %-8s %-8s %10d %s %s\n", modeString(n), owner(n.User, n.UID), owner(n.Group, n.GID),
@@ -115,6 +122,15 @@ func runLs(ctx context.Context, a *app, args []string) error {
 		a.writeJSON(map[string]any{"snapshot_id": snap.ID.String(), "entries": entries})
 	}
 	return nil
+}
+
+// displayName quotes names holding control characters or invalid UTF-8,
+// so every entry stays on one line of the listing.
+func displayName(s string) string {
+	if !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 func owner(name string, num uint32) string {

@@ -71,7 +71,13 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSource, err)
 	}
-	fi, err := os.Lstat(abs)
+	// A source given as a symlink to a directory is followed (only the
+	// source itself; links inside it are stored as links).
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSource, err)
+	}
+	fi, err := os.Lstat(real)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSource, err)
 	}
@@ -111,7 +117,7 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 	if err != nil {
 		return nil, err
 	}
-	rootID, err := w.run(abs, fi, parentTree)
+	rootID, err := w.run(real, fi, parentTree)
 	if err != nil {
 		return nil, err
 	}
