@@ -148,4 +148,3 @@ func snapTime(t *testing.T, s snap) time.Time {
 	}
 	return tm
 }
-
