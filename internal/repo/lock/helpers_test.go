@@ -22,7 +22,7 @@ type testStore struct {
 	store.Store
 	clk      *clock.Fake // nil: report the local store's own ModTime
 	skew     time.Duration
-	caps     *store.Capabilities
+	caps     *store.Capabilities // declared instead of the local store's (masks conditional writes)
 	failPuts atomic.Bool
 	calls    atomic.Int64
 	puts     atomic.Int64
@@ -34,12 +34,6 @@ type testStore struct {
 func newTestStore(t *testing.T, clk *clock.Fake) *testStore {
 	t.Helper()
 	return &testStore{Store: local.New(t.TempDir()), clk: clk, stamps: map[string]time.Time{}}
-}
-
-// noConditional masks both conditional writes (the fallback path).
-func (s *testStore) noConditional() *testStore {
-	s.caps = &store.Capabilities{}
-	return s
 }
 
 func (s *testStore) Capabilities() store.Capabilities {

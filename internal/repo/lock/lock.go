@@ -28,7 +28,8 @@ type Info struct {
 	// Stale: expired by our clock and, where the store reports it, not
 	// written for a TTL by the store's clock.
 	Stale bool
-	// Err is set when the object cannot be read or parsed.
+	// Err is set when the object cannot be read or parsed (for a held
+	// Lock's Info: why its lease was lost).
 	Err error
 }
 

@@ -6,14 +6,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // stores runs a test on the local store with its conditional writes and with
 // them masked (the fallback path).
+// (and with create-if-absent only).
 var storeKinds = []struct {
-	name     string
-	fallback bool
-}{{"conditional", false}, {"fallback", true}}
+	name string
+	caps *store.Capabilities
+}{
+	{"conditional", nil},
+	{"create-only", &store.Capabilities{CreateIfAbsent: true}},
+	{"fallback", &store.Capabilities{}},
+}
 
 func TestConflictTable(t *testing.T) {
 	rows := []struct {
@@ -31,9 +38,7 @@ func TestConflictTable(t *testing.T) {
 			t.Run(sk.name+"/"+row.held+"-then-"+row.want, func(t *testing.T) {
 				clk := newFake()
 				st := newTestStore(t, clk)
-				if sk.fallback {
-					st.noConditional()
-				}
+				st.caps = sk.caps
 				op := map[string]string{"shared": "backup", "exclusive": "prune"}
 				first, err := acquire(t, clk, st, row.held == "shared", op[row.held], testOpts(clk, "host-a"))
 				if err != nil {
@@ -91,9 +96,7 @@ func TestStaleLocksIgnoredAndTakenOver(t *testing.T) {
 			t.Run(sk.name+"/"+row.name, func(t *testing.T) {
 				clk := newFake()
 				st := newTestStore(t, clk)
-				if sk.fallback {
-					st.noConditional()
-				}
+				st.caps = sk.caps
 				key := ExclusiveKey
 				if row.staleKind == "shared" {
 					key = SharedPrefix + "2020-01-01T00:00:00.000000000Z-0123456789abcdef"
@@ -145,9 +148,7 @@ func TestRefreshExtendsExpiry(t *testing.T) {
 			t.Run(sk.name+"/"+kindName(shared), func(t *testing.T) {
 				clk := newFake()
 				st := newTestStore(t, clk)
-				if sk.fallback {
-					st.noConditional()
-				}
+				st.caps = sk.caps
 				l, err := acquire(t, clk, st, shared, "op", testOpts(clk, "me"))
 				if err != nil {
 					t.Fatal(err)
@@ -214,9 +215,7 @@ func TestLeaseLostWhenBroken(t *testing.T) {
 				t.Run(sk.name+"/"+kindName(shared)+"/"+via, func(t *testing.T) {
 					clk := newFake()
 					st := newTestStore(t, clk)
-					if sk.fallback {
-						st.noConditional()
-					}
+					st.caps = sk.caps
 					l, err := acquire(t, clk, st, shared, "op", testOpts(clk, "me"))
 					if err != nil {
 						t.Fatal(err)
@@ -342,5 +341,31 @@ func TestCheckAndOptions(t *testing.T) {
 		if _, err := AcquireShared(context.Background(), st, "backup", o); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}
+	}
+}
+
+// Fallback: another prune's write landing during our settle delay makes our
+// verify fail, naming the winner.
+func TestFallbackSettleCatchesConcurrentWriter(t *testing.T) {
+	clk := newFake()
+	st := newTestStore(t, clk)
+	st.caps = &store.Capabilities{}
+	done := make(chan error, 1)
+	go func() {
+		_, err := AcquireExclusive(context.Background(), st, "prune", testOpts(clk, "loser"))
+		done <- err
+	}()
+	waiting(t, clk, 1) // written, now settling
+	now := clk.Now()
+	writeLock(t, st, ExclusiveKey, payload{Operation: "prune", Holder: "winner (pid 7)", AcquiredAt: now,
+		ExpiresAt: now.Add(time.Minute)})
+	clk.Advance(DefaultSettleDelay)
+	err := <-done
+	if !errors.Is(err, ErrLocked) || !strings.HasPrefix(err.Error(), "repository is exclusively locked by winner (pid 7)") {
+		t.Fatalf("got %v", err)
+	}
+	o, err := get(context.Background(), st, ExclusiveKey, false)
+	if err != nil || o.p.Holder != "winner (pid 7)" {
+		t.Fatalf("the winner's lock was disturbed: %+v %v", o.p, err)
 	}
 }
