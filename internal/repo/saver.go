@@ -43,6 +43,12 @@ type Saver struct {
 	wg      sync.WaitGroup
 	err     onceErr
 
+	// sealed recycles the per-blob sealed buffers (copied into a pack
+	// builder right away); packBufs hands uploaded packs' memory to the
+	// next data pack builder.
+	sealed   sync.Pool
+	packBufs chan []byte
+
 	idxMu    sync.Mutex
 	unsynced []index.PackBlobs // uploaded packs not yet in an index file
 	stats    struct{ blobs, bytes, packs, files atomic.Int64 }
@@ -52,7 +58,7 @@ type Saver struct {
 func (r *Repository) NewSaver(ctx context.Context, uploaders int) *Saver {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Saver{r: r, ctx: ctx, cancel: cancel, pending: make(map[id.ID]bool),
-		uploads: make(chan *pack.Builder, 1)}
+		uploads: make(chan *pack.Builder, 1), packBufs: make(chan []byte, 2)}
 	if uploaders < 1 {
 		uploaders = 1
 	}
@@ -93,7 +99,11 @@ func (s *Saver) Save(ctx context.Context, t pack.BlobType, blob id.ID, data []by
 
 	// Compression and encryption run outside the lock, in the caller's
 	// goroutine, so they use every core the callers use.
-	sealed, err := s.r.codec.Encode(data)
+	var buf []byte
+	if p, ok := s.sealed.Get().(*[]byte); ok {
+		buf = (*p)[:0]
+	}
+	sealed, err := s.r.codec.AppendEncode(buf, data)
 	if err != nil {
 		return false, err
 	}
@@ -103,18 +113,34 @@ func (s *Saver) Save(ctx context.Context, t pack.BlobType, blob id.ID, data []by
 	s.mu.Lock()
 	cur := &s.cur[t&1]
 	if *cur == nil {
-		*cur = pack.NewBuilder(s.r.cfg.PackSize + s.r.cfg.PackSize/4)
+		*cur = s.newBuilder(t)
 	}
-	(*cur).Add(t, blob, sealed)
+	(*cur).Add(t, blob, sealed) // copies sealed
 	var full *pack.Builder
 	if (*cur).Size() >= s.r.cfg.PackSize {
 		full, *cur = *cur, nil
 	}
 	s.mu.Unlock()
+	s.sealed.Put(&sealed)
 	if full != nil {
 		return true, s.send(ctx, full)
 	}
 	return true, nil
+}
+
+// newBuilder starts a pack: data packs reuse an uploaded pack's memory when
+// one is free; tree packs start small (trees are few and small, and a
+// 20 MiB buffer per tree pack showed up in the heap profile).
+func (s *Saver) newBuilder(t pack.BlobType) *pack.Builder {
+	if t == pack.TreeBlob {
+		return pack.NewBuilder(64 << 10)
+	}
+	select {
+	case buf := <-s.packBufs:
+		return pack.NewBuilderBuffer(buf)
+	default:
+		return pack.NewBuilder(s.r.cfg.PackSize + s.r.cfg.PackSize/4)
+	}
 }
 
 func (s *Saver) send(ctx context.Context, b *pack.Builder) error {
@@ -155,6 +181,12 @@ func (s *Saver) upload(b *pack.Builder) error {
 	}
 	if _, err := s.r.st.Put(s.ctx, PackKey(packID), data, opts); err != nil && !errors.Is(err, store.ErrExists) {
 		return fmt.Errorf("storing pack %s: %w", packID.Short(), err)
+	}
+	if cap(data) >= s.r.cfg.PackSize {
+		select { // the store is done with data: recycle it
+		case s.packBufs <- data[:0]:
+		default:
+		}
 	}
 	s.stats.packs.Add(1)
 	s.idxMu.Lock()

@@ -41,10 +41,15 @@ type walker struct {
 	sink   sink
 	cap    *fsmeta.Capturer
 
-	files   chan fileJob
-	blobs   chan blobJob
-	filesWG sync.WaitGroup
-	blobsWG sync.WaitGroup
+	files chan fileJob
+	blobs chan blobJob
+	// chunkers holds opts.Workers chunkers (nil until first used), lent to
+	// file workers for files larger than the minimum chunk.
+	chunkers chan *chunker.Chunker
+	// chunkBufs recycles the chunk copies handed to blob workers.
+	chunkBufs sync.Pool
+	filesWG   sync.WaitGroup
+	blobsWG   sync.WaitGroup
 
 	errs errList
 	n    struct {
@@ -60,7 +65,11 @@ func newWalker(ctx context.Context, r *repo.Repository, opts Options, gear *chun
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	w := &walker{ctx: ctx, cancel: cancel, r: r, opts: opts, gear: gear, params: p, cap: fsmeta.NewCapturer(),
-		files: make(chan fileJob, 4*opts.Workers), blobs: make(chan blobJob, opts.Workers)}
+		files: make(chan fileJob, 4*opts.Workers), blobs: make(chan blobJob, opts.Workers),
+		chunkers: make(chan *chunker.Chunker, opts.Workers)}
+	for i := 0; i < opts.Workers; i++ {
+		w.chunkers <- nil
+	}
 	if opts.DryRun {
 		w.sink = newDryRun(r)
 	} else {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -57,6 +58,9 @@ type Codec struct {
 	key *crypt.Key
 	enc *zstd.Encoder
 	dec *zstd.Decoder
+	// plain recycles the compressed-plaintext buffers of Encode (a
+	// backup's largest short-lived allocation).
+	plain sync.Pool
 }
 
 // NewCodec returns a codec for key.
@@ -85,14 +89,28 @@ const (
 // Encode returns the stored form of a blob: compressed when that saves at
 // least 1/32 of it, then sealed.
 func (c *Codec) Encode(data []byte) ([]byte, error) {
-	plain := make([]byte, 1, 1+len(data))
-	plain[0] = encZstd
+	return c.AppendEncode(nil, data)
+}
+
+// AppendEncode appends the stored form of a blob (see Encode) to dst, so
+// callers can reuse their buffers.
+func (c *Codec) AppendEncode(dst, data []byte) ([]byte, error) {
+	var plain []byte
+	if p, ok := c.plain.Get().(*[]byte); ok {
+		plain = (*p)[:0]
+	}
+	plain = append(plain, encZstd)
 	plain = c.enc.EncodeAll(data, plain)
 	if len(plain)-1 >= len(data)-len(data)/32 {
 		plain = append(plain[:1], data...)
 		plain[0] = encRaw
 	}
-	return c.key.Seal(make([]byte, 0, c.key.SealedSize(len(plain))), plain)
+	if dst == nil {
+		dst = make([]byte, 0, c.key.SealedSize(len(plain)))
+	}
+	out, err := c.key.Seal(dst, plain)
+	c.plain.Put(&plain)
+	return out, err
 }
 
 // Decode opens a stored blob and checks that its plaintext hashes to want.
@@ -156,6 +174,10 @@ type Builder struct {
 
 // NewBuilder returns a builder with room for about capacity bytes.
 func NewBuilder(capacity int) *Builder { return &Builder{buf: make([]byte, 0, capacity)} }
+
+// NewBuilderBuffer returns a builder that reuses buf's memory (for example
+// the bytes of a pack already uploaded).
+func NewBuilderBuffer(buf []byte) *Builder { return &Builder{buf: buf[:0]} }
 
 // Add appends a sealed blob.
 func (b *Builder) Add(t BlobType, blobID id.ID, sealed []byte) {
