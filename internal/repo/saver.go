@@ -37,7 +37,7 @@ type Saver struct {
 	cancel  context.CancelFunc
 	mu      sync.Mutex
 	cur     [2]*pack.Builder // by blob type: trees and data go to separate packs
-	pending map[id.ID]bool // saved in this run, not yet indexed
+	pending map[id.ID]bool   // saved in this run, not yet indexed
 	uploads chan *pack.Builder
 	closeUp sync.Once
 	wg      sync.WaitGroup
