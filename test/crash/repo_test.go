@@ -187,7 +187,7 @@ func (r *repoState) adopt(t *testing.T, sources map[string]manifest) {
 		if !ok {
 			t.Fatalf("snapshot %s of %s appeared from nowhere", s.ID, s.Path)
 		}
-		t.Logf("the interrupted backup saved snapshot %s", s.ID[:8])
+		t.Logf("recorded snapshot %s of %s", s.ID[:8], s.Path)
 		r.snaps[s.ID] = m
 	}
 }
