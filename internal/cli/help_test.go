@@ -146,3 +146,15 @@ func TestParseFlagHelp(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseFlagHelp(f *testing.F) {
+	f.Add("  -l\tlong listing\n  -store string\n    \trepository store\n")
+	f.Add("  -\n    \t\n  -x")
+	f.Fuzz(func(t *testing.T, help string) {
+		for _, fl := range parseFlagHelp(help) {
+			if strings.ContainsAny(fl.name, " \t\n") {
+				t.Fatalf("flag name %q holds a separator", fl.name)
+			}
+		}
+	})
+}
