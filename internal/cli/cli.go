@@ -186,6 +186,7 @@ func (a *app) printCommandHelp(fs *flag.FlagSet) {
 	w := a.io.Stdout
 	fmt.Fprintf(w, "usage: cloudstic %s\n\n%s\n\nflags:\n", a.cmd.usage, a.cmd.summary)
 	fs.SetOutput(w)
+	hideSecretDefaults(fs)
 	fs.PrintDefaults()
 	printExamples(w, a.cmd.name)
 }

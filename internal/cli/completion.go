@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -69,6 +70,18 @@ func printExamples(w io.Writer, name string) {
 	for _, e := range ex {
 		fmt.Fprintln(w, "  "+e)
 	}
+}
+
+// hideSecretDefaults blanks the printed defaults of flags whose default
+// comes from a secret environment variable, so -h never shows a password.
+func hideSecretDefaults(fs *flag.FlagSet) {
+	secret := map[string]bool{"password": true, "encryption-key": true, "recovery-key": true, "new-password": true,
+		"s3-access-key": true, "s3-secret-key": true, "b2-app-key": true, "store-sftp-password": true}
+	fs.VisitAll(func(f *flag.Flag) {
+		if secret[f.Name] {
+			f.DefValue = ""
+		}
+	})
 }
 
 // completionShells are the shells `completion` writes scripts for.

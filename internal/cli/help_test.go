@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -157,4 +158,21 @@ func FuzzParseFlagHelp(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestHelpHidesSecrets(t *testing.T) {
+	env := map[string]string{"CLOUDSTIC_PASSWORD": "pw-secret-1", "CLOUDSTIC_NEW_PASSWORD": "pw-secret-2",
+		"AWS_SECRET_ACCESS_KEY": "aws-secret-3", "CLOUDSTIC_RECOVERY_KEY": "words-secret-4"}
+	for _, args := range [][]string{{"list", "-h"}, {"key", "-h"}, {"help", "backup"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var out bytes.Buffer
+			Main(context.Background(), args, IO{Stdin: bytes.NewReader(nil), Stdout: &out, Stderr: io.Discard,
+				Getenv: func(k string) string { return env[k] }})
+			for _, v := range env {
+				if strings.Contains(out.String(), v) {
+					t.Fatalf("help shows the secret %q:\n%s", v, out.String())
+				}
+			}
+		})
+	}
 }
