@@ -119,8 +119,13 @@ func resolvePath(ctx context.Context, r *repo.Repository, root id.ID, path strin
 	return rootEntry, "", nil
 }
 
+// errTreeUnreadable marks a directory whose tree blob could not be loaded.
+var errTreeUnreadable = errors.New("directory tree unreadable")
+
 // walk calls fn for every entry below (and including) start, parents
-// before children.
+// before children. A directory whose tree cannot be loaded is skipped and
+// the walk goes on with its siblings; the skipped directories are
+// returned, joined, at the end. An error of fn stops the walk.
 func walk(ctx context.Context, r *repo.Repository, start entry, fn func(e entry) error) error {
 	if err := fn(start); err != nil {
 		return err
@@ -130,8 +135,9 @@ func walk(ctx context.Context, r *repo.Repository, start entry, fn func(e entry)
 	}
 	t, err := r.LoadTree(ctx, start.node.Subtree)
 	if err != nil {
-		return fmt.Errorf("%s: %w", start.rel, err)
+		return fmt.Errorf("%s: %w: %w", start.rel, errTreeUnreadable, err)
 	}
+	var skipped []error
 	for _, n := range t.Nodes {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -141,10 +147,13 @@ func walk(ctx context.Context, r *repo.Repository, start entry, fn func(e entry)
 			rel = start.rel + "/" + n.Name
 		}
 		if err := walk(ctx, r, entry{rel: rel, node: n}, fn); err != nil {
-			return err
+			if !errors.Is(err, errTreeUnreadable) || ctx.Err() != nil {
+				return err
+			}
+			skipped = append(skipped, err)
 		}
 	}
-	return nil
+	return errors.Join(skipped...)
 }
 
 type hardlinkKey struct{ dev, ino uint64 }
