@@ -1,0 +1,76 @@
+package lock_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/store/local"
+)
+
+// TestHostileLockObjects stores garbage, empty and huge lock objects: they
+// count as held (acquiring fails with ErrLocked and ErrBadLock and a
+// one-line message), List reports them, and break-lock removes them.
+func TestHostileLockObjects(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		key  string
+		data []byte
+	}{
+		{"garbage exclusive", lock.ExclusiveKey, []byte("\x00\xff not json")},
+		{"empty exclusive", lock.ExclusiveKey, nil},
+		{"huge exclusive", lock.ExclusiveKey, bytes.Repeat([]byte(`{"operation":"backup",`), 1<<16)},
+		{"JSON null exclusive", lock.ExclusiveKey, []byte("null")},
+		{"shared payload under the exclusive key", lock.ExclusiveKey,
+			[]byte(`{"operation":"backup","holder":"h","acquired_at":"2026-01-01T00:00:00Z","expires_at":"2999-01-01T00:00:00Z","is_shared":true}`)},
+		{"garbage shared", lock.SharedPrefix + "20260101T000000Z-0123456789abcdef", []byte("garbage")},
+		{"empty shared", lock.SharedPrefix + "20260101T000000Z-0123456789abcdef", nil},
+		{"huge shared", lock.SharedPrefix + "20260101T000000Z-0123456789abcdef", bytes.Repeat([]byte{'x'}, 1<<20)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			st := local.New(t.TempDir())
+			if _, err := st.Put(ctx, tc.key, tc.data, store.PutOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			acquire := lock.AcquireExclusive
+			if tc.key == lock.ExclusiveKey {
+				acquire = lock.AcquireShared // blocked by any exclusive object
+			}
+			_, err := acquire(ctx, st, "test", lock.Options{})
+			if !errors.Is(err, lock.ErrLocked) || !errors.Is(err, lock.ErrBadLock) {
+				t.Fatalf("acquire: %v, want ErrLocked and ErrBadLock", err)
+			}
+			if msg := err.Error(); strings.Contains(msg, "\n") || len(msg) > 1000 {
+				t.Errorf("error is not one short line: %d bytes %q", len(msg), msg)
+			}
+			infos, err := lock.List(ctx, st, lock.Options{})
+			if err != nil || len(infos) != 1 || !errors.Is(infos[0].Err, lock.ErrBadLock) {
+				t.Fatalf("List: %+v %v, want one unreadable lock", infos, err)
+			}
+			if _, err := lock.Break(ctx, st, true, lock.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.Stat(ctx, tc.key); err != nil {
+				t.Errorf("break-lock -stale-only removed an unreadable lock: %v", err)
+			}
+			if _, err := lock.Break(ctx, st, false, lock.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			l, err := acquire(ctx, st, "test", lock.Options{})
+			if err != nil {
+				t.Fatalf("acquire after break-lock: %v", err)
+			}
+			if err := l.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
