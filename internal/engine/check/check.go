@@ -8,8 +8,12 @@ import (
 	"sync"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/crypt"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/index"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
@@ -18,7 +22,34 @@ const (
 	KindMissing = "missing"
 	KindCorrupt = "corrupt"
 	KindNote    = "note"
+	// KindReadError: the store failed to deliver an object (network,
+	// permissions). It is an error, but not evidence of damage: run check
+	// again before concluding anything.
+	KindReadError = "error"
 )
+
+// problemKind tells damage (the stored bytes are wrong) from a failure to
+// read them at all.
+func problemKind(err error) string {
+	for _, damage := range []error{repo.ErrCorrupt, pack.ErrCorrupt, crypt.ErrAuth, index.ErrCorrupt,
+		tree.ErrCorrupt, snapshot.ErrCorrupt} {
+		if errors.Is(err, damage) {
+			return KindCorrupt
+		}
+	}
+	return KindReadError
+}
+
+// addErr reports an object that could not be loaded, as damage or as a
+// read failure depending on err.
+func (c *checker) addErr(key string, err error, format string, args ...any) {
+	kind := problemKind(err)
+	msg := fmt.Sprintf(format, args...)
+	if kind == KindReadError {
+		msg = "could not be read (a store error, not necessarily damage): " + msg
+	}
+	c.add(kind, key, "%s", msg)
+}
 
 // Problem is one finding, printed as "[kind] key: message".
 type Problem struct {
@@ -157,7 +188,7 @@ func (c *checker) readIndex(ctx context.Context) (map[id.ID][]pack.Entry, error)
 			c.add(KindNote, f.Key, "deleted while check ran")
 			continue
 		case err != nil:
-			c.add(KindCorrupt, f.Key, "%v", err)
+			c.addErr(f.Key, err, "%v", err)
 			continue
 		}
 		for _, p := range file.Packs {

@@ -74,7 +74,7 @@ func (c *checker) packError(key string, pid id.ID, err error) {
 		c.add(KindMissing, key, "pack disappeared while check ran")
 		return
 	}
-	c.add(KindCorrupt, key, "%v", err)
+	c.addErr(key, err, "%v", err)
 }
 
 // compare checks that the index entries of a pack match its header.

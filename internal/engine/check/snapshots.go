@@ -90,7 +90,7 @@ func (c *checker) loadSnapshots(ctx context.Context) ([]snapshot.WithID, error) 
 		case errors.Is(err, store.ErrNotFound):
 			continue // forgotten while check ran
 		case err != nil:
-			c.add(KindCorrupt, repo.SnapshotKey(sid), "%v", err)
+			c.addErr(repo.SnapshotKey(sid), err, "%v", err)
 			continue
 		}
 		out = append(out, snapshot.WithID{ID: sid, Snapshot: s})
@@ -146,7 +146,7 @@ func (w *walker) walk(ctx context.Context, s snapshot.WithID) error {
 		t, err := w.c.r.LoadTree(ctx, it.tree)
 		if err != nil {
 			loc, _ := w.c.r.Index().Lookup(it.tree) // found by locate above
-			w.c.add(KindCorrupt, repo.PackKey(loc.Pack), "tree %s (%s): %v", it.tree.Short(), it.path, err)
+			w.c.addErr(repo.PackKey(loc.Pack), err, "tree %s (%s): %v", it.tree.Short(), it.path, err)
 			continue
 		}
 		for _, n := range t.Nodes {
