@@ -8,12 +8,8 @@ import (
 	"sync"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/crypt"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
-	"github.com/cloudstic/cloudstic/internal/repo/index"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
-	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
-	"github.com/cloudstic/cloudstic/internal/repo/tree"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
@@ -31,11 +27,8 @@ const (
 // problemKind tells damage (the stored bytes are wrong) from a failure to
 // read them at all.
 func problemKind(err error) string {
-	for _, damage := range []error{repo.ErrCorrupt, pack.ErrCorrupt, crypt.ErrAuth, index.ErrCorrupt,
-		tree.ErrCorrupt, snapshot.ErrCorrupt} {
-		if errors.Is(err, damage) {
-			return KindCorrupt
-		}
+	if repo.IsDamage(err) {
+		return KindCorrupt
 	}
 	return KindReadError
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/index"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
+	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // action is what prune does with one pack.
@@ -63,7 +64,7 @@ func loadIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEntry
 			var err error
 			fs[i], err = r.IndexFile(gctx, f.ID)
 			if err != nil {
-				return fmt.Errorf("%w: index file %s: %w", ErrDamaged, f.ID.Short(), err)
+				return damageOr(err, "index file %s", f.ID.Short())
 			}
 			return nil
 		})
@@ -129,7 +130,7 @@ func loadTree(ctx context.Context, r *repo.Repository, tid id.ID, locs map[id.ID
 	}
 	sealed, err := r.Store().GetRange(ctx, repo.PackKey(loc.Pack), int64(loc.Offset), int64(loc.Length))
 	if err != nil {
-		return nil, fmt.Errorf("%w: tree %s in pack %s: %w", ErrDamaged, tid.Short(), loc.Pack.Short(), err)
+		return nil, damageOr(err, "tree %s in pack %s", tid.Short(), loc.Pack.Short())
 	}
 	data, err := r.Codec().Decode(sealed, tid)
 	if err != nil {
@@ -250,6 +251,17 @@ func (p *plan) classify(locs map[id.ID]index.Location, maxUnused float64) error 
 		}
 	}
 	return nil
+}
+
+// damageOr wraps err with ErrDamaged when it says stored bytes are wrong or
+// missing, and otherwise reports it as the read failure it is (prune still
+// deletes nothing either way).
+func damageOr(err error, format string, args ...any) error {
+	what := fmt.Sprintf(format, args...)
+	if repo.IsDamage(err) || errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w: %s: %w", ErrDamaged, what, err)
+	}
+	return fmt.Errorf("reading %s failed, nothing was deleted (run prune again): %w", what, err)
 }
 
 // ErrDamaged means the repository is missing or has corrupt objects that
