@@ -45,4 +45,6 @@ if [ $# -gt 0 ]; then
 	go test -race -timeout 40m "$@"
 else
 	go test -race -timeout 40m ./...
+	log "fuzz targets, ${FUZZTIME:-10s} each"
+	scripts/fuzz.sh
 fi

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/term"
@@ -26,6 +27,9 @@ type app struct {
 	cmd *command
 	g   globals
 	st  *wrap.Logging
+	// errMu serialises messages written to stderr from many goroutines
+	// (engine warnings, -debug store logging).
+	errMu sync.Mutex
 }
 
 // globals are the flags every command accepts.
@@ -79,6 +83,8 @@ func (a *app) flags() *flag.FlagSet {
 // warnf prints a warning on stderr (also in -json mode: stdout is reserved
 // for the JSON document).
 func (a *app) warnf(format string, args ...any) {
+	a.errMu.Lock()
+	defer a.errMu.Unlock()
 	fmt.Fprintf(a.io.Stderr, "warning: "+format+"\n", args...)
 }
 
@@ -87,10 +93,14 @@ func (a *app) infof(format string, args ...any) {
 	if a.g.quiet || a.g.json {
 		return
 	}
+	a.errMu.Lock()
+	defer a.errMu.Unlock()
 	fmt.Fprintf(a.io.Stderr, format+"\n", args...)
 }
 
 func (a *app) debugf(format string, args ...any) {
+	a.errMu.Lock()
+	defer a.errMu.Unlock()
 	fmt.Fprintf(a.io.Stderr, "debug: "+format+"\n", args...)
 }
 
@@ -192,7 +202,9 @@ func (a *app) openRepo(ctx context.Context) (*repo.Repository, error) {
 	case errors.Is(err, repo.ErrNeedCredential):
 		return nil, errors.New("repository is encrypted: give -password (or CLOUDSTIC_PASSWORD), -encryption-key or -recovery-key")
 	case errors.Is(err, repo.ErrWrongCredential):
-		return nil, fmt.Errorf("cannot open repository at %s: wrong password or key", a.g.store)
+		// Keep the details: they name key slots that are damaged, which
+		// is not the same problem as a mistyped password.
+		return nil, fmt.Errorf("cannot open repository at %s: %w", a.g.store, err)
 	}
 	return r, err
 }
@@ -221,8 +233,8 @@ func (a *app) withLock(ctx context.Context, st store.Store, exclusive bool, op s
 	// Release with a fresh context: Ctrl-C must still remove our lock.
 	relCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	if err := l.Release(relCtx); err != nil && runErr == nil {
-		a.warnf("releasing lock: %v", err)
+	if err := l.Release(relCtx); err != nil {
+		a.warnf("could not remove our lock %s (it expires by itself within a minute): %v", l.Info().Key, err)
 	}
 	return runErr
 }

@@ -122,7 +122,7 @@ func (a *app) finish(err error) int {
 	}
 	msg := strings.TrimPrefix(err.Error(), "usage: ")
 	if errors.Is(err, context.Canceled) && !errors.Is(err, lock.ErrLeaseLost) {
-		msg = "interrupted; nothing already stored was changed, run the command again to finish"
+		msg = "interrupted; the lock was released and nothing already stored was changed"
 	}
 	if a.g.json {
 		a.writeJSON(map[string]any{"error": msg, "exit_code": code})

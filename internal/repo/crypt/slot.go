@@ -64,7 +64,7 @@ type Slot struct {
 
 // Bounds a hostile slot cannot exceed (they would make us allocate or spin).
 const (
-	maxKDFMemoryKiB = 4 << 20 // 4 GiB
+	maxKDFMemoryKiB = 1 << 20 // 1 GiB: a hostile slot must not make us allocate more
 	maxKDFTime      = 64
 )
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
@@ -157,6 +158,9 @@ func (l *Lock) lostErr() error {
 	return l.lost
 }
 
+// releaseAttempts bounds the tries to delete our key on Release.
+const releaseAttempts = 3
+
 // Release stops refreshing, cancels Context and deletes our key. The
 // exclusive key is deleted only if it still holds our write, and neither is
 // touched once the lease may have run out (others may own the key by then).
@@ -166,7 +170,16 @@ func (l *Lock) Release(ctx context.Context) error {
 	l.once.Do(func() {
 		close(l.stop)
 		l.wg.Wait()
-		err = l.release(ctx)
+		// A lock left behind by one failed request blocks everyone else
+		// until it expires: try a few times, while the lease still holds.
+		for attempt := 1; ; attempt++ {
+			if err = l.release(ctx); err == nil || attempt == releaseAttempts {
+				break
+			}
+			if clock.Sleep(ctx, l.opts.Clock, time.Duration(attempt)*l.opts.RetryInterval/10) != nil {
+				break
+			}
+		}
 		l.cancel(context.Canceled)
 	})
 	return err
