@@ -47,6 +47,8 @@ type Options struct {
 }
 
 // Progress holds live counters, updated atomically while the run goes on.
+// Files and Bytes count what is done, whether read or reused unchanged from
+// the parent snapshot.
 type Progress struct {
 	Files, Dirs, Bytes atomic.Int64
 	CurrentFile        atomic.Value // string

@@ -193,6 +193,11 @@ func (w *walker) dir(path, rel string, parentTree id.ID) (id.ID, error) {
 		if old := parent[n.Name]; old != nil && w.unchanged(old, n) {
 			n.Content = old.Content
 			w.n.filesUnmodified.Add(1)
+			if p := w.opts.Progress; p != nil {
+				// Done without reading: counted so the progress totals add up.
+				p.Files.Add(1)
+				p.Bytes.Add(int64(n.Size))
+			}
 			continue
 		}
 		if parent[n.Name] != nil {
