@@ -90,7 +90,7 @@ func (a *app) restore(ctx context.Context, r *repo.Repository, ref string, opts 
 		for _, d := range res.Damaged {
 			fmt.Fprintf(a.io.Stderr, "damaged: %s\n", d)
 		}
-		return fmt.Errorf("%d files could not be restored because their data is missing or corrupt (listed above); run 'cloudstic check'", len(res.Damaged))
+		return fmt.Errorf("%d files could not be restored (each is listed above with the reason); everything else was restored. If a reason is damage rather than a read error, run 'cloudstic check'", len(res.Damaged))
 	}
 	return nil
 }
