@@ -55,6 +55,7 @@ export BORG_UNKNOWN_UNENCRYPTED_REPO_ACCESS_IS_OK=yes BORG_RELOCATED_REPO_ACCESS
 log "building cloudstic"
 CS="$W/cloudstic"
 (cd "$ROOT" && go build -o "$CS" ./cmd/cloudstic) || die "go build failed"
+COMMIT="$(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet HEAD -- internal cmd || echo ' + uncommitted changes')"
 
 log "generating data in $W"
 MIXED="$W/data/mixed"; SMALL="$W/data/small"
@@ -175,9 +176,16 @@ for run in $(seq 1 "$RUNS"); do
 done
 
 # --- loopback S3 ------------------------------------------------------------------
+# A private server (own port, state and data under $W), so that other test
+# runs sharing the default one neither disturb the numbers nor block us.
+export S3_TEST_PORT="${BENCH_S3_PORT:-7171}" S3_TEST_STATE="$W/s3state"
+stop_s3() { "$ROOT/scripts/s3-server.sh" --stop >/dev/null 2>&1 || true; }
 if [ "$S3" = 1 ]; then
-	log "starting the loopback S3 server"
-	eval "$("$ROOT/scripts/s3-server.sh")"
+	log "starting a private loopback S3 server on port $S3_TEST_PORT"
+fi
+if [ "$S3" = 1 ] && s3env="$(timeout 300 "$ROOT/scripts/s3-server.sh" "$W/s3data")"; then
+	trap 'stop_s3; cleanup' EXIT
+	eval "$s3env"
 	PREFIX="bench-$$"
 	export AWS_ACCESS_KEY_ID="$S3_TEST_ACCESS_KEY_ID" AWS_SECRET_ACCESS_KEY="$S3_TEST_SECRET_ACCESS_KEY"
 	export CLOUDSTIC_S3_ENDPOINT="$S3_TEST_ENDPOINT" CLOUDSTIC_STORE="s3:$S3_TEST_BUCKET/$PREFIX/cloudstic"
@@ -202,6 +210,9 @@ if [ "$S3" = 1 ]; then
 	measure s3 s3-restic backup55k "$S3DIR/restic" restic -r "$RR" backup "$SMALL"
 	measure s3 s3-restic incr-nochange "$S3DIR/restic" restic -r "$RR" backup "$SMALL"
 	rm -rf -- "$S3DIR"
+	stop_s3
+elif [ "$S3" = 1 ]; then
+	log "could not start the S3 server: S3 steps skipped"
 fi
 
 # --- machine ceiling ----------------------------------------------------------------
@@ -221,7 +232,7 @@ mkdir -p "$(dirname "$OUT")"
 {
 	echo "# cloudstic benchmark $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo
-	echo "Produced by scripts/bench.sh at commit $(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet -- internal || echo ' (+ uncommitted changes)'); runs per tool: $(awk -F'\t' '$1 ~ /^[0-9]+$/ {print $1}' "$TSV" | sort -n | tail -1) (interleaved, order rotated each run); data scale ${BENCH_SCALE:-1}; total wall time $(( $(date +%s) - T_START )) s."
+	echo "Produced by scripts/bench.sh with cloudstic built at commit $COMMIT; runs per tool: $(awk -F'\t' '$1 ~ /^[0-9]+$/ {print $1}' "$TSV" | sort -n | tail -1) (interleaved, order rotated each run); data scale ${BENCH_SCALE:-1}; total wall time $(( $(date +%s) - T_START )) s."
 	echo
 	echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GB", $2/1048576}' /proc/meminfo) RAM, $(lscpu | sed -n 's/^Model name: *//p'), $(uname -sr); shared with other test runs while measured."
 	echo "Versions: $("$CS" version 2>&1 | head -1); $(restic version | head -1); $(borg --version); kopia: not in Debian, not measured."

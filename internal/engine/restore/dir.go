@@ -54,17 +54,32 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 		}
 	}
 
-	files := make(chan entry, opts.Workers)
+	jobs := make(chan job, opts.Workers)
 	var wg sync.WaitGroup
 	for i := 0; i < opts.Workers; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for e := range files {
-				d.file(e)
+			for j := range jobs {
+				if j.batch != nil {
+					d.restoreBatch(j.batch)
+				} else {
+					d.file(j.file)
+				}
 			}
 		}()
 	}
+	send := func(js []job) error {
+		for _, j := range js {
+			select {
+			case jobs <- j:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	}
+	bt := &batcher{r: r}
 	var dirs, later []entry
 	walkErr := walk(ctx, r, start, func(e entry) error {
 		n := &e.node
@@ -84,17 +99,16 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 			}
 			dirs = append(dirs, e)
 		case tree.TypeFile:
-			select {
-			case files <- e:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
+			return send(bt.add(e))
 		default:
 			d.other(e)
 		}
 		return nil
 	})
-	close(files)
+	if walkErr == nil {
+		walkErr = send(bt.flush())
+	}
+	close(jobs)
 	wg.Wait()
 	if walkErr != nil {
 		return &d.res, walkErr
@@ -142,7 +156,44 @@ func (d *dirRestore) damaged(rel string, err error) {
 	d.mu.Unlock()
 }
 
-func (d *dirRestore) file(e entry) {
+func (d *dirRestore) file(e entry) { d.fileWith(e, d.writeContent) }
+
+// restoreBatch restores files whose blobs lie in one range of one pack
+// with a single read. Any file whose blob cannot be read or verified from
+// that range is restored on its own (which reports it if it is damaged).
+func (d *dirRestore) restoreBatch(b *batch) {
+	size := b.end - b.start
+	data, err := d.r.Store().GetRange(d.ctx, repo.PackKey(b.pack), int64(b.start), int64(size))
+	if err == nil && uint64(len(data)) != size {
+		err = fmt.Errorf("short read of pack %s", b.pack.Short())
+	}
+	for i, e := range b.files {
+		if err != nil {
+			d.file(e)
+			continue
+		}
+		loc := b.locs[i]
+		off := uint64(loc.Offset) - b.start
+		plain, derr := d.r.Codec().Decode(data[off:off+uint64(loc.Length)], e.node.Content[0])
+		if derr != nil {
+			d.file(e)
+			continue
+		}
+		d.fileWith(e, func(f *os.File, n *tree.Node) (int64, error) {
+			if uint64(len(plain)) != n.Size {
+				return 0, fmt.Errorf("content is %d bytes, snapshot says %d", len(plain), n.Size)
+			}
+			m, err := f.Write(plain)
+			if p := d.opts.Progress; p != nil {
+				p.Bytes.Add(int64(m))
+			}
+			return int64(m), err
+		})
+	}
+}
+
+// fileWith creates one file and fills it with content.
+func (d *dirRestore) fileWith(e entry, content func(*os.File, *tree.Node) (int64, error)) {
 	f, err := d.w.CreateFile(e.rel, &e.node)
 	if errors.Is(err, fsmeta.ErrExists) {
 		d.skip(e.rel)
@@ -152,7 +203,7 @@ func (d *dirRestore) file(e entry) {
 		d.damaged(e.rel, err)
 		return
 	}
-	written, werr := d.writeContent(f, &e.node)
+	written, werr := content(f, &e.node)
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
