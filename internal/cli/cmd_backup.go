@@ -58,6 +58,9 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	defer a.closeStore()
 	opts := backup.Options{Path: path, Tags: tags, Excludes: excludes, DryRun: *dryRun, Warnf: a.warnf,
 		Uploaders: uploaders(a)}
+	if a.g.verbose {
+		opts.Verbosef = a.infof
+	}
 	run := func(ctx context.Context, _ *lock.Lock) error { return a.backup(ctx, r, opts) }
 	if *dryRun {
 		return run(ctx, nil)
@@ -105,6 +108,9 @@ func (a *app) backup(ctx context.Context, r *repo.Repository, opts backup.Option
 		a.writeJSON(out)
 	} else {
 		w := a.io.Stdout
+		if a.g.verbose && res.Parent != nil {
+			fmt.Fprintf(w, "Parent:      %s (%s)\n", res.Parent.ID.String()[:8], res.Parent.Time.Local().Format("2006-01-02 15:04:05"))
+		}
 		fmt.Fprintf(w, "Files:       %d new, %d changed, %d unmodified, %d removed\n", s.FilesNew, s.FilesChanged, s.FilesUnmodified, s.FilesRemoved)
 		fmt.Fprintf(w, "Dirs:        %d new, %d changed, %d unmodified\n", s.DirsNew, s.DirsChanged, s.DirsUnmodified)
 		fmt.Fprintf(w, "Added:       %s in %d blobs (%s read of %s)\n", humanBytes(s.BytesAdded), s.BlobsAdded, humanBytes(s.BytesRead), humanBytes(s.BytesTotal))

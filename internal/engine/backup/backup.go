@@ -42,6 +42,8 @@ type Options struct {
 	Clock clock.Clock
 	// Warnf reports files that could not be read; the run goes on.
 	Warnf func(format string, args ...any)
+	// Verbosef, when set, is told of every new or changed file.
+	Verbosef func(format string, args ...any)
 	// Progress, when set, receives the live counters of the run.
 	Progress *Progress
 }

@@ -107,6 +107,21 @@ func (w *walker) run(abs string, fi fs.FileInfo, parentTree id.ID) (id.ID, error
 	return rootID, nil
 }
 
+func (w *walker) verbosef(format string, args ...any) {
+	if w.opts.Verbosef != nil {
+		w.opts.Verbosef(format, args...)
+	}
+}
+
+// relPath joins a directory's path relative to the source ("." for the
+// source itself) and an entry name.
+func relPath(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	return dir + "/" + name
+}
+
 // fail stops the whole run: something other than an unreadable file broke.
 func (w *walker) fail(err error) { w.cancel(err) }
 
@@ -202,8 +217,10 @@ func (w *walker) dir(path, rel string, parentTree id.ID) (id.ID, error) {
 		}
 		if parent[n.Name] != nil {
 			w.n.filesChanged.Add(1)
+			w.verbosef("changed  %s", relPath(rel, n.Name))
 		} else {
 			w.n.filesNew.Add(1)
+			w.verbosef("new      %s", relPath(rel, n.Name))
 		}
 		job := fileJob{path: filepath.Join(path, n.Name), node: n, done: make(chan error, 1)}
 		select {
