@@ -132,7 +132,7 @@ else
 		ROOT_ACCESS_KEY_ID="$AK" ROOT_SECRET_ACCESS_KEY="$SK" VGW_REGION="$REGION" \
 			"$BIN" --port "127.0.0.1:$PORT" --quiet posix \
 			--versioning-dir "$VERSIONS" "$@" "$DATA" \
-			</dev/null >>"$STATE/server.log" 2>&1 &
+			</dev/null >>"$STATE/server.log" 2>&1 9>&- &
 		pid=$!
 		echo "$pid" >"$STATE/pid"
 	}

@@ -164,7 +164,8 @@ EOF
 	"$SSHD" -t -f "$STATE/sshd_config" || die "sshd rejected $STATE/sshd_config"
 
 	: >"$STATE/sshd.log"
-	"$SSHD" -D -f "$STATE/sshd_config" -E "$STATE/sshd.log" </dev/null >>"$STATE/sshd.log" 2>&1 &
+	# 9>&-: the server must not inherit (and so hold forever) the start lock.
+	"$SSHD" -D -f "$STATE/sshd_config" -E "$STATE/sshd.log" </dev/null >>"$STATE/sshd.log" 2>&1 9>&- &
 	pid=$!
 	echo "$pid" >"$STATE/pid"
 
