@@ -93,7 +93,16 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 		switch n.Type {
 		case tree.TypeDir:
 			if e.rel != "." {
-				if err := d.dir(e); err != nil {
+				err := d.dir(e)
+				if errors.Is(err, fsmeta.ErrExists) {
+					// Something that is not a directory (say a symlink)
+					// has this name: never write through it. Its whole
+					// subtree is missing from the output, so it counts
+					// as not restored.
+					d.damaged(e.rel, fmt.Errorf("a non-directory is in the way, contents not restored: %w", err))
+					return errSkipDir
+				}
+				if err != nil {
 					return err
 				}
 			}
@@ -105,13 +114,15 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 		}
 		return nil
 	})
-	if walkErr == nil {
-		walkErr = send(bt.flush())
+	// The last batch goes out even after a walk error (an unreadable
+	// directory is skipped, not fatal): only cancellation drops it.
+	if err := send(bt.flush()); walkErr == nil {
+		walkErr = err
 	}
 	close(jobs)
 	wg.Wait()
-	if walkErr != nil {
-		return &d.res, walkErr
+	if err := ctx.Err(); err != nil {
+		return &d.res, err
 	}
 	for _, e := range later {
 		d.hardlink(e)
@@ -127,9 +138,9 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 		}
 	}
 	if len(d.res.Damaged) > 0 {
-		return &d.res, fmt.Errorf("%w: %d damaged", ErrDamaged, len(d.res.Damaged))
+		walkErr = errors.Join(walkErr, fmt.Errorf("%w: %d damaged", ErrDamaged, len(d.res.Damaged)))
 	}
-	return &d.res, nil
+	return &d.res, walkErr
 }
 
 func (d *dirRestore) dir(e entry) error {

@@ -127,7 +127,9 @@ var errTreeUnreadable = errors.New("directory tree unreadable")
 // the walk goes on with its siblings; the skipped directories are
 // returned, joined, at the end. An error of fn stops the walk.
 func walk(ctx context.Context, r *repo.Repository, start entry, fn func(e entry) error) error {
-	if err := fn(start); err != nil {
+	if err := fn(start); errors.Is(err, errSkipDir) {
+		return nil
+	} else if err != nil {
 		return err
 	}
 	if start.node.Type != tree.TypeDir {
@@ -155,6 +157,10 @@ func walk(ctx context.Context, r *repo.Repository, start entry, fn func(e entry)
 	}
 	return errors.Join(skipped...)
 }
+
+// errSkipDir, returned by walk's callback for a directory, skips its
+// contents and goes on with its siblings.
+var errSkipDir = errors.New("skip directory")
 
 type hardlinkKey struct{ dev, ino uint64 }
 
