@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cloudstic/cloudstic/test/testbin"
 )
 
 // binary is the cloudstic executable TestMain builds.
@@ -31,18 +32,8 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	gomod := strings.TrimSpace(string(out))
-	if err != nil || gomod == "" || gomod == os.DevNull {
-		fmt.Fprintln(os.Stderr, "go env GOMOD: not inside the cloudstic module:", err)
-		return 1
-	}
-	binary = filepath.Join(dir, "cloudstic")
-	build := exec.Command("go", "build", "-o", binary, "./cmd/cloudstic")
-	build.Dir = filepath.Dir(gomod)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building cloudstic:", err)
+	if binary, err = testbin.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()

@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/cloudstic/cloudstic/test/testbin"
 )
 
 // binary is the cloudstic executable TestMain builds.
@@ -32,22 +33,8 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "go env GOMOD:", err)
-		return 1
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		fmt.Fprintln(os.Stderr, "go env GOMOD: not inside the cloudstic module")
-		return 1
-	}
-	binary = filepath.Join(dir, "cloudstic")
-	build := exec.Command("go", "build", "-o", binary, "./cmd/cloudstic")
-	build.Dir = filepath.Dir(gomod)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building cloudstic:", err)
+	if binary, err = testbin.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cloudstic/cloudstic/test/testbin"
 )
 
 // binary is the cloudstic executable TestMain builds.
@@ -24,17 +26,8 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "go env GOMOD:", err)
-		return 1
-	}
-	binary = filepath.Join(dir, "cloudstic")
-	build := exec.Command("go", "build", "-o", binary, "./cmd/cloudstic")
-	build.Dir = filepath.Dir(strings.TrimSpace(string(out)))
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building cloudstic:", err)
+	if binary, err = testbin.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cloudstic/cloudstic/test/testbin"
 )
 
 // waitLimit bounds every wait for the screen, so a broken build fails
@@ -62,6 +64,15 @@ func (s *session) typeLine(text string) {
 	s.tmux("send-keys", "-t", "t", "Enter")
 }
 
+// typeSecret types a password at a prompt. The prompt is printed just
+// before the program turns echo off; on a loaded machine keys sent at once
+// can reach the terminal in that gap, so give the program a moment first.
+func (s *session) typeSecret(text string) {
+	s.t.Helper()
+	time.Sleep(500 * time.Millisecond)
+	s.typeLine(text)
+}
+
 func (s *session) screen() string {
 	s.t.Helper()
 	return s.tmux("capture-pane", "-p", "-t", "t")
@@ -85,11 +96,9 @@ func (s *session) waitFor(re *regexp.Regexp) string {
 
 func buildBinary(t *testing.T, dir string) string {
 	t.Helper()
-	bin := filepath.Join(dir, "cloudstic")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/cloudstic")
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := testbin.Build(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }
@@ -124,9 +133,9 @@ func TestTerminal(t *testing.T) {
 	{
 		s.typeLine(bin + " init")
 		s.waitFor(regexp.MustCompile(`repository password:`))
-		s.typeLine(password)
+		s.typeSecret(password)
 		s.waitFor(regexp.MustCompile(`enter the password again:`))
-		s.typeLine(password)
+		s.typeSecret(password)
 		s.waitFor(regexp.MustCompile(`Created repository [0-9a-f]{8}`))
 		if scr := s.screen(); strings.Contains(scr, password) {
 			t.Fatalf("the password was echoed:\n%s", scr)
@@ -137,7 +146,7 @@ func TestTerminal(t *testing.T) {
 	{
 		s.typeLine("clear; " + bin + " backup -source local:" + src)
 		s.waitFor(regexp.MustCompile(`repository password:`))
-		s.typeLine(password)
+		s.typeSecret(password)
 		line := s.waitFor(regexp.MustCompile(`backup \d+:\d\d \d+/30 files [0-9.]+ [KMG]?i?B/300\.0 MiB \d+%  [0-9.]+ [KMG]?i?B/s.*`))
 		t.Logf("progress line: %s", line)
 		s.waitFor(regexp.MustCompile(`Snapshot [0-9a-f]{8} saved`))
