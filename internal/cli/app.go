@@ -16,6 +16,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/fault"
 	"github.com/cloudstic/cloudstic/internal/store/wrap"
@@ -207,6 +208,15 @@ func (a *app) openRepo(ctx context.Context) (*repo.Repository, error) {
 		return nil, fmt.Errorf("cannot open repository at %s: %w", a.g.store, err)
 	}
 	return r, err
+}
+
+// indexedSnapshots loads r's index and lists its snapshots, oldest first:
+// what every command reading snapshot contents needs first.
+func indexedSnapshots(ctx context.Context, r *repo.Repository) ([]snapshot.WithID, error) {
+	if _, err := r.LoadIndex(ctx); err != nil {
+		return nil, err
+	}
+	return r.Snapshots(ctx)
 }
 
 // lockOptions are the lock settings for this run.

@@ -77,10 +77,7 @@ func uploaders(a *app) int {
 }
 
 func (a *app) backup(ctx context.Context, r *repo.Repository, opts backup.Options) error {
-	if _, err := r.LoadIndex(ctx); err != nil {
-		return err
-	}
-	snaps, err := r.Snapshots(ctx)
+	snaps, err := indexedSnapshots(ctx, r)
 	if err != nil {
 		return err
 	}

@@ -53,10 +53,7 @@ func runDiff(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	if _, err := r.LoadIndex(ctx); err != nil {
-		return err
-	}
-	snaps, err := r.Snapshots(ctx)
+	snaps, err := indexedSnapshots(ctx, r)
 	if err != nil {
 		return err
 	}

@@ -80,10 +80,7 @@ func runLs(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	if _, err := r.LoadIndex(ctx); err != nil {
-		return err
-	}
-	snaps, err := r.Snapshots(ctx)
+	snaps, err := indexedSnapshots(ctx, r)
 	if err != nil {
 		return err
 	}

@@ -50,10 +50,7 @@ func runRestore(ctx context.Context, a *app, args []string) error {
 }
 
 func (a *app) restore(ctx context.Context, r *repo.Repository, ref string, opts restore.Options) error {
-	if _, err := r.LoadIndex(ctx); err != nil {
-		return err
-	}
-	snaps, err := r.Snapshots(ctx)
+	snaps, err := indexedSnapshots(ctx, r)
 	if err != nil {
 		return err
 	}
