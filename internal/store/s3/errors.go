@@ -52,10 +52,14 @@ func isPreconditionFailed(err error) bool {
 	return httpStatus(err) == http.StatusPreconditionFailed || apiCode(err) == "PreconditionFailed"
 }
 
-// isConditionalConflict reports the 409 S3 returns when concurrent
-// conditional writes to one key collide; the write should be retried.
+// isConditionalConflict reports a 409 that a retry resolves: the one S3
+// returns when concurrent conditional writes to one key collide, and the one
+// filesystem-backed servers (versitygw posix) return when a write races the
+// removal of the now-empty directory that holds the key: our layout never
+// makes a key also a directory, so that 409 can only be this race.
 func isConditionalConflict(err error) bool {
-	return apiCode(err) == "ConditionalRequestConflict"
+	code := apiCode(err)
+	return code == "ConditionalRequestConflict" || code == "ExistingObjectIsDirectory"
 }
 
 // isAccessDenied reports a rejected signature, unknown key or denied policy.

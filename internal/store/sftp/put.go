@@ -120,20 +120,32 @@ func relink(c *sftp.Client, tmp, p string) error {
 // returns a generic failure for an existing target, so a Stat tells "exists"
 // apart from other failures.
 func linkNew(c *sftp.Client, tmp, p string) error {
-	err := c.Link(tmp, p)
-	if err == nil {
-		return nil
-	}
-	if _, serr := c.Lstat(p); serr == nil {
-		return store.ErrExists
-	}
-	if isNotExist(err) {
-		// The key's directory exists (the temp file is in it), so a
-		// missing file here is the temp file: not "the key is absent".
-		return fmt.Errorf("hard link: temp file vanished: %v", err)
+	var err error
+	// A key that existed when the link failed may be gone by the time we
+	// look (a lock released in between): then the link is simply tried
+	// again, a bounded number of times.
+	for attempt := 0; attempt < linkAttempts; attempt++ {
+		if err = c.Link(tmp, p); err == nil {
+			return nil
+		}
+		_, serr := c.Lstat(p)
+		if serr == nil {
+			return store.ErrExists
+		}
+		if !isNotExist(serr) {
+			break
+		}
+		if isNotExist(err) {
+			// The key's directory exists (the temp file is in it), so a
+			// missing file here is the temp file: not "the key is absent".
+			return fmt.Errorf("hard link: temp file vanished: %v", err)
+		}
 	}
 	return fmt.Errorf("hard link: %w", err)
 }
+
+// linkAttempts bounds the retries of linkNew when the target comes and goes.
+const linkAttempts = 5
 
 // linkedTo reports whether p is the same file as tmp. SFTP v3 shows no inode
 // numbers, so it sets tmp's mtime to a marker value and looks whether p's
