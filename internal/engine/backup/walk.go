@@ -162,9 +162,40 @@ func (w *walker) dir(path, rel string, parentTree id.ID) (id.ID, error) {
 		return id.ID{}, context.Cause(w.ctx)
 	}
 	parent := w.parentNodes(parentTree, rel)
+	nodes, err := w.readDir(path, rel)
+	if err != nil {
+		return id.ID{}, err
+	}
+	// Hand every changed file to the workers first, then descend, so file
+	// reads overlap with the walk of subdirectories.
+	pending, err := w.submitFiles(path, rel, nodes, parent)
+	if err != nil {
+		return id.ID{}, err
+	}
+	if err := w.subdirs(path, rel, nodes, parent); err != nil {
+		return id.ID{}, err
+	}
+	failed := map[*tree.Node]bool{}
+	for _, job := range pending {
+		if err := <-job.done; err != nil {
+			if w.ctx.Err() != nil {
+				return id.ID{}, context.Cause(w.ctx)
+			}
+			w.errs.add(err)
+			failed[job.node] = true
+		}
+	}
+	w.countRemoved(parent, nodes)
+	return w.saveTree(nodes, failed)
+}
+
+// readDir captures the metadata of a directory's entries. Entries that
+// cannot be read are recorded as errors and left out; an unreadable source
+// root is fatal.
+func (w *walker) readDir(path, rel string) ([]tree.Node, error) {
 	entries, err := os.ReadDir(path)
 	if err != nil && rel == "." {
-		return id.ID{}, fmt.Errorf("%w: %v", ErrSource, err)
+		return nil, fmt.Errorf("%w: %v", ErrSource, err)
 	}
 	if err != nil {
 		w.errs.add(fmt.Errorf("%s: %w", path, err))
@@ -173,13 +204,8 @@ func (w *walker) dir(path, rel string, parentTree id.ID) (id.ID, error) {
 		w.opts.Progress.Dirs.Add(1)
 	}
 	nodes := make([]tree.Node, 0, len(entries))
-	var pending []fileJob
 	for _, e := range entries {
-		childRel := e.Name()
-		if rel != "." {
-			childRel = rel + "/" + e.Name()
-		}
-		if w.excluded(childRel, e.Name()) {
+		if w.excluded(relPath(rel, e.Name()), e.Name()) {
 			continue
 		}
 		child := filepath.Join(path, e.Name())
@@ -197,8 +223,13 @@ func (w *walker) dir(path, rel string, parentTree id.ID) (id.ID, error) {
 		}
 		nodes = append(nodes, node)
 	}
-	// Hand every changed file to the workers first, then descend, so file
-	// reads overlap with the walk of subdirectories.
+	return nodes, nil
+}
+
+// submitFiles reuses the content of unchanged files and hands the others to
+// the file workers, returning their jobs.
+func (w *walker) submitFiles(path, rel string, nodes []tree.Node, parent map[string]*tree.Node) ([]fileJob, error) {
+	var pending []fileJob
 	for i := range nodes {
 		n := &nodes[i]
 		if n.Type != tree.TypeFile {
@@ -226,10 +257,15 @@ func (w *walker) dir(path, rel string, parentTree id.ID) (id.ID, error) {
 		select {
 		case w.files <- job:
 		case <-w.ctx.Done():
-			return id.ID{}, context.Cause(w.ctx)
+			return nil, context.Cause(w.ctx)
 		}
 		pending = append(pending, job)
 	}
+	return pending, nil
+}
+
+// subdirs stores every subdirectory and records its tree id in its node.
+func (w *walker) subdirs(path, rel string, nodes []tree.Node, parent map[string]*tree.Node) error {
 	for i := range nodes {
 		n := &nodes[i]
 		if n.Type != tree.TypeDir {
@@ -239,13 +275,9 @@ func (w *walker) dir(path, rel string, parentTree id.ID) (id.ID, error) {
 		if old := parent[n.Name]; old != nil && old.Type == tree.TypeDir {
 			oldSub = old.Subtree
 		}
-		childRel := n.Name
-		if rel != "." {
-			childRel = rel + "/" + n.Name
-		}
-		sub, err := w.dir(filepath.Join(path, n.Name), childRel, oldSub)
+		sub, err := w.dir(filepath.Join(path, n.Name), relPath(rel, n.Name), oldSub)
 		if err != nil {
-			return id.ID{}, err
+			return err
 		}
 		n.Subtree = sub
 		switch {
@@ -257,18 +289,7 @@ func (w *walker) dir(path, rel string, parentTree id.ID) (id.ID, error) {
 			w.n.dirsChanged.Add(1)
 		}
 	}
-	failed := map[*tree.Node]bool{}
-	for _, job := range pending {
-		if err := <-job.done; err != nil {
-			if w.ctx.Err() != nil {
-				return id.ID{}, context.Cause(w.ctx)
-			}
-			w.errs.add(err)
-			failed[job.node] = true
-		}
-	}
-	w.countRemoved(parent, nodes)
-	return w.saveTree(nodes, failed)
+	return nil
 }
 
 func (w *walker) countRemoved(parent map[string]*tree.Node, nodes []tree.Node) {
