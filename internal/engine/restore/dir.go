@@ -21,6 +21,12 @@ type dirRestore struct {
 	w    *fsmeta.Writer
 	root *os.Root // for removing damaged files
 
+	// Walk state, used by the walking goroutine only.
+	jobs    chan job
+	batches *batcher
+	dirs    []entry // directories, parents first
+	later   []entry // second and later names of hard-link groups
+
 	mu    sync.Mutex
 	res   Result
 	links map[hardlinkKey]string
@@ -31,36 +37,20 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 	if opts.DryRun {
 		return d.dryRun(start)
 	}
-	wopts := fsmeta.DefaultWriterOptions()
-	wopts.Logf = opts.Warnf
-	w, err := fsmeta.NewWriter(opts.Output, wopts)
+	closeOutput, err := d.openOutput(prefix)
 	if err != nil {
 		return nil, err
 	}
-	defer w.Close() //nolint:errcheck // closing a directory handle; nothing was written through it
-	d.w = w
-	if d.root, err = os.OpenRoot(opts.Output); err != nil {
-		return nil, err
-	}
-	defer d.root.Close() //nolint:errcheck // as above
-	// -path keeps the selected entry's place in the tree: create its
-	// parent directories first (their metadata is not restored).
-	if prefix != "" {
-		parts := strings.Split(prefix, "/")
-		for i := range parts {
-			if err := w.Mkdir(strings.Join(parts[:i+1], "/"), nil); err != nil {
-				return nil, err
-			}
-		}
-	}
+	defer closeOutput()
 
-	jobs := make(chan job, opts.Workers)
+	d.jobs = make(chan job, opts.Workers)
+	d.batches = &batcher{r: r}
 	var wg sync.WaitGroup
 	for i := 0; i < opts.Workers; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range jobs {
+			for j := range d.jobs {
 				if j.batch != nil {
 					d.restoreBatch(j.batch)
 				} else {
@@ -69,78 +59,119 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 			}
 		}()
 	}
-	send := func(js []job) error {
-		for _, j := range js {
-			select {
-			case jobs <- j:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		return nil
-	}
-	bt := &batcher{r: r}
-	var dirs, later []entry
-	walkErr := walk(ctx, r, start, func(e entry) error {
-		n := &e.node
-		if k, ok := linkKey(n); ok {
-			if _, seen := d.links[k]; seen {
-				later = append(later, e)
-				return nil
-			}
-			d.links[k] = e.rel
-		}
-		switch n.Type {
-		case tree.TypeDir:
-			if e.rel != "." {
-				err := d.dir(e)
-				if errors.Is(err, fsmeta.ErrExists) {
-					// Something that is not a directory (say a symlink)
-					// has this name: never write through it. Its whole
-					// subtree is missing from the output, so it counts
-					// as not restored.
-					d.damaged(e.rel, fmt.Errorf("a non-directory is in the way, contents not restored: %w", err))
-					return errSkipDir
-				}
-				if err != nil {
-					return err
-				}
-			}
-			dirs = append(dirs, e)
-		case tree.TypeFile:
-			return send(bt.add(e))
-		default:
-			d.other(e)
-		}
-		return nil
-	})
+	walkErr := walk(ctx, r, start, d.visit)
 	// The last batch goes out even after a walk error (an unreadable
 	// directory is skipped, not fatal): only cancellation drops it.
-	if err := send(bt.flush()); walkErr == nil {
+	if err := d.send(d.batches.flush()); walkErr == nil {
 		walkErr = err
 	}
-	close(jobs)
+	close(d.jobs)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return &d.res, err
 	}
-	for _, e := range later {
-		d.hardlink(e)
-	}
-	// Directory times last, deepest first, so writing children does not
-	// disturb them.
-	for i := len(dirs) - 1; i >= 0; i-- {
-		if dirs[i].rel == "." {
-			continue
-		}
-		if err := w.ApplyMeta(dirs[i].rel, &dirs[i].node); err != nil {
-			opts.Warnf("%s: %v", dirs[i].rel, err)
-		}
-	}
+	d.finish()
 	if len(d.res.Damaged) > 0 {
 		walkErr = errors.Join(walkErr, fmt.Errorf("%w: %d damaged", ErrDamaged, len(d.res.Damaged)))
 	}
 	return &d.res, walkErr
+}
+
+// openOutput opens the output directory for writing and, for -path, creates
+// the selected entry's parent directories (their metadata is not
+// restored): -path keeps the entry's place in the tree.
+func (d *dirRestore) openOutput(prefix string) (func(), error) {
+	wopts := fsmeta.DefaultWriterOptions()
+	wopts.Logf = d.opts.Warnf
+	w, err := fsmeta.NewWriter(d.opts.Output, wopts)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(d.opts.Output)
+	if err != nil {
+		w.Close() //nolint:errcheck // already failing
+		return nil, err
+	}
+	d.w, d.root = w, root
+	closeAll := func() {
+		// Directory handles: nothing was written through them.
+		w.Close()    //nolint:errcheck // see above
+		root.Close() //nolint:errcheck // see above
+	}
+	if prefix != "" {
+		parts := strings.Split(prefix, "/")
+		for i := range parts {
+			if err := w.Mkdir(strings.Join(parts[:i+1], "/"), nil); err != nil {
+				closeAll()
+				return nil, err
+			}
+		}
+	}
+	return closeAll, nil
+}
+
+// send queues jobs for the workers.
+func (d *dirRestore) send(js []job) error {
+	for _, j := range js {
+		select {
+		case d.jobs <- j:
+		case <-d.ctx.Done():
+			return d.ctx.Err()
+		}
+	}
+	return nil
+}
+
+// visit handles one entry of the walk: directories are created at once,
+// files queued for the workers, later names of a hard-link group kept for
+// the end.
+func (d *dirRestore) visit(e entry) error {
+	n := &e.node
+	if k, ok := linkKey(n); ok {
+		if _, seen := d.links[k]; seen {
+			d.later = append(d.later, e)
+			return nil
+		}
+		d.links[k] = e.rel
+	}
+	switch n.Type {
+	case tree.TypeDir:
+		if e.rel != "." {
+			err := d.dir(e)
+			if errors.Is(err, fsmeta.ErrExists) {
+				// Something that is not a directory (say a symlink) has
+				// this name: never write through it. Its whole subtree is
+				// missing from the output, so it counts as not restored.
+				d.damaged(e.rel, fmt.Errorf("a non-directory is in the way, contents not restored: %w", err))
+				return errSkipDir
+			}
+			if err != nil {
+				return err
+			}
+		}
+		d.dirs = append(d.dirs, e)
+	case tree.TypeFile:
+		return d.send(d.batches.add(e))
+	default:
+		d.other(e)
+	}
+	return nil
+}
+
+// finish makes the hard links, then applies directory metadata, deepest
+// first, so that writing children does not disturb directory times.
+func (d *dirRestore) finish() {
+	for _, e := range d.later {
+		d.hardlink(e)
+	}
+	for i := len(d.dirs) - 1; i >= 0; i-- {
+		if d.dirs[i].rel == "." {
+			continue
+		}
+		if err := d.w.ApplyMeta(d.dirs[i].rel, &d.dirs[i].node); err != nil {
+			d.opts.Warnf("%s: %v", d.dirs[i].rel, err)
+		}
+	}
 }
 
 func (d *dirRestore) dir(e entry) error {
