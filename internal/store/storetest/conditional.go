@@ -165,4 +165,3 @@ func testUnsupported(t *testing.T, s store.Store) {
 		t.Error("contradictory PutOptions accepted")
 	}
 }
-
