@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +47,7 @@ type globals struct {
 	debug         bool
 	lockWait      time.Duration
 	storeConns    int
+	noCache       bool
 	s3            s3Flags
 	sftp          sftpFlags
 }
@@ -70,6 +72,7 @@ func (g *globals) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.BoolVar(&g.debug, "debug", false, "log every store request with its timing on stderr")
 	fs.DurationVar(&g.lockWait, "lock-wait", 0, "when the repository is locked, retry for this long (e.g. 5m) instead of failing at once")
 	fs.IntVar(&g.storeConns, "store-connections", 8, "concurrent store requests (S3, SFTP)")
+	fs.BoolVar(&g.noCache, "no-cache", false, "do not use the local metadata cache of remote repositories (also CLOUDSTIC_NO_CACHE=1)")
 	g.s3.register(fs, getenv)
 	g.sftp.register(fs, getenv)
 }
@@ -199,6 +202,14 @@ func (a *app) openRepo(ctx context.Context) (*repo.Repository, error) {
 		}
 	}
 	r, err := repo.Open(ctx, st, creds)
+	if err == nil {
+		if a.g.noCache {
+			r.SetCache(nil)
+		}
+		// Unlocking a password slot allocates argon2id's 64 MiB; give it
+		// back now so it does not add to the peak of the work that follows.
+		debug.FreeOSMemory()
+	}
 	switch {
 	case errors.Is(err, repo.ErrNeedCredential):
 		return nil, errors.New("repository is encrypted: give -password (or CLOUDSTIC_PASSWORD), -encryption-key or -recovery-key")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,6 +17,10 @@ import (
 
 // binary is the cloudstic executable TestMain builds.
 var binary string
+
+// cacheHome is the XDG_CACHE_HOME of every run: the metadata cache of remote
+// repositories is exercised, and nothing lands in the user's own cache.
+var cacheHome string
 
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
@@ -33,6 +38,7 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	cacheHome = filepath.Join(dir, "cache")
 	if binary, err = testbin.Build(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -67,9 +73,12 @@ func baseEnv() []string {
 		if strings.HasPrefix(k, "CLOUDSTIC_") || strings.HasPrefix(k, "AWS_") || strings.HasPrefix(k, "B2_") {
 			continue
 		}
+		if k == "XDG_CACHE_HOME" {
+			continue
+		}
 		env = append(env, kv)
 	}
-	return env
+	return append(env, "XDG_CACHE_HOME="+cacheHome)
 }
 
 // cmd builds the command for one run.
