@@ -34,7 +34,9 @@ func runCheck(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
+	stopProgress := a.checkProgress(&opts)
 	res, err := check.Run(ctx, r, opts)
+	stopProgress()
 	if err != nil {
 		return err
 	}

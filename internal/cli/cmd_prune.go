@@ -72,7 +72,9 @@ func runPrune(ctx context.Context, a *app, args []string) error {
 // prune runs the prune engine: without a lock on a dry run, else under the
 // exclusive lock, checking the lease before every delete batch.
 func (a *app) prune(ctx context.Context, r *repo.Repository, opts prune.Options) (*prune.Result, error) {
-	if !a.g.quiet && !a.g.json {
+	if a.progressWanted() {
+		defer a.pruneProgress(&opts)()
+	} else if !a.g.quiet && !a.g.json {
 		opts.Logf = a.infof
 	}
 	if opts.DryRun {

@@ -15,6 +15,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
+	"github.com/cloudstic/cloudstic/internal/engine/check"
+	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 )
 
@@ -27,6 +29,9 @@ type progressSample struct {
 	Files, FilesTotal int64
 	Bytes, BytesTotal int64
 	Current           string
+	// Unit names what Files counts on the status line ("files" when empty;
+	// "packs" for check, "objects" for prune). JSON lines keep files_*.
+	Unit string
 }
 
 // progressLine is one JSON line of -json-progress (see docs/cli.md).
@@ -173,7 +178,11 @@ func (c clearingWriter) Write(b []byte) (int, error) {
 func statusLine(op string, s progressSample, elapsed time.Duration, rate float64, width int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s %s", op, clockString(elapsed), countOf(s.Files, s.FilesTotal))
-	b.WriteString(" files " + humanBytes(s.Bytes))
+	unit := s.Unit
+	if unit == "" {
+		unit = "files"
+	}
+	b.WriteString(" " + unit + " " + humanBytes(s.Bytes))
 	if s.BytesTotal > 0 {
 		b.WriteString("/" + humanBytes(s.BytesTotal))
 		fmt.Fprintf(&b, " %d%%", min(100, s.Bytes*100/s.BytesTotal))
@@ -291,6 +300,36 @@ func (a *app) restoreProgress(opts *restore.Options, files, bytes int64) func() 
 	opts.Progress = prog
 	p := a.startProgress("restore", func() progressSample {
 		return progressSample{Files: prog.Files.Load(), FilesTotal: files, Bytes: prog.Bytes.Load(), BytesTotal: bytes}
+	})
+	return func() { p.finish(a) }
+}
+
+// checkProgress sets opts.Progress and starts the renderer for the pack
+// phase of check when progress is wanted.
+func (a *app) checkProgress(opts *check.Options) func() {
+	if !a.progressWanted() {
+		return func() {}
+	}
+	prog := &check.Progress{}
+	opts.Progress = prog
+	p := a.startProgress("check", func() progressSample {
+		return progressSample{Files: prog.Packs.Load(), FilesTotal: prog.PacksTotal.Load(),
+			Bytes: prog.Bytes.Load(), BytesTotal: prog.BytesTotal.Load(), Unit: "packs"}
+	})
+	return func() { p.finish(a) }
+}
+
+// pruneProgress sets opts.Progress and starts the renderer for the repack
+// and delete phases of prune when progress is wanted.
+func (a *app) pruneProgress(opts *prune.Options) func() {
+	if !a.progressWanted() {
+		return func() {}
+	}
+	prog := &prune.Progress{}
+	opts.Progress = prog
+	p := a.startProgress("prune", func() progressSample {
+		return progressSample{Files: prog.Objects.Load(), FilesTotal: prog.ObjectsTotal.Load(),
+			Bytes: prog.Bytes.Load(), BytesTotal: prog.BytesTotal.Load(), Unit: "objects"}
 	})
 	return func() { p.finish(a) }
 }

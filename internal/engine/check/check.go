@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
@@ -67,6 +68,14 @@ type Options struct {
 	Workers int
 	// Logf receives progress messages (nil: none).
 	Logf func(format string, args ...any)
+	// Progress, when set, counts the packs checked (and the bytes read).
+	Progress *Progress
+}
+
+// Progress holds live counters of the pack phase, updated atomically.
+type Progress struct {
+	Packs, PacksTotal atomic.Int64
+	Bytes, BytesTotal atomic.Int64 // of the packs -read-data reads
 }
 
 // Result counts what was checked and lists the findings.

@@ -20,6 +20,16 @@ func (c *checker) checkPacks(ctx context.Context, indexed map[id.ID][]pack.Entry
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(c.opts.Workers)
 	done := 0
+	if p := c.opts.Progress; p != nil {
+		for pid := range indexed {
+			if size, ok := c.packs[pid]; ok {
+				p.PacksTotal.Add(1)
+				if c.opts.ReadData && c.opts.Subset.Selects(pid) {
+					p.BytesTotal.Add(size)
+				}
+			}
+		}
+	}
 	for pid, entries := range indexed {
 		size, ok := c.packs[pid]
 		if !ok {
@@ -32,6 +42,12 @@ func (c *checker) checkPacks(ctx context.Context, indexed map[id.ID][]pack.Entry
 				c.readPack(gctx, pid, size, entries)
 			} else {
 				c.checkHeader(gctx, pid, size, entries)
+			}
+			if p := c.opts.Progress; p != nil {
+				p.Packs.Add(1)
+				if read {
+					p.Bytes.Add(size)
+				}
 			}
 			c.mu.Lock()
 			done++

@@ -94,6 +94,14 @@ func (p *plan) summarize(dryRun bool) *Result {
 // execute repacks, writes the merged index, then deletes superseded index
 // files and, last, old packs.
 func (p *plan) execute(ctx context.Context, r *repo.Repository, opts Options, res *Result) error {
+	if pr := opts.Progress; pr != nil {
+		// Objects: packs to repack, then index files and packs to delete.
+		repack, del := p.sorted(actRepack), p.sorted(actDelete)
+		pr.ObjectsTotal.Store(int64(2*len(repack) + len(del) + len(p.oldIndexFiles())))
+		for _, ps := range repack {
+			pr.BytesTotal.Add(ps.obj.Size)
+		}
+	}
 	written, err := p.repack(ctx, r, opts, res)
 	if err != nil {
 		return err
@@ -164,6 +172,10 @@ func (p *plan) repack(ctx context.Context, r *repo.Repository, opts Options, res
 		g.Go(func() error {
 			if err := repackOne(gctx, r, saver, ps); err != nil {
 				return err
+			}
+			if pr := opts.Progress; pr != nil {
+				pr.Objects.Add(1)
+				pr.Bytes.Add(ps.obj.Size)
 			}
 			opts.logf("repacked %d/%d packs", i+1, len(todo))
 			return nil
@@ -238,6 +250,9 @@ func deleteAll(ctx context.Context, st store.Store, opts Options, what string, k
 		for _, k := range keys[start:end] {
 			if err := st.Delete(ctx, k); err != nil && !errors.Is(err, store.ErrNotFound) {
 				return fmt.Errorf("deleting %s: %w", k, err)
+			}
+			if pr := opts.Progress; pr != nil {
+				pr.Objects.Add(1)
 			}
 		}
 		opts.logf("deleted %d/%d %s", end, len(keys), what)

@@ -2,6 +2,7 @@ package prune
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/clock"
@@ -51,6 +52,15 @@ type Options struct {
 	Workers int
 	// Logf receives progress messages (nil: none).
 	Logf func(format string, args ...any)
+	// Progress, when set, counts the objects repacked and deleted.
+	Progress *Progress
+}
+
+// Progress holds live counters of the repack and delete phases, updated
+// atomically. Bytes count the packs repacked.
+type Progress struct {
+	Objects, ObjectsTotal atomic.Int64
+	Bytes, BytesTotal     atomic.Int64
 }
 
 func (o Options) logf(format string, args ...any) {
