@@ -3,6 +3,7 @@ package fsmeta
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -116,4 +117,56 @@ func chmodNoFollow(dirfd int, base string, mode uint32) error {
 		return ErrTypeMismatch
 	}
 	return unix.Fchmodat(dirfd, base, mode, 0)
+}
+
+// ApplyMetaFile is ApplyMeta for a regular file the caller created with
+// CreateFile and still has open: it works on the descriptor (fchown,
+// fsetxattr, fchmod, then the mtime), so no path is resolved again. Call it
+// after the last write and before Close.
+func (w *Writer) ApplyMetaFile(f *os.File, rel string, n *tree.Node) error {
+	if n.Type != tree.TypeFile {
+		return fmt.Errorf("fsmeta: apply metadata to %s: %w: want a regular file, node is %s", rel, ErrTypeMismatch, n.Type)
+	}
+	conn, err := f.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("fsmeta: apply metadata to %s: %w", rel, err)
+	}
+	var opErr error
+	if err := conn.Control(func(fd uintptr) { opErr = w.applyFd(int(fd), rel, n) }); err != nil {
+		return fmt.Errorf("fsmeta: apply metadata to %s: %w", rel, err)
+	}
+	if opErr != nil {
+		return fmt.Errorf("fsmeta: apply metadata to %s: %w", rel, opErr)
+	}
+	return nil
+}
+
+// applyFd is applyAt on an open regular file, in the same order.
+func (w *Writer) applyFd(fd int, rel string, n *tree.Node) error {
+	if w.opts.Owners {
+		if err := unix.Fchown(fd, w.ids.uid(n.User, n.UID), w.ids.gid(n.Group, n.GID)); err != nil {
+			return fmt.Errorf("fchown: %w", err)
+		}
+	}
+	for _, x := range n.Xattrs {
+		err := unix.Fsetxattr(fd, x.Name, x.Value, 0)
+		switch {
+		case err == nil:
+		case isNotSupported(err), errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES):
+			w.opts.Logf("fsmeta: %s: xattr %q not restored: %v", rel, x.Name, err)
+		default:
+			return fmt.Errorf("fsetxattr %s: %w", x.Name, err)
+		}
+	}
+	if err := unix.Fchmod(fd, n.Mode&0o7777); err != nil {
+		return fmt.Errorf("fchmod: %w", err)
+	}
+	// futimens: Linux names an open file's inode through /proc/self/fd (as
+	// glibc's futimes does); the descriptor pins the file, so no path in the
+	// output directory is resolved.
+	ts := []unix.Timespec{{Sec: 0, Nsec: unix.UTIME_OMIT}, unix.NsecToTimespec(n.MTime)}
+	if err := unix.UtimesNanoAt(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), ts, 0); err != nil {
+		return fmt.Errorf("futimens: %w", err)
+	}
+	return nil
 }

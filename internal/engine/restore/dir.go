@@ -246,6 +246,13 @@ func (d *dirRestore) fileWith(e entry, content func(*os.File, *tree.Node) (int64
 		return
 	}
 	written, werr := content(f, &e.node)
+	if werr == nil {
+		// Metadata through the open descriptor, after the last write:
+		// cheaper than resolving the path again, and mtime stays put.
+		if err := d.w.ApplyMetaFile(f, e.rel, &e.node); err != nil {
+			d.opts.Warnf("%s: %v", e.rel, err)
+		}
+	}
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
@@ -256,9 +263,6 @@ func (d *dirRestore) fileWith(e entry, content func(*os.File, *tree.Node) (int64
 		}
 		d.damaged(e.rel, werr)
 		return
-	}
-	if err := d.w.ApplyMeta(e.rel, &e.node); err != nil {
-		d.opts.Warnf("%s: %v", e.rel, err)
 	}
 	d.mu.Lock()
 	d.res.Files++
