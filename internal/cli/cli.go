@@ -161,6 +161,18 @@ func (a *app) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	return pos, nil
 }
 
+// parseNoArgs parses flags for a command that takes no positional argument.
+func (a *app) parseNoArgs(fs *flag.FlagSet, args []string) error {
+	pos, err := a.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr("unexpected argument %q", pos[0])
+	}
+	return nil
+}
+
 func (a *app) printHelp(w io.Writer, args []string) {
 	if len(args) > 1 {
 		for _, c := range commands() {

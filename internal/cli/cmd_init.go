@@ -13,12 +13,8 @@ func runInit(ctx context.Context, a *app, args []string) error {
 	fs := a.flags()
 	noEnc := fs.Bool("no-encryption", false, "create an unencrypted repository")
 	recovery := fs.Bool("add-recovery-key", false, "also create a 24-word recovery key (shown once)")
-	pos, err := a.parse(fs, args)
-	if err != nil {
+	if err := a.parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return usageErr("unexpected argument %q", pos[0])
 	}
 	st, err := a.openStore(ctx, true)
 	if err != nil {

@@ -19,12 +19,8 @@ import (
 
 func runList(ctx context.Context, a *app, args []string) error {
 	fs := a.flags()
-	pos, err := a.parse(fs, args)
-	if err != nil {
+	if err := a.parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return usageErr("unexpected argument %q", pos[0])
 	}
 	r, err := a.openRepo(ctx)
 	if err != nil {

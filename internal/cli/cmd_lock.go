@@ -20,10 +20,8 @@ func lockJSON(l lock.Info) map[string]any {
 
 func runLocks(ctx context.Context, a *app, args []string) error {
 	fs := a.flags()
-	if pos, err := a.parse(fs, args); err != nil {
+	if err := a.parseNoArgs(fs, args); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return usageErr("unexpected argument %q", pos[0])
 	}
 	// Locks are plain JSON: no password needed, and the repository need
 	// not open (a broken repository can still be unlocked).
@@ -71,10 +69,8 @@ func runLocks(ctx context.Context, a *app, args []string) error {
 func runBreakLock(ctx context.Context, a *app, args []string) error {
 	fs := a.flags()
 	staleOnly := fs.Bool("stale-only", false, "remove only expired locks")
-	if pos, err := a.parse(fs, args); err != nil {
+	if err := a.parseNoArgs(fs, args); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return usageErr("unexpected argument %q", pos[0])
 	}
 	st, err := a.openStore(ctx, false)
 	if err != nil {

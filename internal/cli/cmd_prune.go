@@ -45,12 +45,8 @@ func runPrune(ctx context.Context, a *app, args []string) error {
 	var pf pruneFlags
 	pf.register(fs)
 	dryRun := fs.Bool("dry-run", false, "print what would be deleted and the space it would reclaim; change nothing")
-	pos, err := a.parse(fs, args)
-	if err != nil {
+	if err := a.parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return usageErr("unexpected argument %q", pos[0])
 	}
 	opts, err := pf.options()
 	if err != nil {
