@@ -62,6 +62,7 @@ func (a *app) restore(ctx context.Context, r *repo.Repository, ref string, opts 
 	if opts.Path == "" {
 		files, bytes = snap.Summary.FilesTotal, snap.Summary.BytesTotal
 	}
+	opts.RootMeta = snap.Root
 	stopProgress := a.restoreProgress(&opts, files, bytes)
 	res, err := restore.Run(ctx, r, snap.Tree, opts)
 	stopProgress()

@@ -126,6 +126,12 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 		return nil, err
 	}
 	snap.Tree = rootID
+	if root, err := w.cap.Node(real, fi); err == nil {
+		root.Subtree = rootID
+		snap.Root = &root
+	} else {
+		w.errs.add(fmt.Errorf("metadata of the source directory itself: %w", err))
+	}
 	sum := &snap.Summary
 	*sum = w.summary()
 	res.Errors = w.errs.list()

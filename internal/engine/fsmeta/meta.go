@@ -141,7 +141,7 @@ func (w *Writer) ApplyMetaFile(f *os.File, rel string, n *tree.Node) error {
 	return nil
 }
 
-// applyFd is applyAt on an open regular file, in the same order.
+// applyFd is applyAt on an open regular file or directory, in the same order.
 func (w *Writer) applyFd(fd int, rel string, n *tree.Node) error {
 	if w.opts.Owners {
 		if err := unix.Fchown(fd, w.ids.uid(n.User, n.UID), w.ids.gid(n.Group, n.GID)); err != nil {
@@ -167,6 +167,32 @@ func (w *Writer) applyFd(fd int, rel string, n *tree.Node) error {
 	ts := []unix.Timespec{{Sec: 0, Nsec: unix.UTIME_OMIT}, unix.NsecToTimespec(n.MTime)}
 	if err := unix.UtimesNanoAt(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), ts, 0); err != nil {
 		return fmt.Errorf("futimens: %w", err)
+	}
+	return nil
+}
+
+// ApplyRootMeta gives the output directory itself the metadata of n (the
+// snapshot's source directory), through a descriptor of that directory.
+// Call it last: writing entries changes the directory's mtime.
+func (w *Writer) ApplyRootMeta(n *tree.Node) error {
+	if n.Type != tree.TypeDir {
+		return fmt.Errorf("fsmeta: apply metadata to the output directory: %w: node is %s", ErrTypeMismatch, n.Type)
+	}
+	d, err := w.root.Open(".")
+	if err != nil {
+		return fmt.Errorf("fsmeta: open the output directory: %w", err)
+	}
+	defer d.Close() //nolint:errcheck // read-only directory handle: nothing to flush
+	conn, err := d.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("fsmeta: apply metadata to the output directory: %w", err)
+	}
+	var opErr error
+	if err := conn.Control(func(fd uintptr) { opErr = w.applyFd(int(fd), ".", n) }); err != nil {
+		return fmt.Errorf("fsmeta: apply metadata to the output directory: %w", err)
+	}
+	if opErr != nil {
+		return fmt.Errorf("fsmeta: apply metadata to the output directory: %w", opErr)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
@@ -37,6 +38,8 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 	if opts.DryRun {
 		return d.dryRun(start)
 	}
+	_, statErr := os.Lstat(opts.Output)
+	createdOutput := errors.Is(statErr, fs.ErrNotExist)
 	closeOutput, err := d.openOutput(prefix)
 	if err != nil {
 		return nil, err
@@ -71,6 +74,11 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 		return &d.res, err
 	}
 	d.finish()
+	if createdOutput && start.rel == "." && opts.RootMeta != nil {
+		if err := d.w.ApplyRootMeta(opts.RootMeta); err != nil {
+			opts.Warnf("%v", err)
+		}
+	}
 	if len(d.res.Damaged) > 0 {
 		walkErr = errors.Join(walkErr, fmt.Errorf("%w: %d damaged", ErrDamaged, len(d.res.Damaged)))
 	}

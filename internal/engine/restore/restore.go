@@ -36,6 +36,11 @@ type Options struct {
 	DryRun  bool
 	Workers int
 	Warnf   func(format string, args ...any)
+	// RootMeta is the metadata of the snapshot's source directory. A
+	// directory restore of the whole snapshot gives it to the output
+	// directory, when the restore created that directory (an existing
+	// directory of the user's keeps its own).
+	RootMeta *tree.Node
 	// Progress, when set, is updated as files are written.
 	Progress *Progress
 }

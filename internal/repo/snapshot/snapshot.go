@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
 
 // ErrCorrupt means a snapshot could not be decoded.
@@ -37,16 +38,20 @@ type Summary struct {
 
 // Snapshot is one backup.
 type Snapshot struct {
-	Time     time.Time `json:"time"`
-	Tree     id.ID     `json:"tree"`
-	Source   string    `json:"source"` // e.g. "local:/home/me/Documents"
-	Hostname string    `json:"hostname"`
-	Username string    `json:"username,omitempty"`
-	Path     string    `json:"path"` // absolute source path
-	Tags     []string  `json:"tags,omitempty"`
-	Parent   id.ID     `json:"parent,omitzero"`
-	Summary  Summary   `json:"summary"`
-	Program  string    `json:"program,omitempty"`
+	Time time.Time `json:"time"`
+	Tree id.ID     `json:"tree"`
+	// Root is the metadata of the source directory itself (mode, owner,
+	// times, xattrs); its entries are in Tree. Nil in snapshots of older
+	// versions of this program.
+	Root     *tree.Node `json:"root,omitempty"`
+	Source   string     `json:"source"` // e.g. "local:/home/me/Documents"
+	Hostname string     `json:"hostname"`
+	Username string     `json:"username,omitempty"`
+	Path     string     `json:"path"` // absolute source path
+	Tags     []string   `json:"tags,omitempty"`
+	Parent   id.ID      `json:"parent,omitzero"`
+	Summary  Summary    `json:"summary"`
+	Program  string     `json:"program,omitempty"`
 	// Nonce makes two otherwise identical snapshots distinct objects.
 	Nonce []byte `json:"nonce"`
 }
