@@ -145,7 +145,7 @@ func (a *app) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 				a.printCommandHelp(fs)
 				return nil, err
 			}
-			return nil, usageErr("%v%s", err, suggestFlag(fs, err))
+			return nil, usageErr("%v%s", err, suggestFlag(fs, args))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -215,17 +215,28 @@ func suggest(name string) string {
 	return ""
 }
 
-func suggestFlag(fs *flag.FlagSet, err error) string {
-	msg := err.Error()
-	const p = "flag provided but not defined: -"
-	if !strings.HasPrefix(msg, p) {
+// suggestFlag returns " (did you mean -X?)" for the first flag in args the
+// set does not define (found by looking the names up, not by reading the
+// flag package's error text).
+func suggestFlag(fs *flag.FlagSet, args []string) string {
+	for _, arg := range args {
+		if arg == "--" {
+			return ""
+		}
+		if len(arg) < 2 || arg[0] != '-' {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		if name == "" || fs.Lookup(name) != nil {
+			continue
+		}
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		sort.Strings(names)
+		if best := closest(name, names); best != "" {
+			return fmt.Sprintf(" (did you mean -%s?)", best)
+		}
 		return ""
-	}
-	var names []string
-	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	sort.Strings(names)
-	if best := closest(strings.TrimPrefix(msg, p), names); best != "" {
-		return fmt.Sprintf(" (did you mean -%s?)", best)
 	}
 	return ""
 }
