@@ -126,4 +126,7 @@ func (a *app) printPrune(res *prune.Result) {
 		return
 	}
 	fmt.Fprintf(w, "Reclaimed:   %s (%s deleted, %s rewritten)\n", humanBytes(res.BytesReclaimed), humanBytes(res.BytesDeleted), humanBytes(res.BytesWritten))
+	if res.TempFilesRemoved > 0 {
+		fmt.Fprintf(w, "Temp files:  %d left by crashed writers removed\n", res.TempFilesRemoved)
+	}
 }

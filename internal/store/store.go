@@ -92,6 +92,15 @@ type Store interface {
 	Close() error
 }
 
+// TempCleaner is implemented by stores that write through temporary files
+// a crash can leave behind (local disk, SFTP). Such files are invisible to
+// Get and List; prune removes old ones.
+type TempCleaner interface {
+	// RemoveStaleTemp deletes the store's temporary files last modified
+	// before cutoff (by the store's clock) and returns how many it removed.
+	RemoveStaleTemp(ctx context.Context, cutoff time.Time) (int, error)
+}
+
 // Describer is implemented by stores that can name themselves for messages,
 // e.g. "local:./backup_store" or "s3:bucket/prefix".
 type Describer interface {

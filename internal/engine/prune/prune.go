@@ -2,11 +2,13 @@ package prune
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // Defaults the command line uses.
@@ -88,6 +90,8 @@ type Result struct {
 	// BytesReclaimed is BytesDeleted - BytesWritten (on a dry run, an
 	// estimate from the blob sizes to be copied).
 	BytesReclaimed int64 `json:"bytes_reclaimed"`
+	// TempFilesRemoved counts temp files of crashed writers removed.
+	TempFilesRemoved int `json:"temp_files_removed"`
 	// WouldDelete lists the keys a dry run would delete.
 	WouldDelete []string `json:"would_delete,omitempty"`
 }
@@ -117,13 +121,40 @@ func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error)
 	if opts.DryRun {
 		return res, nil
 	}
-	if !p.needsWork() {
+	if p.needsWork() {
+		if err := p.execute(ctx, r, opts, res); err != nil {
+			return res, err
+		}
+		res.BytesReclaimed = res.BytesDeleted - res.BytesWritten
+	} else {
 		opts.logf("nothing to prune")
-		return res, nil
 	}
-	if err := p.execute(ctx, r, opts, res); err != nil {
-		return res, err
+	return res, cleanTemp(ctx, r, opts, start, res)
+}
+
+// staleTempAge: temp files older than this (by the store's clock, before
+// prune began) are leftovers of writers that crashed between writing and
+// renaming; no write takes a day.
+const staleTempAge = 24 * time.Hour
+
+// cleanTemp removes stale temp files on stores that leave them behind.
+func cleanTemp(ctx context.Context, r *repo.Repository, opts Options, start time.Time, res *Result) error {
+	tc, ok := r.Store().(store.TempCleaner)
+	if !ok {
+		return nil
 	}
-	res.BytesReclaimed = res.BytesDeleted - res.BytesWritten
-	return res, nil
+	if opts.Lease != nil {
+		if err := opts.Lease.Check(ctx); err != nil {
+			return fmt.Errorf("before removing stale temp files: %w", err)
+		}
+	}
+	n, err := tc.RemoveStaleTemp(ctx, start.Add(-staleTempAge))
+	res.TempFilesRemoved = n
+	if n > 0 {
+		opts.logf("removed %d stale temp files", n)
+	}
+	if err != nil {
+		return fmt.Errorf("removing stale temp files: %w", err)
+	}
+	return nil
 }

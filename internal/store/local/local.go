@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/cloudstic/cloudstic/internal/store"
 )
@@ -355,4 +356,42 @@ func (s *Store) List(ctx context.Context, prefix string, fn func(store.ObjectInf
 		return fn(info(key, fi))
 	})
 	return err
+}
+
+var _ store.TempCleaner = (*Store)(nil)
+
+// RemoveStaleTemp deletes temp files (".tmp-*", left by a crash between
+// writing and renaming) last modified before cutoff.
+func (s *Store) RemoveStaleTemp(ctx context.Context, cutoff time.Time) (int, error) {
+	removed := 0
+	err := filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasPrefix(d.Name(), ".tmp-") {
+			return nil
+		}
+		fi, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.ModTime().Before(cutoff) {
+			return nil
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		removed++
+		return nil
+	})
+	return removed, err
 }

@@ -111,5 +111,18 @@ func (l *Logging) List(ctx context.Context, prefix string, fn func(store.ObjectI
 	return err
 }
 
+// RemoveStaleTemp passes through to the inner store when it has temp files
+// to clean, and removes nothing otherwise.
+func (l *Logging) RemoveStaleTemp(ctx context.Context, cutoff time.Time) (int, error) {
+	tc, ok := l.inner.(store.TempCleaner)
+	if !ok {
+		return 0, nil
+	}
+	start := time.Now()
+	n, err := tc.RemoveStaleTemp(ctx, cutoff)
+	l.log("CLEANTEMP", "", start, int64(n), err)
+	return n, err
+}
+
 // Close closes the inner store.
 func (l *Logging) Close() error { return l.inner.Close() }
