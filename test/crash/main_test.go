@@ -22,21 +22,7 @@ var binary string
 var key = strings.Repeat("5a", 32)
 
 func TestMain(m *testing.M) {
-	os.Exit(runMain(m))
-}
-
-func runMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "cloudstic-crash-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	if binary, err = testbin.Build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(testbin.Main(m, func(_, bin string) { binary = bin }))
 }
 
 // testSeed is the seed of a test: CLOUDSTIC_CRASH_SEED when set, else

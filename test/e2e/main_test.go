@@ -23,27 +23,9 @@ var binary string
 var cacheHome string
 
 func TestMain(m *testing.M) {
-	os.Exit(runMain(m))
-}
-
-func runMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "cloudstic-e2e-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	// World-readable: one test runs the binary as an unprivileged user.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	cacheHome = filepath.Join(dir, "cache")
-	if binary, err = testbin.Build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(testbin.Main(m, func(dir, bin string) {
+		binary, cacheHome = bin, filepath.Join(dir, "cache")
+	}))
 }
 
 // result is what one run of the binary produced.

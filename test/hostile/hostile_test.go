@@ -17,20 +17,8 @@ import (
 // binary is the cloudstic executable TestMain builds.
 var binary string
 
-func TestMain(m *testing.M) { os.Exit(runMain(m)) }
-
-func runMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "cloudstic-hostile-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	if binary, err = testbin.Build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+func TestMain(m *testing.M) {
+	os.Exit(testbin.Main(m, func(_, bin string) { binary = bin }))
 }
 
 type result struct {

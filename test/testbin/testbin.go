@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // Build compiles ./cmd/cloudstic of the module the current directory is in
@@ -26,4 +27,28 @@ func Build(dir string) (string, error) {
 		return "", fmt.Errorf("building cloudstic: %w", err)
 	}
 	return binary, nil
+}
+
+// Main is the body of a TestMain: it builds the binary into a new temporary
+// directory (world-readable, so tests may run it as another user), hands
+// both to setup, runs the tests and removes the directory. It returns the
+// exit code for os.Exit.
+func Main(m *testing.M, setup func(dir, binary string)) int {
+	dir, err := os.MkdirTemp("", "cloudstic-test-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chmod(dir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	binary, err := Build(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	setup(dir, binary)
+	return m.Run()
 }
