@@ -101,7 +101,7 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 	return a.finish(err)
 }
 
-// finish prints err and maps it to an exit code.
+// finish prints err, on one line, and maps it to an exit code.
 func (a *app) finish(err error) int {
 	switch {
 	case err == nil:
@@ -112,7 +112,7 @@ func (a *app) finish(err error) int {
 		return ExitPartial
 	case errors.Is(err, errReported):
 		if !a.g.json {
-			fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, err)
+			fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, oneLine(err.Error()))
 		}
 		return ExitError
 	}
@@ -120,7 +120,7 @@ func (a *app) finish(err error) int {
 	if errors.Is(err, errUsage) {
 		code = ExitUsage
 	}
-	msg := strings.TrimPrefix(err.Error(), "usage: ")
+	msg := oneLine(strings.TrimPrefix(err.Error(), "usage: "))
 	if errors.Is(err, context.Canceled) && !errors.Is(err, lock.ErrLeaseLost) {
 		msg = "interrupted; the lock was released and nothing already stored was changed"
 	}
@@ -129,6 +129,13 @@ func (a *app) finish(err error) int {
 	}
 	fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, msg)
 	return code
+}
+
+// oneLine folds a message onto one line: errors.Join puts each joined
+// error on a line of its own, and a script reading our stderr expects the
+// error to be its last line, whole.
+func oneLine(msg string) string {
+	return strings.ReplaceAll(strings.TrimSpace(msg), "\n", "; ")
 }
 
 func usageErr(format string, args ...any) error {

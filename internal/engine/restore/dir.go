@@ -62,7 +62,7 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 			}
 		}()
 	}
-	walkErr := walk(ctx, r, start, d.visit)
+	walkErr := walk(ctx, r, start, d.visit, d.damaged)
 	// The last batch goes out even after a walk error (an unreadable
 	// directory is skipped, not fatal): only cancellation drops it.
 	if err := d.send(d.batches.flush()); walkErr == nil {
@@ -79,8 +79,10 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 			opts.Warnf("%v", err)
 		}
 	}
-	if len(d.res.Damaged) > 0 {
-		walkErr = errors.Join(walkErr, fmt.Errorf("%w: %d damaged", ErrDamaged, len(d.res.Damaged)))
+	// A failed walk is reported as itself: joining ErrDamaged onto it would
+	// let a caller mistake a hard failure for a partial restore.
+	if walkErr == nil && len(d.res.Damaged) > 0 {
+		walkErr = fmt.Errorf("%w: %d damaged", ErrDamaged, len(d.res.Damaged))
 	}
 	return &d.res, walkErr
 }
@@ -377,7 +379,7 @@ func (d *dirRestore) dryRun(start entry) (*Result, error) {
 			d.res.Specials++
 		}
 		return nil
-	})
+	}, d.damaged)
 	if err == nil && len(d.res.Damaged) > 0 {
 		err = fmt.Errorf("%w: %d damaged", ErrDamaged, len(d.res.Damaged))
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -241,8 +242,8 @@ func (f *fixture) filesInPackOf(t *testing.T, blob id.ID, fromBlob bool) []strin
 }
 
 // TestRestoreDamagedTree damages the tree blob of one directory: its files
-// cannot be named (the error names the directory), but every other file is
-// restored and the restore fails.
+// cannot be named, so the directory itself is reported damaged; every other
+// file is restored and the restore returns ErrDamaged, in both formats.
 func TestRestoreDamagedTree(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -251,14 +252,22 @@ func TestRestoreDamagedTree(t *testing.T) {
 		t.Fatalf("dir's subtree is a %v blob", loc.Type)
 	}
 	flip(t, path, int64(loc.Offset)+int64(loc.Length)/2)
+
 	out, res, err := f.restoreAll(t)
-	if err == nil {
-		t.Fatal("restore of a snapshot with a damaged tree succeeded")
+	if !errors.Is(err, restore.ErrDamaged) {
+		t.Fatalf("restore error %v, want ErrDamaged", err)
 	}
-	if !strings.Contains(err.Error(), "dir") {
-		t.Errorf("error %q does not name the directory", err)
+	if res == nil || strings.Join(res.Damaged, ",") != "dir" {
+		t.Fatalf("damaged %v, want [dir]", res)
 	}
 	f.wantFiles(t, out, res, false, "dir/b.txt", "dir/c.bin")
+
+	r, root := f.open(t)
+	zipOut := filepath.Join(t.TempDir(), "out.zip")
+	res, err = restore.Run(context.Background(), r, root, restore.Options{Output: zipOut, Format: restore.FormatZip, Warnf: t.Logf})
+	if !errors.Is(err, restore.ErrDamaged) || strings.Join(res.Damaged, ",") != "dir" {
+		t.Fatalf("zip restore: %v, damaged %v; want ErrDamaged and [dir]", err, res.Damaged)
+	}
 }
 
 // TestRestoreDamagedMetadata damages index files and snapshots: loading
@@ -366,8 +375,9 @@ func hostileSnapshot(t *testing.T, st store.Store, rawTree string) id.ID {
 }
 
 // TestRestoreHostileNames restores trees whose entries try to escape the
-// output directory: the tree is rejected as corrupt and nothing is written
-// outside the output directory.
+// output directory: the tree is rejected as corrupt (its directory is
+// reported damaged, with tree.ErrCorrupt as the reason), and nothing is
+// written outside the output directory.
 func TestRestoreHostileNames(t *testing.T) {
 	t.Parallel()
 	blob := `"content":["` + id.ID{1}.String() + `"]`
@@ -396,15 +406,22 @@ func TestRestoreHostileNames(t *testing.T) {
 			}
 			parent := t.TempDir()
 			out := filepath.Join(parent, "deep", "out")
-			_, err := restore.Run(context.Background(), r, root, restore.Options{Output: out, Format: restore.FormatDir})
-			if !errors.Is(err, tree.ErrCorrupt) {
-				t.Fatalf("restore error %v, want tree.ErrCorrupt", err)
+			for _, format := range []string{restore.FormatDir, restore.FormatZip} {
+				output := out
+				if format == restore.FormatZip {
+					output = filepath.Join(parent, "out.zip")
+				}
+				var warnings []string
+				warnf := func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }
+				res, err := restore.Run(context.Background(), r, root, restore.Options{Output: output, Format: format, Warnf: warnf})
+				if !errors.Is(err, restore.ErrDamaged) || res == nil || strings.Join(res.Damaged, ",") != "d" {
+					t.Fatalf("%s restore: %v, result %+v; want ErrDamaged naming d", format, err, res)
+				}
+				if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "d: not restored: ") || !strings.Contains(warnings[0], tree.ErrCorrupt.Error()) {
+					t.Errorf("%s restore warnings %q, want one saying d's tree is corrupt", format, warnings)
+				}
 			}
-			wantOnly(t, parent, "deep", "deep/out", "deep/out/d", "deep/out/ok.txt")
-			zipOut := filepath.Join(parent, "out.zip")
-			if _, err := restore.Run(context.Background(), r, root, restore.Options{Output: zipOut, Format: restore.FormatZip}); !errors.Is(err, tree.ErrCorrupt) {
-				t.Fatalf("zip restore error %v, want tree.ErrCorrupt", err)
-			}
+			wantOnly(t, parent, "deep", "deep/out", "deep/out/d", "deep/out/ok.txt", "out.zip")
 		})
 	}
 }

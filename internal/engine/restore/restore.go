@@ -128,10 +128,20 @@ func resolvePath(ctx context.Context, r *repo.Repository, root id.ID, path strin
 var errTreeUnreadable = errors.New("directory tree unreadable")
 
 // walk calls fn for every entry below (and including) start, parents
-// before children. A directory whose tree cannot be loaded is skipped and
-// the walk goes on with its siblings; the skipped directories are
-// returned, joined, at the end. An error of fn stops the walk.
-func walk(ctx context.Context, r *repo.Repository, start entry, fn func(e entry) error) error {
+// before children. A directory below start whose tree cannot be loaded is
+// handed to unreadable (its contents cannot even be named) and the walk goes
+// on with its siblings, so one bad tree blob costs only its own subtree. An
+// unreadable start, an error of fn or cancellation stops the walk.
+func walk(ctx context.Context, r *repo.Repository, start entry, fn func(e entry) error, unreadable func(rel string, err error)) error {
+	err := walkEntry(ctx, r, start, fn, unreadable)
+	if errors.Is(err, errTreeUnreadable) {
+		// Only start's own tree gets here: below it, unreadable took them.
+		return fmt.Errorf("%s: %w", start.rel, err)
+	}
+	return err
+}
+
+func walkEntry(ctx context.Context, r *repo.Repository, start entry, fn func(e entry) error, unreadable func(rel string, err error)) error {
 	if err := fn(start); errors.Is(err, errSkipDir) {
 		return nil
 	} else if err != nil {
@@ -142,9 +152,8 @@ func walk(ctx context.Context, r *repo.Repository, start entry, fn func(e entry)
 	}
 	t, err := r.LoadTree(ctx, start.node.Subtree)
 	if err != nil {
-		return fmt.Errorf("%s: %w: %w", start.rel, errTreeUnreadable, err)
+		return fmt.Errorf("%w: %w", errTreeUnreadable, err)
 	}
-	var skipped []error
 	for _, n := range t.Nodes {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -153,14 +162,16 @@ func walk(ctx context.Context, r *repo.Repository, start entry, fn func(e entry)
 		if start.rel != "." {
 			rel = start.rel + "/" + n.Name
 		}
-		if err := walk(ctx, r, entry{rel: rel, node: n}, fn); err != nil {
-			if !errors.Is(err, errTreeUnreadable) || ctx.Err() != nil {
-				return err
-			}
-			skipped = append(skipped, err)
+		err := walkEntry(ctx, r, entry{rel: rel, node: n}, fn, unreadable)
+		switch {
+		case err == nil:
+		case errors.Is(err, errTreeUnreadable) && ctx.Err() == nil:
+			unreadable(rel, err)
+		default:
+			return err
 		}
 	}
-	return errors.Join(skipped...)
+	return nil
 }
 
 // errSkipDir, returned by walk's callback for a directory, skips its

@@ -43,6 +43,9 @@ func restoreZip(ctx context.Context, r *repo.Repository, start entry, _ string, 
 			return nil
 		}
 		return zipEntry(ctx, r, zw, e, res, opts)
+	}, func(rel string, err error) {
+		opts.Warnf("%s: not restored: %v", rel, err)
+		res.Damaged = append(res.Damaged, rel)
 	})
 	if cerr := zw.Close(); err == nil {
 		err = cerr
