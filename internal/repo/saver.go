@@ -25,6 +25,12 @@ type SaverStats struct {
 	IndexFiles  int64
 }
 
+// upload is a finished pack on its way to an uploader.
+type upload struct {
+	b *pack.Builder
+	t pack.BlobType // data packs give their buffer back to packBufs
+}
+
 // Saver bundles new blobs into packs and uploads them in the background.
 // Tree blobs and data blobs go to separate packs, so that reading the
 // trees of a snapshot touches few packs and a metadata cache stays small.
@@ -38,14 +44,14 @@ type Saver struct {
 	mu      sync.Mutex
 	cur     [2]*pack.Builder // by blob type: trees and data go to separate packs
 	pending map[id.ID]bool   // saved in this run, not yet indexed
-	uploads chan *pack.Builder
+	uploads chan upload
 	closeUp sync.Once
 	wg      sync.WaitGroup
 	err     onceErr
 
 	// sealed recycles the per-blob sealed buffers (copied into a pack
-	// builder right away); packBufs hands uploaded packs' memory to the
-	// next data pack builder.
+	// builder right away); packBufs holds the data pack buffers not in use
+	// (see takeBuffer).
 	sealed   sync.Pool
 	packBufs chan []byte
 
@@ -57,10 +63,16 @@ type Saver struct {
 // NewSaver starts uploaders goroutines (at least 1) that store full packs.
 func (r *Repository) NewSaver(ctx context.Context, uploaders int) *Saver {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Saver{r: r, ctx: ctx, cancel: cancel, pending: make(map[id.ID]bool),
-		uploads: make(chan *pack.Builder, 1), packBufs: make(chan []byte, 2)}
 	if uploaders < 1 {
 		uploaders = 1
+	}
+	// Data packs in memory at once: one per uploader and one being filled
+	// (uploads is unbuffered: a full pack waits in its sender until an
+	// uploader is free).
+	s := &Saver{r: r, ctx: ctx, cancel: cancel, pending: make(map[id.ID]bool),
+		uploads: make(chan upload), packBufs: make(chan []byte, uploaders+1)}
+	for i := 0; i < uploaders+1; i++ {
+		s.packBufs <- nil
 	}
 	for i := 0; i < uploaders; i++ {
 		s.wg.Add(1)
@@ -110,60 +122,118 @@ func (s *Saver) Save(ctx context.Context, t pack.BlobType, blob id.ID, data []by
 	s.stats.blobs.Add(1)
 	s.stats.bytes.Add(int64(len(sealed)))
 
-	s.mu.Lock()
-	cur := &s.cur[t&1]
-	if *cur == nil {
-		*cur = s.newBuilder(t)
-	}
-	(*cur).Add(t, blob, sealed) // copies sealed
-	var full *pack.Builder
-	if (*cur).Size() >= s.r.cfg.PackSize {
-		full, *cur = *cur, nil
-	}
-	s.mu.Unlock()
+	err = s.add(ctx, t, blob, sealed) // copies sealed
 	s.sealed.Put(&sealed)
-	if full != nil {
-		return true, s.send(ctx, full)
-	}
-	return true, nil
+	return true, err
 }
 
-// newBuilder starts a pack: data packs reuse an uploaded pack's memory when
-// one is free; tree packs start small (trees are few and small, and a
-// 20 MiB buffer per tree pack showed up in the heap profile).
-func (s *Saver) newBuilder(t pack.BlobType) *pack.Builder {
-	if t == pack.TreeBlob {
-		return pack.NewBuilder(64 << 10)
+// add appends a sealed blob to the open pack of its type, sending packs
+// that are full to the uploaders. A pack ends before the blob that would
+// take it past PackSize, header included, so a data pack's buffer never
+// grows past the size it was made with (appending to a full 16 MiB slice
+// doubles it); only a blob larger than a whole pack gets a pack of its own.
+func (s *Saver) add(ctx context.Context, t pack.BlobType, blob id.ID, sealed []byte) error {
+	for {
+		s.mu.Lock()
+		cur := &s.cur[t&1]
+		if *cur != nil && (*cur).Count() > 0 && (*cur).FinishedSize(len(sealed)) > s.r.cfg.PackSize {
+			full := upload{b: *cur, t: t}
+			*cur = nil
+			s.mu.Unlock()
+			if err := s.send(ctx, full); err != nil {
+				return err
+			}
+			continue
+		}
+		if *cur == nil && t == pack.DataBlob {
+			// Wait for a data pack buffer outside the lock: Known and
+			// the other blob type's packs must not wait with us.
+			s.mu.Unlock()
+			buf, err := s.takeBuffer(ctx)
+			if err != nil {
+				return err
+			}
+			s.mu.Lock()
+			if *cur == nil {
+				*cur = pack.NewBuilderBuffer(buf)
+			} else {
+				s.packBufs <- buf // another blob worker was quicker
+			}
+			s.mu.Unlock()
+			continue
+		}
+		if *cur == nil {
+			// Tree packs start small: trees are few and small, and a 16
+			// MiB buffer per tree pack showed up in the heap profile.
+			*cur = pack.NewBuilder(64 << 10)
+		}
+		(*cur).Add(t, blob, sealed)
+		var full *upload
+		if (*cur).FinishedSize(0) >= s.r.cfg.PackSize {
+			full = &upload{b: *cur, t: t}
+			*cur = nil
+		}
+		s.mu.Unlock()
+		if full != nil {
+			return s.send(ctx, *full)
+		}
+		return nil
 	}
+}
+
+// takeBuffer waits for one of the data pack buffers (nil: not allocated
+// yet). There are uploaders+1 of them, so a backup holds at most that many
+// data packs in memory however far ahead of the store it gets.
+func (s *Saver) takeBuffer(ctx context.Context) ([]byte, error) {
 	select {
 	case buf := <-s.packBufs:
-		return pack.NewBuilderBuffer(buf)
-	default:
-		return pack.NewBuilder(s.r.cfg.PackSize + s.r.cfg.PackSize/4)
+		if buf == nil {
+			buf = make([]byte, 0, s.r.cfg.PackSize)
+		}
+		return buf[:0], nil
+	case <-s.ctx.Done():
+		if err := s.err.get(); err != nil {
+			return nil, err
+		}
+		return nil, s.ctx.Err()
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }
 
-func (s *Saver) send(ctx context.Context, b *pack.Builder) error {
+func (s *Saver) send(ctx context.Context, u upload) error {
 	select {
-	case s.uploads <- b:
+	case s.uploads <- u:
 		return nil
 	case <-s.ctx.Done():
+		if u.t == pack.DataBlob {
+			s.packBufs <- nil // the buffer is dropped; its place is not
+		}
 		if err := s.err.get(); err != nil {
 			return err
 		}
 		return s.ctx.Err()
 	case <-ctx.Done():
+		if u.t == pack.DataBlob {
+			s.packBufs <- nil
+		}
 		return ctx.Err()
 	}
 }
 
 func (s *Saver) uploader() {
 	defer s.wg.Done()
-	for b := range s.uploads {
-		if s.err.get() != nil {
-			continue // drain
+	for u := range s.uploads {
+		var err error
+		if s.err.get() == nil {
+			err = s.upload(u.b)
 		}
-		if err := s.upload(b); err != nil {
+		if u.t == pack.DataBlob {
+			// The buffer goes back even after a failure: a blob worker
+			// may be waiting for it (and then sees the error).
+			s.packBufs <- u.b.Buffer()
+		}
+		if err != nil {
 			s.err.set(err)
 			s.cancel()
 		}
@@ -181,12 +251,6 @@ func (s *Saver) upload(b *pack.Builder) error {
 	}
 	if _, err := s.r.st.Put(s.ctx, PackKey(packID), data, opts); err != nil && !errors.Is(err, store.ErrExists) {
 		return fmt.Errorf("storing pack %s: %w", packID.Short(), err)
-	}
-	if cap(data) >= s.r.cfg.PackSize {
-		select { // the store is done with data: recycle it
-		case s.packBufs <- data[:0]:
-		default:
-		}
 	}
 	s.stats.packs.Add(1)
 	s.idxMu.Lock()
@@ -231,9 +295,9 @@ func (s *Saver) Flush(ctx context.Context) error {
 	s.cur = [2]*pack.Builder{}
 	s.mu.Unlock()
 	var err error
-	for _, b := range last {
-		if b != nil && b.Count() > 0 && err == nil {
-			err = s.send(ctx, b)
+	for t, b := range last {
+		if b != nil && err == nil {
+			err = s.send(ctx, upload{b: b, t: pack.BlobType(t)})
 		}
 	}
 	s.stopUploaders()

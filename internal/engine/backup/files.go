@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/cloudstic/cloudstic/internal/repo/chunker"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
@@ -12,10 +13,10 @@ import (
 )
 
 // fileWorker reads, chunks and hashes files; new chunks go to the blob
-// workers. Small files are read whole into the worker's buffer; larger
-// ones borrow one of the walker's chunkers (2*Max bytes each, so there are
-// only as many as blob workers, not as file workers: the heap profile of a
-// 1 GB backup showed one 16 MiB chunker per file worker).
+// workers. Small files are read whole into the worker's buffer (and their
+// chunk copied); larger ones borrow one of the walker's few chunkers (2*Max
+// bytes each; see walker.chunkers), whose chunks go to the blob workers
+// without a copy.
 func (w *walker) fileWorker() {
 	defer w.filesWG.Done()
 	small := make([]byte, w.params.Min)
@@ -43,7 +44,10 @@ func (w *walker) readFile(job fileJob, small []byte) error {
 	n := job.node
 	n.Content = nil
 	var read int64
-	emit := func(chunk []byte) error {
+	// emit hashes a chunk and, if it is new, hands it to a blob worker.
+	// With inflight nil the chunk is copied (it is in the reused small-file
+	// buffer); otherwise it is handed over as it is and inflight counts it.
+	emit := func(chunk []byte, inflight *sync.WaitGroup) error {
 		read += int64(len(chunk))
 		if w.opts.Progress != nil {
 			w.opts.Progress.Bytes.Add(int64(len(chunk)))
@@ -53,17 +57,23 @@ func (w *walker) readFile(job fileJob, small []byte) error {
 		if w.sink.Known(bid) {
 			return nil
 		}
-		// The chunk aliases a reused buffer; the blob worker needs its own
-		// copy (from a pool: the blob worker returns it after saving).
-		var buf []byte
-		if p, ok := w.chunkBufs.Get().(*[]byte); ok {
-			buf = (*p)[:0]
+		job := blobJob{id: bid, data: chunk, inflight: inflight}
+		if inflight == nil {
+			var buf []byte
+			if p, ok := w.chunkBufs.Get().(*[]byte); ok {
+				buf = (*p)[:0]
+			}
+			job.data = append(buf, chunk...)
+		} else {
+			inflight.Add(1)
 		}
-		job := blobJob{id: bid, data: append(buf, chunk...)}
 		select {
 		case w.blobs <- job:
 			return nil
 		case <-w.ctx.Done():
+			if inflight != nil {
+				inflight.Done()
+			}
 			return w.ctx.Err()
 		}
 	}
@@ -75,7 +85,7 @@ func (w *walker) readFile(job fileJob, small []byte) error {
 		}
 		if m < len(small) {
 			if m > 0 {
-				if err := emit(small[:m]); err != nil {
+				if err := emit(small[:m], nil); err != nil {
 					return err
 				}
 			}
@@ -92,7 +102,14 @@ func (w *walker) readFile(job fileJob, small []byte) error {
 	case <-w.ctx.Done():
 		return w.ctx.Err()
 	}
-	defer func() { w.chunkers <- ch }()
+	// Chunks are handed to blob workers without a copy, so the chunker's
+	// buffer must not be refilled, reset or lent again while any of them
+	// is being saved.
+	var inflight sync.WaitGroup
+	defer func() {
+		inflight.Wait()
+		w.chunkers <- ch
+	}()
 	if ch == nil {
 		if ch, err = chunker.New(f, w.gear, w.params); err != nil {
 			return err
@@ -101,6 +118,9 @@ func (w *walker) readFile(job fileJob, small []byte) error {
 		ch.Reset(f)
 	}
 	for {
+		if ch.WillRefill() {
+			inflight.Wait()
+		}
 		chunk, err := ch.Next()
 		if errors.Is(err, io.EOF) {
 			break
@@ -108,7 +128,7 @@ func (w *walker) readFile(job fileJob, small []byte) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", job.path, err)
 		}
-		if err := emit(chunk); err != nil {
+		if err := emit(chunk, &inflight); err != nil {
 			return err
 		}
 	}
@@ -131,12 +151,22 @@ func (w *walker) finishFile(path string, n *tree.Node, read int64) error {
 func (w *walker) blobWorker() {
 	defer w.blobsWG.Done()
 	for job := range w.blobs {
-		if w.ctx.Err() != nil {
-			continue // drain
-		}
+		w.saveBlob(job)
+	}
+}
+
+// saveBlob saves one chunk and then gives its memory back (Save keeps no
+// reference to it). Jobs drained after a failure are given back too: a
+// file worker may be waiting for them.
+func (w *walker) saveBlob(job blobJob) {
+	if w.ctx.Err() == nil {
 		if _, err := w.sink.Save(w.ctx, pack.DataBlob, job.id, job.data); err != nil {
 			w.fail(fmt.Errorf("saving blob %s: %w", job.id.Short(), err))
 		}
-		w.chunkBufs.Put(&job.data) // Save keeps no reference to it
+	}
+	if job.inflight != nil {
+		job.inflight.Done()
+	} else {
+		w.chunkBufs.Put(&job.data)
 	}
 }

@@ -49,7 +49,8 @@ func (c *Chunker) Reset(r io.Reader) {
 
 // Next returns the next chunk of the stream, or io.EOF after the last one
 // (an empty stream has no chunks). The slice points into c's buffer and is
-// valid only until the next call of Next or Reset; copy it to keep it. A
+// valid until the next call of Reset or of Next that refills the buffer
+// (see WillRefill); copy it to keep it. A
 // read error other than io.EOF is returned wrapped (check it with
 // errors.Is) and from then on by every call; chunks buffered before the
 // error are not returned, as their boundaries could not be determined.
@@ -71,6 +72,14 @@ func (c *Chunker) Next() ([]byte, error) {
 	chunk := c.buf[c.start : c.start+n : c.start+n]
 	c.start += n
 	return chunk, nil
+}
+
+// WillRefill reports whether the next call of Next will move and refill the
+// buffer, overwriting every chunk returned so far. Until then those chunks
+// stay valid, so a caller can hand them to other goroutines without a copy
+// and wait for them only when WillRefill says so.
+func (c *Chunker) WillRefill() bool {
+	return c.err == nil && c.end-c.start < c.p.Max && !c.eof
 }
 
 // fill moves the unreturned bytes to the front of the buffer and reads until

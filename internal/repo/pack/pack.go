@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -65,8 +66,16 @@ type Codec struct {
 
 // NewCodec returns a codec for key.
 func NewCodec(key *crypt.Key) (*Codec, error) {
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
-		zstd.WithLowerEncoderMem(true))
+	// EncodeAll runs at most "concurrency" compressions at once: with 1,
+	// the backup's blob workers took turns on a single encoder and
+	// compression used one core (found in an execution trace of a 1 GB
+	// backup). The checksum is off: every blob is authenticated by AES-GCM
+	// and by its id, so zstd's xxhash only cost CPU. A 1 MiB window (chunks
+	// average 1 MiB) saves ~3 MiB per encoder; on 8 MiB chunks of Go
+	// source it cost 0.2 % of compressed size, on 1 MiB chunks nothing.
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
+		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithLowerEncoderMem(true),
+		zstd.WithEncoderCRC(false), zstd.WithWindowSize(1<<20))
 	if err != nil {
 		return nil, err
 	}
@@ -188,11 +197,25 @@ func (b *Builder) Add(t BlobType, blobID id.ID, sealed []byte) {
 // Size is the number of blob bytes so far.
 func (b *Builder) Size() int { return len(b.buf) }
 
+// FinishedSize is the length Finish would return after one more blob of
+// sealedLen bytes were added (0: none): blobs, sealed header and trailer.
+func (b *Builder) FinishedSize(sealedLen int) int {
+	n := len(b.entries)
+	if sealedLen > 0 {
+		n++
+	}
+	return len(b.buf) + sealedLen + 4 + n*37 + crypt.Overhead + 4
+}
+
 // Count is the number of blobs so far.
 func (b *Builder) Count() int { return len(b.entries) }
 
+// Buffer returns the builder's memory, empty, for a new builder (see
+// NewBuilderBuffer) once the bytes Finish returned are no longer needed.
+func (b *Builder) Buffer() []byte { return b.buf[:0] }
+
 // Finish appends the sealed header and returns the pack's bytes, its id and
-// its entries. The builder must not be used afterwards.
+// its entries. Only Buffer may be called afterwards.
 func (b *Builder) Finish(key *crypt.Key) ([]byte, id.ID, []Entry, error) {
 	hdr := make([]byte, 4, 4+len(b.entries)*37)
 	binary.LittleEndian.PutUint32(hdr, uint32(len(b.entries)))
@@ -207,6 +230,7 @@ func (b *Builder) Finish(key *crypt.Key) ([]byte, id.ID, []Entry, error) {
 		return nil, id.ID{}, nil, err
 	}
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(out)-start))
+	b.buf = out
 	return out, sha256.Sum256(out), b.entries, nil
 }
 
