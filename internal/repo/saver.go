@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -52,7 +53,7 @@ type Saver struct {
 	// sealed recycles the per-blob sealed buffers (copied into a pack
 	// builder right away); packBufs holds the data pack buffers not in use
 	// (see takeBuffer).
-	sealed   sync.Pool
+	sealed   *pack.Buffers
 	packBufs chan []byte
 
 	idxMu    sync.Mutex
@@ -70,7 +71,8 @@ func (r *Repository) NewSaver(ctx context.Context, uploaders int) *Saver {
 	// (uploads is unbuffered: a full pack waits in its sender until an
 	// uploader is free).
 	s := &Saver{r: r, ctx: ctx, cancel: cancel, pending: make(map[id.ID]bool),
-		uploads: make(chan upload), packBufs: make(chan []byte, uploaders+1)}
+		uploads: make(chan upload), packBufs: make(chan []byte, uploaders+1),
+		sealed: pack.NewBuffers(runtime.GOMAXPROCS(0))}
 	for i := 0; i < uploaders+1; i++ {
 		s.packBufs <- nil
 	}
@@ -111,11 +113,7 @@ func (s *Saver) Save(ctx context.Context, t pack.BlobType, blob id.ID, data []by
 
 	// Compression and encryption run outside the lock, in the caller's
 	// goroutine, so they use every core the callers use.
-	var buf []byte
-	if p, ok := s.sealed.Get().(*[]byte); ok {
-		buf = (*p)[:0]
-	}
-	sealed, err := s.r.codec.AppendEncode(buf, data)
+	sealed, err := s.r.codec.AppendEncode(s.sealed.Get(0), data)
 	if err != nil {
 		return false, err
 	}
@@ -123,7 +121,7 @@ func (s *Saver) Save(ctx context.Context, t pack.BlobType, blob id.ID, data []by
 	s.stats.bytes.Add(int64(len(sealed)))
 
 	err = s.add(ctx, t, blob, sealed) // copies sealed
-	s.sealed.Put(&sealed)
+	s.sealed.Put(sealed)
 	return true, err
 }
 

@@ -48,6 +48,9 @@ type walker struct {
 
 	files chan fileJob
 	blobs chan blobJob
+	// dirSlots bounds the goroutines walking directories besides the one
+	// that called run (see subdirs).
+	dirSlots chan struct{}
 	// chunkers holds the chunkers (nil until first used) lent to file
 	// workers for files larger than the minimum chunk: one per two
 	// workers. Each buffers 2*Max (16 MiB) and, as chunks go to the blob
@@ -75,6 +78,7 @@ func newWalker(ctx context.Context, r *repo.Repository, opts Options, gear *chun
 	ctx, cancel := context.WithCancelCause(ctx)
 	w := &walker{ctx: ctx, cancel: cancel, r: r, opts: opts, gear: gear, params: p, cap: fsmeta.NewCapturer(),
 		files: make(chan fileJob, 4*opts.Workers), blobs: make(chan blobJob, opts.Workers),
+		dirSlots: make(chan struct{}, opts.Workers),
 		chunkers: make(chan *chunker.Chunker, chunkers(opts.Workers))}
 	for range cap(w.chunkers) {
 		w.chunkers <- nil
@@ -168,39 +172,6 @@ func (w *walker) parentNodes(parentTree id.ID, rel string) map[string]*tree.Node
 	return m
 }
 
-// dir stores one directory and everything below it.
-func (w *walker) dir(path, rel string, parentTree id.ID) (id.ID, error) {
-	if err := w.ctx.Err(); err != nil {
-		return id.ID{}, context.Cause(w.ctx)
-	}
-	parent := w.parentNodes(parentTree, rel)
-	nodes, err := w.readDir(path, rel)
-	if err != nil {
-		return id.ID{}, err
-	}
-	// Hand every changed file to the workers first, then descend, so file
-	// reads overlap with the walk of subdirectories.
-	pending, err := w.submitFiles(path, rel, nodes, parent)
-	if err != nil {
-		return id.ID{}, err
-	}
-	if err := w.subdirs(path, rel, nodes, parent); err != nil {
-		return id.ID{}, err
-	}
-	failed := map[*tree.Node]bool{}
-	for _, job := range pending {
-		if err := <-job.done; err != nil {
-			if w.ctx.Err() != nil {
-				return id.ID{}, context.Cause(w.ctx)
-			}
-			w.errs.add(err)
-			failed[job.node] = true
-		}
-	}
-	w.countRemoved(parent, nodes)
-	return w.saveTree(nodes, failed)
-}
-
 // readDir captures the metadata of a directory's entries. Entries that
 // cannot be read are recorded as errors and left out; an unreadable source
 // root is fatal.
@@ -274,34 +245,6 @@ func (w *walker) submitFiles(path, rel string, nodes []tree.Node, parent map[str
 		pending = append(pending, job)
 	}
 	return pending, nil
-}
-
-// subdirs stores every subdirectory and records its tree id in its node.
-func (w *walker) subdirs(path, rel string, nodes []tree.Node, parent map[string]*tree.Node) error {
-	for i := range nodes {
-		n := &nodes[i]
-		if n.Type != tree.TypeDir {
-			continue
-		}
-		var oldSub id.ID
-		if old := parent[n.Name]; old != nil && old.Type == tree.TypeDir {
-			oldSub = old.Subtree
-		}
-		sub, err := w.dir(filepath.Join(path, n.Name), relPath(rel, n.Name), oldSub)
-		if err != nil {
-			return err
-		}
-		n.Subtree = sub
-		switch {
-		case oldSub.IsZero():
-			w.n.dirsNew.Add(1)
-		case oldSub == sub:
-			w.n.dirsUnmodified.Add(1)
-		default:
-			w.n.dirsChanged.Add(1)
-		}
-	}
-	return nil
 }
 
 func (w *walker) countRemoved(parent map[string]*tree.Node, nodes []tree.Node) {

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	bip39 "github.com/cosmos/go-bip39"
-	"golang.org/x/crypto/argon2"
 )
 
 // Slot kinds.
@@ -84,7 +83,7 @@ func wrappingKey(kind string, secret []byte, kdf *KDFParams) ([]byte, error) {
 		if err := kdf.check(); err != nil {
 			return nil, err
 		}
-		return argon2.IDKey(secret, kdf.Salt, kdf.Time, kdf.Memory, kdf.Threads, 32), nil
+		return passwordKey(secret, kdf), nil
 	case SlotPlatform, SlotRecovery:
 		return derive(secret, "slot "+kind), nil
 	default:

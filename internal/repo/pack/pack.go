@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
+	"slices"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -59,9 +59,9 @@ type Codec struct {
 	key *crypt.Key
 	enc *zstd.Encoder
 	dec *zstd.Decoder
-	// plain recycles the compressed-plaintext buffers of Encode (a
-	// backup's largest short-lived allocation).
-	plain sync.Pool
+	// plain holds the compressed-plaintext buffers of Encode (a backup's
+	// largest short-lived allocation).
+	plain *Buffers
 }
 
 // NewCodec returns a codec for key.
@@ -84,7 +84,7 @@ func NewCodec(key *crypt.Key) (*Codec, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Codec{key: key, enc: enc, dec: dec}, nil
+	return &Codec{key: key, enc: enc, dec: dec, plain: NewBuffers(runtime.GOMAXPROCS(0))}, nil
 }
 
 // Key returns the codec's key.
@@ -104,21 +104,19 @@ func (c *Codec) Encode(data []byte) ([]byte, error) {
 // AppendEncode appends the stored form of a blob (see Encode) to dst, so
 // callers can reuse their buffers.
 func (c *Codec) AppendEncode(dst, data []byte) ([]byte, error) {
-	var plain []byte
-	if p, ok := c.plain.Get().(*[]byte); ok {
-		plain = (*p)[:0]
-	}
+	// Room for incompressible data in zstd's framing (raw blocks of at
+	// most 128 KiB with a 3-byte header each, and the frame header), so
+	// that EncodeAll never grows the buffer.
+	plain := c.plain.Get(1 + len(data) + 3*(len(data)>>17+1) + 32)
 	plain = append(plain, encZstd)
 	plain = c.enc.EncodeAll(data, plain)
 	if len(plain)-1 >= len(data)-len(data)/32 {
 		plain = append(plain[:1], data...)
 		plain[0] = encRaw
 	}
-	if dst == nil {
-		dst = make([]byte, 0, c.key.SealedSize(len(plain)))
-	}
+	dst = slices.Grow(dst, c.key.SealedSize(len(plain)))
 	out, err := c.key.Seal(dst, plain)
-	c.plain.Put(&plain)
+	c.plain.Put(plain)
 	return out, err
 }
 
