@@ -3,6 +3,7 @@ package backup
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"sync"
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
@@ -14,7 +15,7 @@ func (w *walker) dir(path, rel string, parentTree id.ID) (id.ID, error) {
 	if err := w.ctx.Err(); err != nil {
 		return id.ID{}, context.Cause(w.ctx)
 	}
-	parent := w.parentNodes(parentTree, rel)
+	parentList, parent := w.parentNodes(parentTree, rel)
 	nodes, err := w.readDir(path, rel)
 	if err != nil {
 		return id.ID{}, err
@@ -39,6 +40,14 @@ func (w *walker) dir(path, rel string, parentTree id.ID) (id.ID, error) {
 		}
 	}
 	w.countRemoved(parent, nodes)
+	// A directory whose every entry equals the parent snapshot's has the
+	// parent's tree: encoding and hashing it again was a tenth of a
+	// no-change backup's CPU. DeepEqual is exact (equal values encode to
+	// equal bytes) and errs towards encoding (a nil and an empty slice
+	// differ), and the parent's tree must still be in the index.
+	if len(failed) == 0 && parentList != nil && reflect.DeepEqual(nodes, parentList) && w.sink.Known(parentTree) {
+		return parentTree, nil
+	}
 	return w.saveTree(nodes, failed)
 }
 

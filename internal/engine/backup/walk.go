@@ -153,23 +153,24 @@ func (w *walker) excluded(rel, name string) bool {
 	return false
 }
 
-// parentNodes loads the parent snapshot's tree for this directory.
-func (w *walker) parentNodes(parentTree id.ID, rel string) map[string]*tree.Node {
+// parentNodes loads the parent snapshot's tree for this directory: its
+// nodes, and the same nodes by name.
+func (w *walker) parentNodes(parentTree id.ID, rel string) ([]tree.Node, map[string]*tree.Node) {
 	if parentTree.IsZero() {
-		return nil
+		return nil, nil
 	}
 	t, err := w.r.LoadTree(w.ctx, parentTree)
 	if err != nil {
 		if w.opts.Warnf != nil {
 			w.opts.Warnf("parent snapshot tree for %s unreadable, reading all files again: %v", rel, err)
 		}
-		return nil
+		return nil, nil
 	}
 	m := make(map[string]*tree.Node, len(t.Nodes))
 	for i := range t.Nodes {
 		m[t.Nodes[i].Name] = &t.Nodes[i]
 	}
-	return m
+	return t.Nodes, m
 }
 
 // readDir captures the metadata of a directory's entries. Entries that

@@ -1,0 +1,126 @@
+package backup_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/engine/backup"
+	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// TestIncrementalEqualsFull changes a backed-up tree in one way, backs it up
+// again with the first snapshot as parent, and requires the same root tree
+// as a backup of the changed tree without a parent: what an incremental
+// backup reuses from its parent (file contents, whole directory trees) must
+// never hide a change.
+func TestIncrementalEqualsFull(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		change func(t *testing.T, src string)
+		same   bool // the root tree stays the parent's
+	}{
+		{"nothing", func(*testing.T, string) {}, true},
+		{"mode of a deep file", func(t *testing.T, src string) { chmod(t, filepath.Join(src, "a/b/f1"), 0o600) }, false},
+		{"mtime of a deep file", func(t *testing.T, src string) {
+			when := time.Unix(1_600_000_000, 0)
+			if err := os.Chtimes(filepath.Join(src, "a/b/f1"), when, when); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"content, same size", func(t *testing.T, src string) { write(t, filepath.Join(src, "a/b/f1"), "CONTENT 1") }, false},
+		{"new file", func(t *testing.T, src string) { write(t, filepath.Join(src, "a/new"), "new") }, false},
+		{"removed file", func(t *testing.T, src string) { remove(t, filepath.Join(src, "a/b/f2")) }, false},
+		{"new empty directory", func(t *testing.T, src string) { mkdir(t, filepath.Join(src, "c/d")) }, false},
+		{"mode of a directory", func(t *testing.T, src string) { chmod(t, filepath.Join(src, "c"), 0o700) }, false},
+		{"symlink target", func(t *testing.T, src string) {
+			remove(t, filepath.Join(src, "a/link"))
+			if err := os.Symlink("elsewhere", filepath.Join(src, "a/link")); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			src := t.TempDir()
+			mkdir(t, filepath.Join(src, "a/b"))
+			mkdir(t, filepath.Join(src, "c"))
+			write(t, filepath.Join(src, "a/b/f1"), "content 1")
+			write(t, filepath.Join(src, "a/b/f2"), "content 2")
+			write(t, filepath.Join(src, "c/f3"), "content 3")
+			if err := os.Symlink("target", filepath.Join(src, "a/link")); err != nil {
+				t.Fatal(err)
+			}
+			st := checktest.NewRepo(t, t.TempDir())
+			first := backupOf(t, st, src, nil)
+			tc.change(t, src)
+			incremental := backupOf(t, st, src, first)
+			// Blob ids are keyed per repository: the full backup goes
+			// into the same one.
+			full := backupOf(t, st, src, nil)
+			if incremental.Snapshot.Tree != full.Snapshot.Tree {
+				t.Errorf("incremental backup's tree %s differs from a full backup's %s", incremental.Snapshot.Tree.Short(), full.Snapshot.Tree.Short())
+			}
+			if got := incremental.Snapshot.Tree == first.Snapshot.Tree; got != tc.same {
+				t.Errorf("root tree unchanged = %v, want %v", got, tc.same)
+			}
+		})
+	}
+}
+
+// backupOf backs up src into st with parent's snapshot as the parent (none
+// if nil).
+func backupOf(t *testing.T, st store.Store, src string, parent *backup.Result) *backup.Result {
+	t.Helper()
+	ctx := context.Background()
+	r := checktest.Open(t, st)
+	if _, err := r.LoadIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var snaps []snapshot.WithID
+	if parent != nil {
+		snaps = []snapshot.WithID{{ID: parent.ID, Snapshot: parent.Snapshot}}
+	}
+	res, err := backup.Run(ctx, r, snaps, backup.Options{Path: src, Hostname: "test", Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parent != nil && (res.Parent == nil || res.Parent.ID != parent.ID) {
+		t.Fatalf("backup used parent %v, want %s", res.Parent, parent.ID.Short())
+	}
+	return res
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mkdir(t *testing.T, path string) {
+	t.Helper()
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func chmod(t *testing.T, path string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func remove(t *testing.T, path string) {
+	t.Helper()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+}
