@@ -121,6 +121,9 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 	if err != nil {
 		return nil, err
 	}
+	if res.Parent != nil {
+		w.settledBefore = res.Parent.Time.Add(-racyMargin).UnixNano()
+	}
 	rootID, err := w.run(real, fi, parentTree)
 	if err != nil {
 		return nil, err

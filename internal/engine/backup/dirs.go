@@ -16,7 +16,7 @@ func (w *walker) dir(path, rel string, parentTree id.ID) (id.ID, error) {
 		return id.ID{}, context.Cause(w.ctx)
 	}
 	parentList, parent := w.parentNodes(parentTree, rel)
-	nodes, err := w.readDir(path, rel)
+	nodes, err := w.readDir(path, rel, parent)
 	if err != nil {
 		return id.ID{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
 	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
@@ -58,12 +59,14 @@ func TestIncrementalEqualsFull(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := checktest.NewRepo(t, t.TempDir())
-			first := backupOf(t, st, src, nil)
+			// The first backup "begins" an hour after the files were
+			// written, so that the second trusts what it recorded.
+			first := backupOf(t, st, src, nil, time.Now().Add(time.Hour))
 			tc.change(t, src)
-			incremental := backupOf(t, st, src, first)
+			incremental := backupOf(t, st, src, first, time.Now().Add(2*time.Hour))
 			// Blob ids are keyed per repository: the full backup goes
 			// into the same one.
-			full := backupOf(t, st, src, nil)
+			full := backupOf(t, st, src, nil, time.Now().Add(2*time.Hour))
 			if incremental.Snapshot.Tree != full.Snapshot.Tree {
 				t.Errorf("incremental backup's tree %s differs from a full backup's %s", incremental.Snapshot.Tree.Short(), full.Snapshot.Tree.Short())
 			}
@@ -74,9 +77,45 @@ func TestIncrementalEqualsFull(t *testing.T) {
 	}
 }
 
+// TestRacyEntriesReadAgain: a file changed less than racyMargin before the
+// parent backup began is read again (its timestamps may not have moved since
+// that backup read it), one changed long before is not.
+func TestRacyEntriesReadAgain(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		parentAge time.Duration // how long after the write the parent backup began
+		wantRead  bool
+	}{
+		{"changed just before the parent", 500 * time.Millisecond, true},
+		{"changed as the parent began", 0, true},
+		{"changed long before the parent", time.Hour, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			src := t.TempDir()
+			write(t, filepath.Join(src, "f"), "content")
+			fi, err := os.Stat(filepath.Join(src, "f"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := checktest.NewRepo(t, t.TempDir())
+			first := backupOf(t, st, src, nil, fi.ModTime().Add(tc.parentAge))
+			second := backupOf(t, st, src, first, fi.ModTime().Add(tc.parentAge+time.Hour))
+			if read := second.Snapshot.Summary.BytesRead > 0; read != tc.wantRead {
+				t.Errorf("file read again = %v (summary %+v), want %v", read, second.Snapshot.Summary, tc.wantRead)
+			}
+			if second.Snapshot.Tree != first.Snapshot.Tree {
+				t.Errorf("tree changed from %s to %s though the file did not", first.Snapshot.Tree.Short(), second.Snapshot.Tree.Short())
+			}
+		})
+	}
+}
+
 // backupOf backs up src into st with parent's snapshot as the parent (none
-// if nil).
-func backupOf(t *testing.T, st store.Store, src string, parent *backup.Result) *backup.Result {
+// if nil), as a backup beginning at start.
+func backupOf(t *testing.T, st store.Store, src string, parent *backup.Result, start time.Time) *backup.Result {
 	t.Helper()
 	ctx := context.Background()
 	r := checktest.Open(t, st)
@@ -87,7 +126,7 @@ func backupOf(t *testing.T, st store.Store, src string, parent *backup.Result) *
 	if parent != nil {
 		snaps = []snapshot.WithID{{ID: parent.ID, Snapshot: parent.Snapshot}}
 	}
-	res, err := backup.Run(ctx, r, snaps, backup.Options{Path: src, Hostname: "test", Workers: 2})
+	res, err := backup.Run(ctx, r, snaps, backup.Options{Path: src, Hostname: "test", Workers: 2, Clock: clock.NewFake(start)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
 	"github.com/cloudstic/cloudstic/internal/repo"
@@ -48,6 +49,9 @@ type walker struct {
 
 	files chan fileJob
 	blobs chan blobJob
+	// settledBefore is the parent backup's start less racyMargin, in Unix
+	// nanoseconds (see settled).
+	settledBefore int64
 	// dirSlots bounds the goroutines walking directories besides the one
 	// that called run (see subdirs).
 	dirSlots chan struct{}
@@ -89,6 +93,20 @@ func newWalker(ctx context.Context, r *repo.Repository, opts Options, gear *chun
 		w.sink = r.NewSaver(ctx, opts.Uploaders)
 	}
 	return w, nil
+}
+
+// racyMargin: an entry of the parent snapshot changed less than this
+// before the parent backup began may have changed again after that backup
+// read it without its timestamps moving, as file systems keep them in
+// ticks (a few milliseconds on Linux, up to 2 s on some). Such an entry is
+// read again instead of trusted (git calls these entries racily clean).
+const racyMargin = 2 * time.Second
+
+// settled reports whether old, an entry of the parent snapshot, had last
+// changed safely before the parent backup began, so that equal timestamps
+// now mean it has not changed since.
+func (w *walker) settled(old *tree.Node) bool {
+	return old.MTime < w.settledBefore && old.CTime < w.settledBefore
 }
 
 // chunkers is how many chunkers a backup with this many workers uses.
@@ -173,10 +191,11 @@ func (w *walker) parentNodes(parentTree id.ID, rel string) ([]tree.Node, map[str
 	return t.Nodes, m
 }
 
-// readDir captures the metadata of a directory's entries. Entries that
-// cannot be read are recorded as errors and left out; an unreadable source
-// root is fatal.
-func (w *walker) readDir(path, rel string) ([]tree.Node, error) {
+// readDir captures the metadata of a directory's entries (what cannot have
+// changed since the parent snapshot's parent entries is taken from them,
+// see fsmeta.Capturer.NodeSince). Entries that cannot be read are recorded
+// as errors and left out; an unreadable source root is fatal.
+func (w *walker) readDir(path, rel string, parent map[string]*tree.Node) ([]tree.Node, error) {
 	entries, err := os.ReadDir(path)
 	if err != nil && rel == "." {
 		return nil, fmt.Errorf("%w: %v", ErrSource, err)
@@ -200,7 +219,11 @@ func (w *walker) readDir(path, rel string) ([]tree.Node, error) {
 			}
 			continue
 		}
-		node, err := w.cap.Node(child, fi)
+		prev := parent[e.Name()]
+		if prev != nil && !w.settled(prev) {
+			prev = nil
+		}
+		node, err := w.cap.NodeSince(child, fi, prev)
 		if err != nil {
 			w.errs.add(err)
 			continue
@@ -264,11 +287,11 @@ func (w *walker) countRemoved(parent map[string]*tree.Node, nodes []tree.Node) {
 }
 
 // unchanged says whether a file can reuse its content from the parent
-// snapshot without being read: same size, mtime, ctime and inode, and every
-// blob still in the index.
+// snapshot without being read: same size, mtime, ctime and inode, settled
+// before the parent backup began, and every blob still in the index.
 func (w *walker) unchanged(old, n *tree.Node) bool {
 	if old.Type != tree.TypeFile || old.Size != n.Size || old.MTime != n.MTime || old.CTime != n.CTime ||
-		old.Inode != n.Inode || old.Device != n.Device {
+		old.Inode != n.Inode || old.Device != n.Device || !w.settled(old) {
 		return false
 	}
 	for _, b := range old.Content {

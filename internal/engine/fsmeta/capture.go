@@ -30,6 +30,43 @@ func NewCapturer() *Capturer {
 // fi it costs one llistxattr call, plus one lgetxattr per attribute and a
 // readlink for a symlink.
 func (c *Capturer) Node(path string, fi fs.FileInfo) (tree.Node, error) {
+	return c.NodeSince(path, fi, nil)
+}
+
+// NodeSince is Node for an entry that an earlier capture described as prev
+// (nil if none). When the entry is still prev's inode on prev's device, of
+// prev's type, with prev's change time, its extended attributes and a
+// symlink's target are taken from prev instead of being read again: setting
+// or removing an attribute updates the change time, and a symlink's target
+// cannot change in place. The llistxattr call this saves per unchanged file
+// was an eighth of a no-change backup's system calls.
+func (c *Capturer) NodeSince(path string, fi fs.FileInfo, prev *tree.Node) (tree.Node, error) {
+	n, err := c.stat(path, fi)
+	if err != nil {
+		return tree.Node{}, err
+	}
+	if prev != nil && prev.Type == n.Type && prev.CTime == n.CTime && prev.Inode == n.Inode && prev.Device == n.Device {
+		n.Xattrs = prev.Xattrs
+		n.LinkTarget = prev.LinkTarget
+		return n, nil
+	}
+	if n.Type == tree.TypeSymlink {
+		target, err := os.Readlink(path)
+		if err != nil {
+			return tree.Node{}, fmt.Errorf("fsmeta: capture %s: %w", path, err)
+		}
+		n.LinkTarget = target
+	}
+	xattrs, err := readXattrs(path)
+	if err != nil {
+		return tree.Node{}, fmt.Errorf("fsmeta: capture %s: %w", path, err)
+	}
+	n.Xattrs = xattrs
+	return n, nil
+}
+
+// stat fills the fields of a node that come from its lstat result.
+func (c *Capturer) stat(path string, fi fs.FileInfo) (tree.Node, error) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		st = new(syscall.Stat_t)
@@ -58,11 +95,6 @@ func (c *Capturer) Node(path string, fi fs.FileInfo) (tree.Node, error) {
 		n.Type = tree.TypeDir
 	case syscall.S_IFLNK:
 		n.Type = tree.TypeSymlink
-		target, err := os.Readlink(path)
-		if err != nil {
-			return tree.Node{}, fmt.Errorf("fsmeta: capture %s: %w", path, err)
-		}
-		n.LinkTarget = target
 	case syscall.S_IFIFO:
 		n.Type = tree.TypeFIFO
 	case syscall.S_IFCHR:
@@ -76,11 +108,6 @@ func (c *Capturer) Node(path string, fi fs.FileInfo) (tree.Node, error) {
 	default:
 		return tree.Node{}, fmt.Errorf("fsmeta: capture %s: unknown file type %#o", path, st.Mode&syscall.S_IFMT)
 	}
-	xattrs, err := readXattrs(path)
-	if err != nil {
-		return tree.Node{}, fmt.Errorf("fsmeta: capture %s: %w", path, err)
-	}
-	n.Xattrs = xattrs
 	return n, nil
 }
 
