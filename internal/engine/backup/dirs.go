@@ -37,7 +37,9 @@ func (w *walker) dir(path, rel string, parentTree id.ID) (id.ID, error) {
 			}
 			w.errs.add(err)
 			failed[job.node] = true
+			continue
 		}
+		w.countRead(job)
 	}
 	w.countRemoved(parent, nodes)
 	// A directory whose every entry equals the parent snapshot's has the

@@ -106,6 +106,9 @@ func TestRacyEntriesReadAgain(t *testing.T) {
 			if read := second.Snapshot.Summary.BytesRead > 0; read != tc.wantRead {
 				t.Errorf("file read again = %v (summary %+v), want %v", read, second.Snapshot.Summary, tc.wantRead)
 			}
+			if sum := second.Snapshot.Summary; sum.FilesUnmodified != 1 || sum.FilesChanged != 0 {
+				t.Errorf("summary %+v: want the file counted unmodified (read again or not)", sum)
+			}
 			if second.Snapshot.Tree != first.Snapshot.Tree {
 				t.Errorf("tree changed from %s to %s though the file did not", first.Snapshot.Tree.Short(), second.Snapshot.Tree.Short())
 			}

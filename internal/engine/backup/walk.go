@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,11 @@ type fileJob struct {
 	path string
 	node *tree.Node
 	done chan error
+	// recheck is the parent's entry of a file read again though its
+	// metadata is the parent's (see unchanged): whether it is counted as
+	// changed is decided by its content, once read.
+	recheck *tree.Node
+	rel     string
 }
 
 // blobJob is a new chunk for a blob worker to save.
@@ -253,14 +259,17 @@ func (w *walker) submitFiles(path, rel string, nodes []tree.Node, parent map[str
 			}
 			continue
 		}
-		if parent[n.Name] != nil {
+		job := fileJob{path: filepath.Join(path, n.Name), node: n, done: make(chan error, 1), rel: relPath(rel, n.Name)}
+		switch old := parent[n.Name]; {
+		case old != nil && sameStat(old, n):
+			job.recheck = old
+		case old != nil:
 			w.n.filesChanged.Add(1)
-			w.verbosef("changed  %s", relPath(rel, n.Name))
-		} else {
+			w.verbosef("changed  %s", job.rel)
+		default:
 			w.n.filesNew.Add(1)
-			w.verbosef("new      %s", relPath(rel, n.Name))
+			w.verbosef("new      %s", job.rel)
 		}
-		job := fileJob{path: filepath.Join(path, n.Name), node: n, done: make(chan error, 1)}
 		select {
 		case w.files <- job:
 		case <-w.ctx.Done():
@@ -290,8 +299,7 @@ func (w *walker) countRemoved(parent map[string]*tree.Node, nodes []tree.Node) {
 // snapshot without being read: same size, mtime, ctime and inode, settled
 // before the parent backup began, and every blob still in the index.
 func (w *walker) unchanged(old, n *tree.Node) bool {
-	if old.Type != tree.TypeFile || old.Size != n.Size || old.MTime != n.MTime || old.CTime != n.CTime ||
-		old.Inode != n.Inode || old.Device != n.Device || !w.settled(old) {
+	if !sameStat(old, n) || !w.settled(old) {
 		return false
 	}
 	for _, b := range old.Content {
@@ -300,6 +308,27 @@ func (w *walker) unchanged(old, n *tree.Node) bool {
 		}
 	}
 	return true
+}
+
+// sameStat says whether file n has the type, size, times, inode and device
+// the parent snapshot recorded for it.
+func sameStat(old, n *tree.Node) bool {
+	return old.Type == tree.TypeFile && old.Size == n.Size && old.MTime == n.MTime && old.CTime == n.CTime &&
+		old.Inode == n.Inode && old.Device == n.Device
+}
+
+// countRead counts a file that was read: as changed unless it was read
+// again only to be sure (job.recheck) and its content is the parent's.
+func (w *walker) countRead(job fileJob) {
+	if job.recheck == nil {
+		return // counted when submitted
+	}
+	if slices.Equal(job.node.Content, job.recheck.Content) {
+		w.n.filesUnmodified.Add(1)
+		return
+	}
+	w.n.filesChanged.Add(1)
+	w.verbosef("changed  %s", job.rel)
 }
 
 func (w *walker) saveTree(nodes []tree.Node, failed map[*tree.Node]bool) (id.ID, error) {
