@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -83,29 +82,9 @@ func (r *Repository) Index() *index.Index { return r.idx }
 // Cache returns the local metadata cache, nil when there is none.
 func (r *Repository) Cache() *cache.Cache { return r.cache }
 
-// SetCache replaces the local metadata cache; nil turns it off. Call it
-// before loading anything.
+// SetCache sets the local metadata cache (none by default; nil turns it
+// off). Call it before loading anything.
 func (r *Repository) SetCache(c *cache.Cache) { r.cache = c }
-
-// openCache opens the local cache of index files, snapshots and tree packs
-// for a remote store, as the environment says (see cache.FromEnv). It
-// returns nil for local stores (a copy on the same disk saves nothing),
-// when the cache is disabled, or when it cannot be opened: the cache only
-// ever saves downloads, so failing to open it is not an error.
-func openCache(st store.Store, cfg Config) *cache.Cache {
-	if strings.HasPrefix(store.Describe(st), "local:") {
-		return nil
-	}
-	opts, ok := cache.FromEnv(os.Getenv)
-	if !ok {
-		return nil
-	}
-	c, err := cache.Open(opts, cfg.ID)
-	if err != nil {
-		return nil
-	}
-	return c
-}
 
 func newRepository(st store.Store, cfg Config, key *crypt.Key) (*Repository, error) {
 	codec, err := pack.NewCodec(key)
@@ -223,11 +202,7 @@ func Open(ctx context.Context, st store.Store, creds Credentials) (*Repository, 
 		if err != nil {
 			return nil, fmt.Errorf("%w: chunker key", ErrCorruptConfig)
 		}
-		r, err := newRepository(st, cfg, crypt.Unencrypted(ck))
-		if err == nil {
-			r.cache = openCache(st, cfg)
-		}
-		return r, err
+		return newRepository(st, cfg, crypt.Unencrypted(ck))
 	}
 	if creds.empty() {
 		return nil, ErrNeedCredential
@@ -240,11 +215,7 @@ func Open(ctx context.Context, st store.Store, creds Credentials) (*Repository, 
 	if err != nil {
 		return nil, err
 	}
-	r, err := newRepository(st, cfg, key)
-	if err == nil {
-		r.cache = openCache(st, cfg)
-	}
-	return r, err
+	return newRepository(st, cfg, key)
 }
 
 // unlock tries every key slot of the credential's kind.

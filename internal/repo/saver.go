@@ -294,7 +294,7 @@ func (s *Saver) Flush(ctx context.Context) error {
 	s.mu.Unlock()
 	var err error
 	for t, b := range last {
-		if b != nil && err == nil {
+		if b != nil && b.Count() > 0 && err == nil {
 			err = s.send(ctx, upload{b: b, t: pack.BlobType(t)})
 		}
 	}

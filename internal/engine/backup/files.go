@@ -59,11 +59,8 @@ func (w *walker) readFile(job fileJob, small []byte) error {
 		}
 		job := blobJob{id: bid, data: chunk, inflight: inflight}
 		if inflight == nil {
-			var buf []byte
-			if p, ok := w.chunkBufs.Get().(*[]byte); ok {
-				buf = (*p)[:0]
-			}
-			job.data = append(buf, chunk...)
+			// At least 64 KiB, so that most small files fit any buffer.
+			job.data = append(w.chunkBufs.Get(max(len(chunk), 64<<10)), chunk...)
 		} else {
 			inflight.Add(1)
 		}
@@ -167,6 +164,6 @@ func (w *walker) saveBlob(job blobJob) {
 	if job.inflight != nil {
 		job.inflight.Done()
 	} else {
-		w.chunkBufs.Put(&job.data)
+		w.chunkBufs.Put(job.data)
 	}
 }

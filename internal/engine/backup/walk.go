@@ -69,7 +69,7 @@ type walker struct {
 	// peak RSS to a 1 GB backup and no speed.
 	chunkers chan *chunker.Chunker
 	// chunkBufs recycles the copies of small files handed to blob workers.
-	chunkBufs sync.Pool
+	chunkBufs *pack.Buffers
 	filesWG   sync.WaitGroup
 	blobsWG   sync.WaitGroup
 
@@ -88,7 +88,7 @@ func newWalker(ctx context.Context, r *repo.Repository, opts Options, gear *chun
 	ctx, cancel := context.WithCancelCause(ctx)
 	w := &walker{ctx: ctx, cancel: cancel, r: r, opts: opts, gear: gear, params: p, cap: fsmeta.NewCapturer(),
 		files: make(chan fileJob, 4*opts.Workers), blobs: make(chan blobJob, opts.Workers),
-		dirSlots: make(chan struct{}, opts.Workers),
+		dirSlots: make(chan struct{}, opts.Workers), chunkBufs: pack.NewBuffers(4 * opts.Workers),
 		chunkers: make(chan *chunker.Chunker, chunkers(opts.Workers))}
 	for range cap(w.chunkers) {
 		w.chunkers <- nil

@@ -34,6 +34,7 @@ func DefaultWriterOptions() WriterOptions {
 // each pass ValidName. Safe for concurrent use.
 type Writer struct {
 	root   *os.Root
+	dirs   dirCache
 	opts   WriterOptions
 	isRoot bool
 	ids    *localIDs
@@ -57,6 +58,7 @@ func NewWriter(dir string, opts WriterOptions) (*Writer, error) {
 
 // Close releases the output directory.
 func (w *Writer) Close() error {
+	w.dirs.closeAll()
 	if err := w.root.Close(); err != nil {
 		return fmt.Errorf("fsmeta: close output directory: %w", err)
 	}
@@ -89,10 +91,17 @@ func (w *Writer) Mkdir(rel string, _ *tree.Node) error {
 // a symlink: if anything is already at rel it returns ErrExists and leaves
 // it untouched.
 func (w *Writer) CreateFile(rel string, _ *tree.Node) (*os.File, error) {
-	if _, _, err := splitRel(rel); err != nil {
-		return nil, err
-	}
-	f, err := w.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	var f *os.File
+	err := w.atParent(rel, func(dirfd int, base string) error {
+		// base is one checked name and O_NOFOLLOW|O_EXCL creates a new
+		// file or fails: nothing here can follow a link.
+		fd, err := unix.Openat(dirfd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if err != nil {
+			return err
+		}
+		f = os.NewFile(uintptr(fd), rel)
+		return nil
+	})
 	if errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("fsmeta: create %s: %w", rel, ErrExists)
 	}
@@ -185,18 +194,19 @@ func (w *Writer) Special(rel string, n *tree.Node) error {
 }
 
 // atParent checks rel, opens its parent directory through the Root (so
-// symlinks in the parents cannot lead outside) and calls f with that
-// directory's descriptor and the last element of rel.
+// symlinks in the parents cannot lead outside; kept open for the next
+// entries, see dirCache) and calls f with that directory's descriptor and
+// the last element of rel.
 func (w *Writer) atParent(rel string, f func(dirfd int, base string) error) error {
 	dir, base, err := splitRel(rel)
 	if err != nil {
 		return err
 	}
-	parent, err := w.root.OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	parent, release, err := w.dirs.acquire(w.root, dir)
 	if err != nil {
 		return fmt.Errorf("open parent: %w", err)
 	}
-	defer parent.Close() //nolint:errcheck // read-only directory: nothing to flush.
+	defer release()
 	conn, err := parent.SyscallConn()
 	if err != nil {
 		return fmt.Errorf("open parent: %w", err)

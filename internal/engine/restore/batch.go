@@ -7,17 +7,21 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
 
-// Small files are restored in batches: consecutive files of one blob each
-// whose blobs lie close together in one pack are read with a single ranged
-// request instead of one request per file (55,000 small files cost 55,000
-// GETs on S3 before; backups pack a directory's files next to each other,
-// so the walk order finds them together).
+// Small files are restored in batches: single-blob files whose blobs lie
+// close together in one pack are read with a single ranged request instead
+// of one request per file (55,000 small files cost 55,000 GETs on S3
+// before). Backups pack the files of a few directories at a time together,
+// in the order their workers finish them, so a batch is kept open for each
+// of the last maxOpenBatches packs the walk met, not only for the last one:
+// with one, a 55,000-file restore made 9,220 requests once the backup
+// walked directories in parallel.
 const (
-	maxBatchFiles = 512
-	maxBatchSpan  = 8 << 20 // bytes of one ranged read
+	maxBatchFiles  = 512
+	maxBatchSpan   = 8 << 20 // bytes of one ranged read
+	maxOpenBatches = 64
 )
 
-// batch is a run of single-blob files stored in one pack.
+// batch is a set of single-blob files stored in one pack.
 type batch struct {
 	pack       id.ID
 	start, end uint64 // byte range of the pack to read
@@ -34,43 +38,62 @@ type job struct {
 
 // batcher groups files into batches as the walk finds them.
 type batcher struct {
-	r   *repo.Repository
-	cur *batch
+	r    *repo.Repository
+	open []*batch // oldest first; at most one per pack
 }
 
-// add takes a file; it returns a job to send when the file cannot join a
-// batch (the file itself) or closes the current batch. A nil second
-// result means nothing more to send.
+// add takes a file and returns the jobs that are ready to send: the file
+// itself when it cannot join a batch, and batches closed to make room.
 func (b *batcher) add(e entry) (send []job) {
 	loc, ok := b.single(&e.node)
 	if !ok {
 		return []job{{file: e}}
 	}
 	start, end := uint64(loc.Offset), uint64(loc.Offset)+uint64(loc.Length)
-	if c := b.cur; c != nil && c.pack == loc.Pack && len(c.files) < maxBatchFiles {
+	if i := b.find(loc.Pack); i >= 0 {
+		c := b.open[i]
 		ns, ne := min(c.start, start), max(c.end, end)
 		// Join when the read stays bounded and mostly useful.
-		if ne-ns <= maxBatchSpan && ne-ns <= 2*(c.used+end-start) {
+		if len(c.files) < maxBatchFiles && ne-ns <= maxBatchSpan && ne-ns <= 2*(c.used+end-start) {
 			c.start, c.end, c.used = ns, ne, c.used+end-start
 			c.files = append(c.files, e)
 			c.locs = append(c.locs, loc)
 			return nil
 		}
+		send = append(send, b.close(i)...)
 	}
-	send = b.flush()
-	b.cur = &batch{pack: loc.Pack, start: start, end: end, used: end - start,
-		files: []entry{e}, locs: []index.Location{loc}}
+	if len(b.open) == maxOpenBatches {
+		send = append(send, b.close(0)...)
+	}
+	b.open = append(b.open, &batch{pack: loc.Pack, start: start, end: end, used: end - start,
+		files: []entry{e}, locs: []index.Location{loc}})
 	return send
 }
 
-// flush closes the current batch.
+// flush closes every open batch, oldest first.
 func (b *batcher) flush() []job {
-	c := b.cur
-	b.cur = nil
-	switch {
-	case c == nil:
-		return nil
-	case len(c.files) == 1:
+	var send []job
+	for len(b.open) > 0 {
+		send = append(send, b.close(0)...)
+	}
+	return send
+}
+
+// find returns the index of pack's open batch, or -1.
+func (b *batcher) find(pack id.ID) int {
+	for i, c := range b.open {
+		if c.pack == pack {
+			return i
+		}
+	}
+	return -1
+}
+
+// close removes open batch i and returns its job.
+func (b *batcher) close(i int) []job {
+	c := b.open[i]
+	b.open = append(b.open[:i], b.open[i+1:]...)
+	if len(c.files) == 1 {
 		return []job{{file: c.files[0]}}
 	}
 	return []job{{batch: c}}

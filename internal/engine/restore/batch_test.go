@@ -12,7 +12,8 @@ import (
 )
 
 // TestBatcher checks how files are grouped: single-blob files of one pack
-// whose blobs lie close together share a batch; anything else goes alone.
+// whose blobs lie close together share a batch, even when files of other
+// packs come between them; anything else goes alone.
 func TestBatcher(t *testing.T) {
 	ctx := context.Background()
 	r, _, err := repo.Init(ctx, local.New(t.TempDir()), repo.InitOptions{NoEncryption: true})
@@ -38,6 +39,7 @@ func TestBatcher(t *testing.T) {
 	}{
 		{"one pack, adjacent", []entry{file("a", blob(1)), file("b", blob(2)), file("c", blob(3))}, []int{3}},
 		{"pack changes", []entry{file("a", blob(1)), file("b", blob(2)), file("e", blob(5))}, []int{2, 1}},
+		{"packs interleaved", []entry{file("a", blob(1)), file("e", blob(5)), file("b", blob(2)), file("c", blob(3))}, []int{3, 1}},
 		{"too far apart", []entry{file("a", blob(1)), file("d", blob(4)), file("b", blob(2))}, []int{1, 1, 1}},
 		{"multi-blob file alone", []entry{file("a", blob(1)), file("ab", blob(1), blob(2)), file("b", blob(2))}, []int{1, 2}},
 		{"unknown blob alone", []entry{file("x", blob(9)), file("a", blob(1)), file("b", blob(2))}, []int{1, 2}},
@@ -76,5 +78,34 @@ func TestBatcher(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBatcherBoundsOpenBatches keeps at most maxOpenBatches batches open:
+// the oldest is closed (and sent) to make room, and every file is sent once.
+func TestBatcherBoundsOpenBatches(t *testing.T) {
+	ctx := context.Background()
+	r, _, err := repo.Init(ctx, local.New(t.TempDir()), repo.InitOptions{NoEncryption: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &batcher{r: r}
+	var sent []job
+	files := 0
+	for i := range maxOpenBatches + 10 {
+		p, blob := id.ID{1, byte(i)}, id.ID{2, byte(i)}
+		r.Index().Add(p, []pack.Entry{{ID: blob, Offset: 0, Length: 100}})
+		sent = append(sent, b.add(entry{rel: "f", node: tree.Node{Type: tree.TypeFile, Content: []id.ID{blob}}})...)
+		files++
+		if len(b.open) > maxOpenBatches {
+			t.Fatalf("%d batches open after %d packs", len(b.open), i+1)
+		}
+	}
+	if len(sent) != 10 {
+		t.Errorf("%d jobs sent before the flush, want the 10 oldest", len(sent))
+	}
+	sent = append(sent, b.flush()...)
+	if len(sent) != files || len(b.open) != 0 {
+		t.Errorf("%d jobs for %d files, %d batches still open", len(sent), files, len(b.open))
 	}
 }
