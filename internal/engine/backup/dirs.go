@@ -3,22 +3,49 @@ package backup
 import (
 	"context"
 	"path/filepath"
-	"reflect"
-	"sync"
+	"slices"
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
 
-// dir stores one directory and everything below it.
-func (w *walker) dir(path, rel string, parentTree id.ID) (id.ID, error) {
+// scan is what the walk needs of a directory before it can go through its
+// entries: the parent snapshot's tree of it and its own entries. Scans of
+// the next few subdirectories are made ahead on other goroutines (see
+// subdirs); done is closed when the fields are set.
+type scan struct {
+	parentList []tree.Node
+	parent     map[string]*tree.Node
+	nodes      []tree.Node
+	err        error
+	done       chan struct{}
+}
+
+// dirLookahead is how many subdirectories ahead of the walk are scanned.
+const dirLookahead = 8
+
+// fillScan loads a directory's parent tree, reads the directory into s and
+// closes s.done.
+func (w *walker) fillScan(s *scan, path, rel string, parentTree id.ID) {
+	defer close(s.done)
+	s.parentList, s.parent = w.parentNodes(parentTree, rel)
+	s.nodes, s.err = w.readDir(path, rel, s.parent)
+}
+
+// dir stores one directory and everything below it. pre is its scan when
+// one was started ahead, nil otherwise.
+func (w *walker) dir(path, rel string, parentTree id.ID, pre *scan) (id.ID, error) {
 	if err := w.ctx.Err(); err != nil {
 		return id.ID{}, context.Cause(w.ctx)
 	}
-	parentList, parent := w.parentNodes(parentTree, rel)
-	nodes, err := w.readDir(path, rel, parent)
-	if err != nil {
-		return id.ID{}, err
+	if pre == nil {
+		pre = &scan{done: make(chan struct{})}
+		w.fillScan(pre, path, rel, parentTree)
+	}
+	<-pre.done
+	parentList, parent, nodes := pre.parentList, pre.parent, pre.nodes
+	if pre.err != nil {
+		return id.ID{}, pre.err
 	}
 	// Hand every changed file to the workers first, then descend, so file
 	// reads overlap with the walk of subdirectories.
@@ -44,61 +71,77 @@ func (w *walker) dir(path, rel string, parentTree id.ID) (id.ID, error) {
 	w.countRemoved(parent, nodes)
 	// A directory whose every entry equals the parent snapshot's has the
 	// parent's tree: encoding and hashing it again was a tenth of a
-	// no-change backup's CPU. DeepEqual is exact (equal values encode to
-	// equal bytes) and errs towards encoding (a nil and an empty slice
-	// differ), and the parent's tree must still be in the index.
-	if len(failed) == 0 && parentList != nil && reflect.DeepEqual(nodes, parentList) && w.sink.Known(parentTree) {
+	// no-change backup's CPU (tree.Node.Equal means equal encodings). The
+	// parent's tree must still be in the index.
+	if len(failed) == 0 && parentList != nil &&
+		slices.EqualFunc(nodes, parentList, func(a, b tree.Node) bool { return a.Equal(&b) }) && w.sink.Known(parentTree) {
 		return parentTree, nil
 	}
 	return w.saveTree(nodes, failed)
 }
 
-// subdirs stores every subdirectory and records its tree id in its node.
-// A subdirectory is walked on a goroutine of its own while a slot is free
-// (dirSlots), and in this goroutine otherwise: loading and decoding the
-// parent snapshot's trees and reading directories were most of a no-change
-// backup's time, all on one core. Every goroutine is waited for, even after
-// an error, so none outlives the walk.
+// subdirs stores every subdirectory, one after the other, and records its
+// tree id in its node. Loading and decoding the parent snapshot's trees and
+// reading directories were most of a no-change backup's time, on one core:
+// the scans of the next dirLookahead subdirectories are made ahead on other
+// goroutines while a slot is free (dirSlots). The directories themselves
+// are still walked in order, so that the files of one directory are read,
+// and packed, together (a restore reads them in that order). Every scan
+// started is waited for, even after an error.
 func (w *walker) subdirs(path, rel string, nodes []tree.Node, parent map[string]*tree.Node) error {
-	var wg sync.WaitGroup
-	errs := make([]error, len(nodes))
-walk:
+	var dirs []*tree.Node
 	for i := range nodes {
-		n := &nodes[i]
-		if n.Type != tree.TypeDir {
-			continue
-		}
-		var oldSub id.ID
-		if old := parent[n.Name]; old != nil && old.Type == tree.TypeDir {
-			oldSub = old.Subtree
-		}
-		childPath, childRel := filepath.Join(path, n.Name), relPath(rel, n.Name)
-		select {
-		case w.dirSlots <- struct{}{}:
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				errs[i] = w.subdir(n, childPath, childRel, oldSub)
-				<-w.dirSlots
-			}()
-		default:
-			if errs[i] = w.subdir(n, childPath, childRel, oldSub); errs[i] != nil {
-				break walk
-			}
+		if nodes[i].Type == tree.TypeDir {
+			dirs = append(dirs, &nodes[i])
 		}
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err // the first: the others are usually the same cancellation
+	oldSub := func(n *tree.Node) id.ID {
+		if old := parent[n.Name]; old != nil && old.Type == tree.TypeDir {
+			return old.Subtree
+		}
+		return id.ID{}
+	}
+	scans := make([]*scan, len(dirs))
+	defer func() {
+		for _, s := range scans {
+			if s != nil {
+				<-s.done
+			}
+		}
+	}()
+	next := 0 // the next subdirectory whose scan may be started ahead
+	for i, n := range dirs {
+		for next = max(next, i+1); next < len(dirs) && next <= i+dirLookahead; next++ {
+			if !w.takeDirSlot() {
+				break // all busy: try again at the next subdirectory
+			}
+			s, d := &scan{done: make(chan struct{})}, dirs[next]
+			scans[next] = s
+			go func() {
+				defer func() { <-w.dirSlots }()
+				w.fillScan(s, filepath.Join(path, d.Name), relPath(rel, d.Name), oldSub(d))
+			}()
+		}
+		if err := w.subdir(n, filepath.Join(path, n.Name), relPath(rel, n.Name), oldSub(n), scans[i]); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+// takeDirSlot takes a slot for a scan ahead if one is free.
+func (w *walker) takeDirSlot() bool {
+	select {
+	case w.dirSlots <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
 // subdir stores one subdirectory and records its tree id in n.
-func (w *walker) subdir(n *tree.Node, path, rel string, oldSub id.ID) error {
-	sub, err := w.dir(path, rel, oldSub)
+func (w *walker) subdir(n *tree.Node, path, rel string, oldSub id.ID, pre *scan) error {
+	sub, err := w.dir(path, rel, oldSub, pre)
 	if err != nil {
 		return err
 	}

@@ -58,8 +58,8 @@ type walker struct {
 	// settledBefore is the parent backup's start less racyMargin, in Unix
 	// nanoseconds (see settled).
 	settledBefore int64
-	// dirSlots bounds the goroutines walking directories besides the one
-	// that called run (see subdirs).
+	// dirSlots bounds the goroutines scanning directories ahead of the
+	// walk (see subdirs).
 	dirSlots chan struct{}
 	// chunkers holds the chunkers (nil until first used) lent to file
 	// workers for files larger than the minimum chunk: one per two
@@ -129,7 +129,7 @@ func (w *walker) run(abs string, fi fs.FileInfo, parentTree id.ID) (id.ID, error
 		w.blobsWG.Add(1)
 		go w.blobWorker()
 	}
-	rootID, err := w.dir(abs, ".", parentTree)
+	rootID, err := w.dir(abs, ".", parentTree, nil)
 	close(w.files)
 	w.filesWG.Wait()
 	close(w.blobs)

@@ -1,6 +1,11 @@
 package tree
 
-import "github.com/cloudstic/cloudstic/internal/repo/id"
+import (
+	"bytes"
+	"slices"
+
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+)
 
 // Type is the kind of a file-system entry.
 type Type string
@@ -60,4 +65,22 @@ type Node struct {
 	// valid UTF-8 (JSON strings cannot); the codec fills and clears them.
 	NameRaw   []byte `json:"name_raw,omitempty"`
 	TargetRaw []byte `json:"target_raw,omitempty"`
+}
+
+// Equal reports whether n and o encode to the same bytes (Encode is
+// deterministic), so that a directory whose entries all equal the previous
+// snapshot's can keep its tree. It is exact field by field: slices that are
+// omitted when empty compare nil and empty as equal, an attribute value
+// (always encoded) does not. TestNodeEqualCoversEveryField fails when a
+// field is added to Node but not here.
+func (n *Node) Equal(o *Node) bool {
+	return n.Name == o.Name && n.Type == o.Type && n.Mode == o.Mode && n.Size == o.Size &&
+		n.MTime == o.MTime && n.CTime == o.CTime && n.Device == o.Device && n.Inode == o.Inode &&
+		n.Links == o.Links && n.UID == o.UID && n.GID == o.GID && n.User == o.User && n.Group == o.Group &&
+		n.LinkTarget == o.LinkTarget && n.Rdev == o.Rdev && n.Subtree == o.Subtree &&
+		slices.Equal(n.Content, o.Content) && bytes.Equal(n.NameRaw, o.NameRaw) &&
+		bytes.Equal(n.TargetRaw, o.TargetRaw) &&
+		slices.EqualFunc(n.Xattrs, o.Xattrs, func(a, b Xattr) bool {
+			return a.Name == b.Name && (a.Value == nil) == (b.Value == nil) && bytes.Equal(a.Value, b.Value)
+		})
 }
