@@ -12,6 +12,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/crypt"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 )
 
 // keySubcommands are the subcommands of `key`, in help order.
@@ -62,10 +63,17 @@ func runKey(ctx context.Context, a *app, args []string) error {
 		return a.keyAdd(ctx, kr, *label, *newPassword, *newKey)
 	case "add-recovery":
 		return a.keyAddRecovery(ctx, kr, *label)
-	case "passwd":
-		return a.keyPasswd(ctx, kr, *label, *newPassword)
 	}
-	return a.keyRemove(ctx, kr, pos[0])
+	// Removing a slot (passwd removes the old one) runs under the
+	// exclusive lock: two removals at once could each see the other's
+	// slot and together delete the last key, and with it the repository.
+	// Adding one only writes a new, uniquely named object.
+	return a.withLock(ctx, a.st, true, "key "+sub, func(ctx context.Context, _ *lock.Lock) error {
+		if sub == "passwd" {
+			return a.keyPasswd(ctx, kr, *label, *newPassword)
+		}
+		return a.keyRemove(ctx, kr, pos[0])
+	})
 }
 
 func (a *app) openKeyring(ctx context.Context) (*repo.Keyring, error) {
