@@ -39,9 +39,12 @@ func Encode(t *Tree) ([]byte, error) {
 // Decode parses a tree blob and validates every name: a hostile repository
 // must not be able to smuggle "..", "/" or NUL into a path.
 func Decode(data []byte) (*Tree, error) {
-	var t Tree
-	if err := json.Unmarshal(data, &t); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	t, ok := decodeCanonical(data)
+	if !ok {
+		t = &Tree{}
+		if err := json.Unmarshal(data, t); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
 	}
 	seen := make(map[string]bool, len(t.Nodes))
 	for i := range t.Nodes {
@@ -68,7 +71,7 @@ func Decode(data []byte) (*Tree, error) {
 			return nil, fmt.Errorf("%w: directory %q has no subtree", ErrCorrupt, n.Name)
 		}
 	}
-	return &t, nil
+	return t, nil
 }
 
 // CheckName rejects names that are not a single safe path element.
