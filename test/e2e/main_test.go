@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -78,19 +76,8 @@ func (o runOpts) cmd(args []string) *exec.Cmd {
 // if the binary could not be run at all.
 func runWith(t *testing.T, o runOpts, args ...string) result {
 	t.Helper()
-	c := o.cmd(args)
-	var stdout, stderr bytes.Buffer
-	c.Stdout, c.Stderr = &stdout, &stderr
-	err := c.Run()
-	res := result{args: args, stdout: stdout.String(), stderr: stderr.String()}
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exit):
-		res.code = exit.ExitCode()
-	default:
-		t.Fatalf("running cloudstic %q: %v", args, err)
-	}
+	res := result{args: args}
+	res.stdout, res.stderr, res.code = testbin.Output(t, o.cmd(args))
 	return res
 }
 

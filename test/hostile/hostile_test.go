@@ -40,18 +40,8 @@ func run(t *testing.T, args ...string) result {
 			c.Env = append(c.Env, kv)
 		}
 	}
-	var stdout, stderr bytes.Buffer
-	c.Stdout, c.Stderr = &stdout, &stderr
-	err := c.Run()
-	res := result{args: args, stdout: stdout.String(), stderr: stderr.String()}
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exit):
-		res.code = exit.ExitCode()
-	default:
-		t.Fatalf("running cloudstic %q: %v", args, err)
-	}
+	res := result{args: args}
+	res.stdout, res.stderr, res.code = testbin.Output(t, c)
 	if strings.Contains(res.stderr, "panic:") || strings.Contains(res.stderr, "goroutine ") {
 		t.Fatalf("panic: %v", res)
 	}

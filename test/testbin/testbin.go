@@ -3,6 +3,8 @@
 package testbin
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -51,4 +53,23 @@ func Main(m *testing.M, setup func(dir, binary string)) int {
 	}
 	setup(dir, binary)
 	return m.Run()
+}
+
+// Output runs c to the end and returns what it printed and its exit code.
+// It fails t only when c could not be run at all (an exit code is a
+// result, not a failure).
+func Output(t testing.TB, c *exec.Cmd) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errOut
+	err := c.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	default:
+		t.Fatalf("running %q: %v", c.Args, err)
+	}
+	return out.String(), errOut.String(), code
 }
