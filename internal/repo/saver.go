@@ -190,33 +190,38 @@ func (s *Saver) takeBuffer(ctx context.Context) ([]byte, error) {
 		}
 		return buf[:0], nil
 	case <-s.ctx.Done():
-		if err := s.err.get(); err != nil {
-			return nil, err
-		}
-		return nil, s.ctx.Err()
+		return nil, s.stopped()
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 }
 
+// send hands a full pack to an uploader. A data pack that cannot be sent
+// gives its place among the data pack buffers back (the buffer itself is
+// dropped).
 func (s *Saver) send(ctx context.Context, u upload) error {
+	var err error
 	select {
 	case s.uploads <- u:
 		return nil
 	case <-s.ctx.Done():
-		if u.t == pack.DataBlob {
-			s.packBufs <- nil // the buffer is dropped; its place is not
-		}
-		if err := s.err.get(); err != nil {
-			return err
-		}
-		return s.ctx.Err()
+		err = s.stopped()
 	case <-ctx.Done():
-		if u.t == pack.DataBlob {
-			s.packBufs <- nil
-		}
-		return ctx.Err()
+		err = ctx.Err()
 	}
+	if u.t == pack.DataBlob {
+		s.packBufs <- nil
+	}
+	return err
+}
+
+// stopped is why the saver's own context ended: the upload error that
+// cancelled it, if any.
+func (s *Saver) stopped() error {
+	if err := s.err.get(); err != nil {
+		return err
+	}
+	return s.ctx.Err()
 }
 
 func (s *Saver) uploader() {

@@ -192,9 +192,6 @@ func (b *Builder) Add(t BlobType, blobID id.ID, sealed []byte) {
 	b.buf = append(b.buf, sealed...)
 }
 
-// Size is the number of blob bytes so far.
-func (b *Builder) Size() int { return len(b.buf) }
-
 // FinishedSize is the length Finish would return after one more blob of
 // sealedLen bytes were added (0: none): blobs, sealed header and trailer.
 func (b *Builder) FinishedSize(sealedLen int) int {
