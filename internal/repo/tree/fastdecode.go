@@ -55,17 +55,60 @@ func (p *parser) lit(s string) bool {
 	return true
 }
 
-// fields of Node in the order Encode writes them; a node's keys must come
-// in this order, each at most once.
-var nodeFields = []string{"name", "type", "mode", "size", "mtime", "ctime", "dev", "ino", "links", "uid", "gid",
-	"user", "group", "target", "rdev", "xattrs", "content", "subtree", "name_raw", "target_raw"}
+// fieldOrder is the position of a node's key in the order Encode writes
+// them, or -1 for a key Node does not have.
+func fieldOrder(key string) int {
+	switch key {
+	case "name":
+		return 0
+	case "type":
+		return 1
+	case "mode":
+		return 2
+	case "size":
+		return 3
+	case "mtime":
+		return 4
+	case "ctime":
+		return 5
+	case "dev":
+		return 6
+	case "ino":
+		return 7
+	case "links":
+		return 8
+	case "uid":
+		return 9
+	case "gid":
+		return 10
+	case "user":
+		return 11
+	case "group":
+		return 12
+	case "target":
+		return 13
+	case "rdev":
+		return 14
+	case "xattrs":
+		return 15
+	case "content":
+		return 16
+	case "subtree":
+		return 17
+	case "name_raw":
+		return 18
+	case "target_raw":
+		return 19
+	}
+	return -1
+}
 
 // node parses one node object.
 func (p *parser) node(n *Node) bool {
 	if !p.lit("{") {
 		return false
 	}
-	next := 0 // index in nodeFields of the first key still allowed
+	next := 0 // fieldOrder of the first key still allowed
 	for first := true; ; first = false {
 		if p.lit("}") {
 			return true
@@ -77,11 +120,8 @@ func (p *parser) node(n *Node) bool {
 		if !ok || !p.lit(":") {
 			return false
 		}
-		i := next
-		for i < len(nodeFields) && nodeFields[i] != key {
-			i++
-		}
-		if i == len(nodeFields) {
+		i := fieldOrder(key)
+		if i < next {
 			return false // unknown, repeated or out of order
 		}
 		next = i + 1
