@@ -15,7 +15,7 @@ import (
 // every thread of the process. perf showed those faults as 30 % of the CPU
 // of a no-change backup. Writing one byte per page of a buffer of the same
 // size first, and collecting it, makes the runtime hand argon2 pages that
-// are already resident: the 64 MiB KDF got 0.13 s faster per command, with
+// are already resident: the (then 64 MiB) KDF got 0.13 s faster per command, with
 // the same peak RSS.
 func passwordKey(secret []byte, kdf *KDFParams) []byte {
 	prefault(int(kdf.Memory) * 1024)
