@@ -29,7 +29,7 @@ type SaverStats struct {
 // upload is a finished pack on its way to an uploader.
 type upload struct {
 	b *pack.Builder
-	t pack.BlobType // data packs give their buffer back to packBufs
+	t pack.BlobType // data packs give their buffer back (giveBuffer)
 }
 
 // Saver bundles new blobs into packs and uploads them in the background.
@@ -51,10 +51,12 @@ type Saver struct {
 	err     onceErr
 
 	// sealed recycles the per-blob sealed buffers (copied into a pack
-	// builder right away); packBufs holds the data pack buffers not in use
-	// (see takeBuffer).
-	sealed   *pack.Buffers
-	packBufs chan []byte
+	// builder right away). packSlots holds one token per data pack buffer
+	// in use, freeBufs the allocated ones not in use (see takeBuffer).
+	sealed    *pack.Buffers
+	packSlots chan struct{}
+	bufMu     sync.Mutex
+	freeBufs  [][]byte
 
 	idxMu    sync.Mutex
 	unsynced []index.PackBlobs // uploaded packs not yet in an index file
@@ -71,11 +73,8 @@ func (r *Repository) NewSaver(ctx context.Context, uploaders int) *Saver {
 	// (uploads is unbuffered: a full pack waits in its sender until an
 	// uploader is free).
 	s := &Saver{r: r, ctx: ctx, cancel: cancel, pending: make(map[id.ID]bool),
-		uploads: make(chan upload), packBufs: make(chan []byte, uploaders+1),
+		uploads: make(chan upload), packSlots: make(chan struct{}, uploaders+1),
 		sealed: pack.NewBuffers(runtime.GOMAXPROCS(0))}
-	for i := 0; i < uploaders+1; i++ {
-		s.packBufs <- nil
-	}
 	for i := 0; i < uploaders; i++ {
 		s.wg.Add(1)
 		go s.uploader()
@@ -155,7 +154,7 @@ func (s *Saver) add(ctx context.Context, t pack.BlobType, blob id.ID, sealed []b
 			if *cur == nil {
 				*cur = pack.NewBuilderBuffer(buf)
 			} else {
-				s.packBufs <- buf // another blob worker was quicker
+				s.giveBuffer(buf) // another blob worker was quicker
 			}
 			s.mu.Unlock()
 			continue
@@ -179,16 +178,22 @@ func (s *Saver) add(ctx context.Context, t pack.BlobType, blob id.ID, sealed []b
 	}
 }
 
-// takeBuffer waits for one of the data pack buffers (nil: not allocated
-// yet). There are uploaders+1 of them, so a backup holds at most that many
-// data packs in memory however far ahead of the store it gets.
+// takeBuffer waits until fewer than uploaders+1 data pack buffers are in
+// use, so a backup holds at most that many data packs in memory however far
+// ahead of the store it gets. The buffer given back last is reused first: a
+// backup whose uploads keep up (small files, a local disk) allocates two
+// buffers, not all of them.
 func (s *Saver) takeBuffer(ctx context.Context) ([]byte, error) {
 	select {
-	case buf := <-s.packBufs:
-		if buf == nil {
-			buf = make([]byte, 0, s.r.cfg.PackSize)
+	case s.packSlots <- struct{}{}:
+		s.bufMu.Lock()
+		defer s.bufMu.Unlock()
+		if n := len(s.freeBufs); n > 0 {
+			buf := s.freeBufs[n-1]
+			s.freeBufs = s.freeBufs[:n-1]
+			return buf[:0], nil
 		}
-		return buf[:0], nil
+		return make([]byte, 0, s.r.cfg.PackSize), nil
 	case <-s.ctx.Done():
 		return nil, s.stopped()
 	case <-ctx.Done():
@@ -196,9 +201,19 @@ func (s *Saver) takeBuffer(ctx context.Context) ([]byte, error) {
 	}
 }
 
+// giveBuffer ends the use of a data pack buffer taken by takeBuffer; buf is
+// kept for reuse unless it is nil.
+func (s *Saver) giveBuffer(buf []byte) {
+	if buf != nil {
+		s.bufMu.Lock()
+		s.freeBufs = append(s.freeBufs, buf)
+		s.bufMu.Unlock()
+	}
+	<-s.packSlots
+}
+
 // send hands a full pack to an uploader. A data pack that cannot be sent
-// gives its place among the data pack buffers back (the buffer itself is
-// dropped).
+// ends its buffer's use (the buffer itself is dropped).
 func (s *Saver) send(ctx context.Context, u upload) error {
 	var err error
 	select {
@@ -210,7 +225,7 @@ func (s *Saver) send(ctx context.Context, u upload) error {
 		err = ctx.Err()
 	}
 	if u.t == pack.DataBlob {
-		s.packBufs <- nil
+		s.giveBuffer(nil)
 	}
 	return err
 }
@@ -234,7 +249,7 @@ func (s *Saver) uploader() {
 		if u.t == pack.DataBlob {
 			// The buffer goes back even after a failure: a blob worker
 			// may be waiting for it (and then sees the error).
-			s.packBufs <- u.b.Buffer()
+			s.giveBuffer(u.b.Buffer())
 		}
 		if err != nil {
 			s.err.set(err)
