@@ -219,6 +219,7 @@ func (d *dirRestore) restoreBatch(b *batch) {
 	if err == nil && uint64(len(data)) != size {
 		err = fmt.Errorf("short read of pack %s", b.pack.Short())
 	}
+	dec := d.r.Codec().NewDecoder()
 	for i, e := range b.files {
 		if err != nil {
 			d.file(e)
@@ -226,7 +227,7 @@ func (d *dirRestore) restoreBatch(b *batch) {
 		}
 		loc := b.locs[i]
 		off := uint64(loc.Offset) - b.start
-		plain, derr := d.r.Codec().Decode(data[off:off+uint64(loc.Length)], e.node.Content[0])
+		plain, derr := dec.Decode(data[off:off+uint64(loc.Length)], e.node.Content[0])
 		if derr != nil {
 			d.file(e)
 			continue
@@ -285,8 +286,9 @@ func (d *dirRestore) fileWith(e entry, content func(*os.File, *tree.Node) (int64
 
 func (d *dirRestore) writeContent(f *os.File, n *tree.Node) (int64, error) {
 	var written int64
+	dec := d.r.Codec().NewDecoder() // one chunk's buffers, reused for the next
 	for _, b := range n.Content {
-		data, err := d.r.LoadBlob(d.ctx, b)
+		data, err := d.r.LoadBlobWith(d.ctx, dec, b)
 		if err != nil {
 			return written, err
 		}

@@ -103,8 +103,9 @@ func zipEntry(ctx context.Context, r *repo.Repository, zw *zip.Writer, e entry, 
 	if err != nil {
 		return err
 	}
+	dec := r.Codec().NewDecoder()
 	for _, b := range n.Content {
-		data, err := r.LoadBlob(ctx, b)
+		data, err := r.LoadBlobWith(ctx, dec, b)
 		if err != nil {
 			// The entry is already begun; it is cut short and reported,
 			// and the restore exits non-zero.

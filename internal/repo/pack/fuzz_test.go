@@ -111,7 +111,8 @@ func FuzzParseHeader(f *testing.F) {
 
 // FuzzCodecDecode feeds arbitrary stored blobs to Decode and DecodeRaw:
 // no panic, errors wrap a sentinel, and whatever DecodeRaw accepts is a
-// blob Decode accepts under its own id and that survives a round trip.
+// blob Decode accepts under its own id and that survives a round trip. A
+// Decoder whose buffers already hold another blob gives Decode's answer.
 func FuzzCodecDecode(f *testing.F) {
 	keys := fuzzKeys(f)
 	codecs := map[string]*Codec{}
@@ -137,13 +138,15 @@ func FuzzCodecDecode(f *testing.F) {
 			c = codecs["sealed"]
 		}
 		wantID, _ := id.Parse(want) //nolint:errcheck // a bad id is the zero id, which is fine here
-		if data, err := c.Decode(stored, wantID); err != nil {
+		data, err := c.Decode(stored, wantID)
+		if err != nil {
 			if !errors.Is(err, ErrCorrupt) && !errors.Is(err, crypt.ErrAuth) {
 				t.Fatalf("Decode error %v wraps neither ErrCorrupt nor crypt.ErrAuth", err)
 			}
 		} else if c.Key().ID(data) != wantID {
 			t.Fatal("Decode accepted a blob that does not hash to the wanted id")
 		}
+		checkDecoder(t, c, stored, wantID, data, err)
 		raw, err := c.DecodeRaw(stored)
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) && !errors.Is(err, crypt.ErrAuth) {
@@ -165,4 +168,31 @@ func FuzzCodecDecode(f *testing.F) {
 			t.Fatalf("round trip: %v", err)
 		}
 	})
+}
+
+// checkDecoder decodes stored with a Decoder that has just decoded another
+// blob, expecting Decode's result (data, err), then decodes that other blob
+// again.
+func checkDecoder(t *testing.T, c *Codec, stored []byte, want id.ID, data []byte, err error) {
+	other := bytes.Repeat([]byte("another blob "), 1000)
+	otherSealed, encErr := c.Encode(other)
+	if encErr != nil {
+		t.Fatal(encErr)
+	}
+	d := c.NewDecoder()
+	for _, step := range []struct {
+		sealed []byte
+		want   id.ID
+		data   []byte
+		ok     bool
+	}{
+		{otherSealed, c.Key().ID(other), other, true},
+		{stored, want, data, err == nil},
+		{otherSealed, c.Key().ID(other), other, true},
+	} {
+		got, gotErr := d.Decode(step.sealed, step.want)
+		if (gotErr == nil) != step.ok || (step.ok && !bytes.Equal(got, step.data)) {
+			t.Fatalf("Decoder.Decode = %d bytes, %v; Codec.Decode gave %d bytes, ok %v", len(got), gotErr, len(step.data), step.ok)
+		}
+	}
 }

@@ -122,29 +122,57 @@ func (c *Codec) AppendEncode(dst, data []byte) ([]byte, error) {
 
 // Decode opens a stored blob and checks that its plaintext hashes to want.
 func (c *Codec) Decode(sealed []byte, want id.ID) ([]byte, error) {
-	plain, err := c.key.Open(nil, sealed)
+	_, data, err := c.decode(nil, nil, sealed, want)
+	return data, err
+}
+
+// decode is Decode appending the decrypted form to plainBuf and the
+// decompressed one to dataBuf; it returns both.
+func (c *Codec) decode(plainBuf, dataBuf, sealed []byte, want id.ID) (plain, data []byte, err error) {
+	plain, err = c.key.Open(plainBuf, sealed)
 	if err != nil {
-		return nil, fmt.Errorf("blob %s: %w", want.Short(), err)
+		return plainBuf, nil, fmt.Errorf("blob %s: %w", want.Short(), err)
 	}
 	if len(plain) == 0 {
-		return nil, fmt.Errorf("blob %s: %w: empty", want.Short(), ErrCorrupt)
+		return plain, nil, fmt.Errorf("blob %s: %w: empty", want.Short(), ErrCorrupt)
 	}
-	var data []byte
 	switch plain[0] {
 	case encRaw:
 		data = plain[1:]
 	case encZstd:
-		data, err = c.dec.DecodeAll(plain[1:], nil)
+		data, err = c.dec.DecodeAll(plain[1:], dataBuf)
 		if err != nil {
-			return nil, fmt.Errorf("blob %s: %w: %v", want.Short(), ErrCorrupt, err)
+			return plain, nil, fmt.Errorf("blob %s: %w: %v", want.Short(), ErrCorrupt, err)
 		}
 	default:
-		return nil, fmt.Errorf("blob %s: %w: unknown encoding %d", want.Short(), ErrCorrupt, plain[0])
+		return plain, nil, fmt.Errorf("blob %s: %w: unknown encoding %d", want.Short(), ErrCorrupt, plain[0])
 	}
 	if got := c.key.ID(data); got != want {
-		return nil, fmt.Errorf("blob %s: %w: content hashes to %s", want.Short(), ErrCorrupt, got.Short())
+		return plain, nil, fmt.Errorf("blob %s: %w: content hashes to %s", want.Short(), ErrCorrupt, got.Short())
 	}
-	return data, nil
+	return plain, data, nil
+}
+
+// Decoder decodes blobs like Codec.Decode into two buffers it keeps, so a
+// restore of large files does not allocate (and the kernel zero) fresh
+// memory for every chunk. What Decode returns is valid until its next call.
+// Not safe for concurrent use.
+type Decoder struct {
+	c           *Codec
+	plain, data []byte
+}
+
+// NewDecoder returns a Decoder for c's blobs.
+func (c *Codec) NewDecoder() *Decoder { return &Decoder{c: c} }
+
+// Decode opens a stored blob and checks that its plaintext hashes to want.
+func (d *Decoder) Decode(sealed []byte, want id.ID) ([]byte, error) {
+	plain, data, err := d.c.decode(d.plain[:0], d.data[:0], sealed, want)
+	d.plain = plain[:0]
+	if len(plain) > 0 && plain[0] == encZstd && cap(data) > cap(d.data) {
+		d.data = data[:0] // grown by DecodeAll (a raw blob's data lies in plain)
+	}
+	return data, err
 }
 
 // EncodeRaw seals metadata objects (index files, snapshots) the same way
