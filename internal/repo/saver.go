@@ -126,9 +126,11 @@ func (s *Saver) Save(ctx context.Context, t pack.BlobType, blob id.ID, data []by
 
 // add appends a sealed blob to the open pack of its type, sending packs
 // that are full to the uploaders. A pack ends before the blob that would
-// take it past PackSize, header included, so a data pack's buffer never
-// grows past the size it was made with (appending to a full 16 MiB slice
-// doubles it); only a blob larger than a whole pack gets a pack of its own.
+// take it past PackSize, header included, and data pack buffers grow from
+// 1 MiB to PackSize (Builder.Reserve), so a buffer never outgrows a
+// pack (appending to a full 16 MiB slice would double it) and the pack of
+// a backup that changed one small file does not take 16 MiB; only a blob
+// larger than a whole pack gets a pack of its own.
 func (s *Saver) add(ctx context.Context, t pack.BlobType, blob id.ID, sealed []byte) error {
 	for {
 		s.mu.Lock()
@@ -164,6 +166,9 @@ func (s *Saver) add(ctx context.Context, t pack.BlobType, blob id.ID, sealed []b
 			// MiB buffer per tree pack showed up in the heap profile.
 			*cur = pack.NewBuilder(64 << 10)
 		}
+		if t == pack.DataBlob {
+			(*cur).Reserve((*cur).FinishedSize(len(sealed)), s.r.cfg.PackSize)
+		}
 		(*cur).Add(t, blob, sealed)
 		var full *upload
 		if (*cur).FinishedSize(0) >= s.r.cfg.PackSize {
@@ -193,7 +198,7 @@ func (s *Saver) takeBuffer(ctx context.Context) ([]byte, error) {
 			s.freeBufs = s.freeBufs[:n-1]
 			return buf[:0], nil
 		}
-		return make([]byte, 0, s.r.cfg.PackSize), nil
+		return nil, nil // grown by Builder.Reserve as blobs come
 	case <-s.ctx.Done():
 		return nil, s.stopped()
 	case <-ctx.Done():

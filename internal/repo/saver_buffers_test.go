@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 )
 
@@ -13,6 +14,7 @@ import (
 // use, the one given back last reused first, and a wait for a free one ends
 // with its context.
 func TestSaverPackBuffers(t *testing.T) {
+	t.Run("Reserve grows to 1 MiB, then to the pack size", testReserve)
 	ctx := context.Background()
 	r, _, err := Init(ctx, local.New(t.TempDir()), InitOptions{Credentials: Credentials{PlatformKey: testPlatformKey}})
 	if err != nil {
@@ -22,17 +24,17 @@ func TestSaverPackBuffers(t *testing.T) {
 	s := r.NewSaver(ctx, uploaders)
 	defer s.Abort()
 
-	var taken [][]byte
 	for i := 0; i < uploaders+1; i++ {
 		buf, err := s.takeBuffer(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cap(buf) != r.cfg.PackSize || len(buf) != 0 {
-			t.Fatalf("buffer %d: len %d cap %d, want an empty pack-sized buffer", i, len(buf), cap(buf))
+		if buf != nil {
+			t.Fatalf("buffer %d: cap %d, want none allocated before a pack needs it", i, cap(buf))
 		}
-		taken = append(taken, buf)
 	}
+	// What the uploaders give back: buffers grown by Builder.Reserve.
+	taken := [][]byte{make([]byte, 3, 1<<20), make([]byte, 4, 2<<20), make([]byte, 5, 4<<20)}
 
 	t.Run("no more than uploaders+1 in use", func(t *testing.T) {
 		short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
@@ -60,4 +62,20 @@ func TestSaverPackBuffers(t *testing.T) {
 			}
 		}
 	})
+}
+
+func testReserve(t *testing.T) {
+	const limit = 16 << 20
+	b := pack.NewBuilderBuffer(nil)
+	for _, tc := range []struct{ total, wantCap int }{
+		{100, 1 << 20},           // 1 MiB first
+		{1 << 20, 1 << 20},       // fits
+		{1<<20 + 1, limit},       // then the whole pack
+		{limit + 10, limit + 10}, // a blob larger than a pack
+	} {
+		b.Reserve(tc.total, limit)
+		if got := cap(b.Buffer()); got != tc.wantCap {
+			t.Fatalf("Reserve(%d): cap %d, want %d", tc.total, got, tc.wantCap)
+		}
+	}
 }
