@@ -95,6 +95,11 @@ measure() {
 	shift 4
 	local lf="$W/log/$run-$tool-$step.log" before after t0 t1 rss reqs
 	before=$(dir_bytes "$sizepath")
+	# Write back what earlier steps left dirty (a restore's gigabyte, kept
+	# until the run ends) before the clock starts: otherwise a step that
+	# syncs its files (cloudstic, borg) waits for the previous tool's
+	# writeback, and one that does not (restic 0.14) does not.
+	sync
 	t0=$(date +%s.%N)
 	if ! /usr/bin/time -v -o "$W/time.txt" "$@" >"$lf" 2>&1; then
 		tail -20 "$lf" >&2
