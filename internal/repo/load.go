@@ -177,6 +177,14 @@ func (r *Repository) LoadIndex(ctx context.Context) ([]id.ID, error) {
 
 // LoadBlob reads, decrypts and verifies one blob.
 func (r *Repository) LoadBlob(ctx context.Context, blob id.ID) ([]byte, error) {
+	return r.LoadBlobWith(ctx, nil, blob)
+}
+
+// LoadBlobWith is LoadBlob decoding with dec, into the buffers it reuses:
+// the result is then valid until dec's next use (trees read from the cache
+// are not). Restores use it for the chunks of large files; a nil dec
+// decodes into fresh memory.
+func (r *Repository) LoadBlobWith(ctx context.Context, dec *pack.Decoder, blob id.ID) ([]byte, error) {
 	loc, ok := r.idx.Lookup(blob)
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", blob, ErrBlobNotFound)
@@ -187,38 +195,14 @@ func (r *Repository) LoadBlob(ctx context.Context, blob id.ID) ([]byte, error) {
 		}
 		// Any trouble with the cached copy: read the blob from the store.
 	}
-	sealed, err := r.readBlob(ctx, loc, blob)
-	if err != nil {
-		return nil, err
-	}
-	return r.codec.Decode(sealed, blob)
-}
-
-// LoadBlobWith is LoadBlob for a data blob, decoded by dec into the
-// buffers it reuses: the result is valid until dec's next use. Restores
-// use it for the chunks of large files.
-func (r *Repository) LoadBlobWith(ctx context.Context, dec *pack.Decoder, blob id.ID) ([]byte, error) {
-	loc, ok := r.idx.Lookup(blob)
-	if !ok {
-		return nil, fmt.Errorf("%s: %w", blob, ErrBlobNotFound)
-	}
-	if loc.Type != pack.DataBlob {
-		return r.LoadBlob(ctx, blob)
-	}
-	sealed, err := r.readBlob(ctx, loc, blob)
-	if err != nil {
-		return nil, err
-	}
-	return dec.Decode(sealed, blob)
-}
-
-// readBlob reads a blob's stored bytes from its pack.
-func (r *Repository) readBlob(ctx context.Context, loc index.Location, blob id.ID) ([]byte, error) {
 	sealed, err := r.st.GetRange(ctx, PackKey(loc.Pack), int64(loc.Offset), int64(loc.Length))
 	if err != nil {
 		return nil, fmt.Errorf("blob %s in pack %s: %w", blob.Short(), loc.Pack.Short(), err)
 	}
-	return sealed, nil
+	if dec == nil {
+		return r.codec.Decode(sealed, blob)
+	}
+	return dec.Decode(sealed, blob)
 }
 
 // loadCachedBlob reads a tree blob from the cached copy of its pack,
