@@ -253,7 +253,17 @@ func (a *app) withLock(ctx context.Context, st store.Store, exclusive bool, op s
 	relCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	if err := l.Release(relCtx); err != nil {
-		a.warnf("could not remove our lock %s (it expires by itself within a minute): %v", l.Info().Key, err)
+		switch {
+		case errors.Is(runErr, lock.ErrLeaseLost):
+			return runErr // which already says why the key is left
+		case runErr == nil:
+			// The work is done and stored; a key left behind only delays
+			// others until it expires, so this run still succeeded.
+			a.warnf("%v: %v", errLockLeft, err)
+			return nil
+		default:
+			return fmt.Errorf("%w (and %w: %w)", runErr, errLockLeft, err)
+		}
 	}
 	return runErr
 }

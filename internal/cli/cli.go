@@ -41,6 +41,10 @@ var errPartial = errors.New("completed with errors")
 // example in its -json document): exit 1, nothing more printed on stdout.
 var errReported = errors.New("failed")
 
+// errLockLeft marks a run whose lock could not be removed afterwards (it
+// expires by itself).
+var errLockLeft = errors.New("our lock could not be removed; it expires by itself within a minute")
+
 // command is one subcommand.
 type command struct {
 	name    string
@@ -121,7 +125,11 @@ func (a *app) finish(err error) int {
 		code = ExitUsage
 	}
 	msg := oneLine(strings.TrimPrefix(err.Error(), "usage: "))
-	if errors.Is(err, context.Canceled) && !errors.Is(err, lock.ErrLeaseLost) {
+	switch {
+	case !errors.Is(err, context.Canceled) || errors.Is(err, lock.ErrLeaseLost):
+	case errors.Is(err, errLockLeft):
+		msg = "interrupted; nothing already stored was changed, but " + errLockLeft.Error()
+	default:
 		msg = "interrupted; the lock was released and nothing already stored was changed"
 	}
 	if a.g.json {

@@ -59,7 +59,7 @@ func TestInterruptReleasesLock(t *testing.T) {
 	var locks []any
 	decodeJSON(t, mustRun(t, r.with("locks", "-json")...), &locks)
 	if len(locks) != 0 {
-		t.Errorf("interrupted backup left %d locks: %v", len(locks), locks)
+		t.Errorf("interrupted backup left %d locks: %v; its stderr:\n%s", len(locks), locks, stderr.String())
 	}
 	if snaps := listJSON(t, r); len(snaps) != 0 {
 		t.Errorf("interrupted backup saved %d snapshots", len(snaps))

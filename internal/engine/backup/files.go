@@ -1,6 +1,7 @@
 package backup
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -115,6 +116,11 @@ func (w *walker) readFile(job fileJob, small []byte) error {
 		ch.Reset(f)
 	}
 	for {
+		// Checked for every chunk: a file of known chunks (a sparse file's
+		// zeros) sends no job that would notice a cancellation.
+		if w.ctx.Err() != nil {
+			return context.Cause(w.ctx)
+		}
 		if ch.WillRefill() {
 			inflight.Wait()
 		}

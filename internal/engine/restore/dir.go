@@ -202,6 +202,9 @@ func (d *dirRestore) skip(rel string) {
 }
 
 func (d *dirRestore) damaged(rel string, err error) {
+	if d.ctx.Err() != nil {
+		return // interrupted, not damaged: the restore reports that once
+	}
 	d.opts.Warnf("%s: not restored: %v", rel, err)
 	d.mu.Lock()
 	d.res.Damaged = append(d.res.Damaged, rel)

@@ -57,6 +57,13 @@ func restoreZip(ctx context.Context, r *repo.Repository, start entry, _ string, 
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
+		if ctx.Err() != nil {
+			// A zip cut short by Ctrl-C would still open, and look whole.
+			// We created it (O_EXCL), so it is ours to remove.
+			if rerr := os.Remove(opts.Output); rerr != nil {
+				opts.Warnf("could not remove the incomplete %s: %v", opts.Output, rerr)
+			}
+		}
 	}
 	if err == nil && len(res.Damaged) > 0 {
 		err = fmt.Errorf("%w: %d damaged", ErrDamaged, len(res.Damaged))
@@ -106,6 +113,9 @@ func zipEntry(ctx context.Context, r *repo.Repository, zw *zip.Writer, e entry, 
 	dec := r.Codec().NewDecoder()
 	for _, b := range n.Content {
 		data, err := r.LoadBlobWith(ctx, dec, b)
+		if ctx.Err() != nil {
+			return ctx.Err() // interrupted, not damaged
+		}
 		if err != nil {
 			// The entry is already begun; it is cut short and reported,
 			// and the restore exits non-zero.

@@ -33,13 +33,13 @@ func (l *Lock) refresher() {
 		if l.checkTime() != nil {
 			return
 		}
-		err := l.refresh(l.ctx)
+		err := l.refresh(l.leaseCtx)
 		if err == nil {
 			failures = 0
 			next = clk.Now().Add(l.opts.RefreshInterval)
 			continue
 		}
-		if l.ctx.Err() != nil {
+		if l.leaseCtx.Err() != nil {
 			return
 		}
 		var now *errLostNow
@@ -67,7 +67,7 @@ func (l *Lock) sleepUntil(t time.Time) bool {
 		select {
 		case <-l.stop:
 			return false
-		case <-l.ctx.Done():
+		case <-l.leaseCtx.Done():
 			return false
 		case <-l.opts.Clock.After(min(d, watchTick)):
 		}
@@ -86,7 +86,7 @@ func (l *Lock) watchdog() {
 		select {
 		case <-l.stop:
 			return
-		case <-l.ctx.Done():
+		case <-l.leaseCtx.Done():
 			return
 		case <-l.opts.Clock.After(watchTick):
 		}

@@ -39,11 +39,16 @@ type Lock struct {
 	st     store.Store
 	opts   Options
 	key    string
-	ctx    context.Context
+	ctx    context.Context // the work's: ends with the caller's, on loss and on Release
 	cancel context.CancelCauseFunc
-	stop   chan struct{}
-	wg     sync.WaitGroup
-	once   sync.Once
+	// leaseCtx is the refresher's and watchdog's: it does not end with the
+	// caller's context, because the work may still be writing while it
+	// stops, so the lease must be kept until Release.
+	leaseCtx    context.Context
+	leaseCancel context.CancelFunc
+	stop        chan struct{}
+	wg          sync.WaitGroup
+	once        sync.Once
 
 	mu      sync.Mutex
 	p       payload // last payload written
@@ -55,7 +60,9 @@ type Lock struct {
 // newLock starts the lease's refresher and watchdog.
 func newLock(ctx context.Context, st store.Store, opts Options, key string, p payload, data []byte, version string) *Lock {
 	lctx, cancel := context.WithCancelCause(ctx)
-	l := &Lock{st: st, opts: opts, key: key, ctx: lctx, cancel: cancel, stop: make(chan struct{}),
+	leaseCtx, leaseCancel := context.WithCancel(context.WithoutCancel(ctx))
+	l := &Lock{st: st, opts: opts, key: key, ctx: lctx, cancel: cancel,
+		leaseCtx: leaseCtx, leaseCancel: leaseCancel, stop: make(chan struct{}),
 		p: p, data: data, version: version}
 	l.wg.Add(2)
 	go l.refresher()
@@ -65,7 +72,9 @@ func newLock(ctx context.Context, st store.Store, opts Options, key string, p pa
 
 // Context is derived from the acquiring context and is cancelled, with a
 // cause wrapping ErrLeaseLost that says why, when the lease is lost. Run the
-// locked work under it. Release cancels it too.
+// locked work under it. Release cancels it too. The lease itself is kept
+// until Release, also after the acquiring context ends (Ctrl-C): work that
+// is still stopping is still covered, and Release can then remove the key.
 func (l *Lock) Context() context.Context { return l.ctx }
 
 // Info describes the lock as last written.
@@ -149,6 +158,7 @@ func (l *Lock) lose(err error) error {
 	err = l.lost
 	l.mu.Unlock()
 	l.cancel(err)
+	l.leaseCancel() // a lost lease is never refreshed again
 	return err
 }
 
@@ -163,17 +173,20 @@ const releaseAttempts = 3
 
 // Release stops refreshing, cancels Context and deletes our key. The
 // exclusive key is deleted only if it still holds our write, and neither is
-// touched once the lease may have run out (others may own the key by then).
-// Calling Release again does nothing.
+// touched once the lease may have run out (others may own the key by then):
+// that case returns an error wrapping ErrLeaseLost, as the key stays until
+// it expires. Every Lock must be released; calling Release again does
+// nothing.
 func (l *Lock) Release(ctx context.Context) error {
 	var err error
 	l.once.Do(func() {
 		close(l.stop)
-		l.wg.Wait()
+		l.waitLease(ctx)
 		// A lock left behind by one failed request blocks everyone else
 		// until it expires: try a few times, while the lease still holds.
 		for attempt := 1; ; attempt++ {
-			if err = l.release(ctx); err == nil || attempt == releaseAttempts {
+			err = l.release(ctx)
+			if err == nil || errors.Is(err, ErrLeaseLost) || attempt == releaseAttempts {
 				break
 			}
 			if clock.Sleep(ctx, l.opts.Clock, time.Duration(attempt)*l.opts.RetryInterval/10) != nil {
@@ -181,13 +194,32 @@ func (l *Lock) Release(ctx context.Context) error {
 			}
 		}
 		l.cancel(context.Canceled)
+		l.leaseCancel()
 	})
 	return err
 }
 
+// waitLease waits for the refresher and watchdog to stop. A refresh still
+// in flight is let finish, so that we know what the key holds, unless ctx
+// ends first.
+func (l *Lock) waitLease(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		l.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		l.leaseCancel()
+		<-done
+	}
+}
+
 func (l *Lock) release(ctx context.Context) error {
 	if err := l.checkTime(); err != nil {
-		return nil // the lease ran out: the key may already be someone else's; it expires on its own
+		// The key may already be someone else's; it expires on its own.
+		return fmt.Errorf("lock %s left in place: %w", l.key, err)
 	}
 	if !l.p.IsShared {
 		ours, err := l.stillOurs(ctx)

@@ -280,7 +280,6 @@ func TestLeaseLostByWallClockJump(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer release(t, l)
 			expires := l.Info().ExpiresAt
 			waiting(t, clk, 2)
 			clk.Set(expires.Add(time.Hour))
@@ -291,6 +290,14 @@ func TestLeaseLostByWallClockJump(t *testing.T) {
 			o, err := get(context.Background(), st, l.Info().Key, shared)
 			if err != nil || !o.p.ExpiresAt.Equal(expires) {
 				t.Fatalf("stored expiry %v (%v), want unchanged %v", o.p.ExpiresAt, err, expires)
+			}
+			// The key may be someone else's by now: Release leaves it
+			// and says so.
+			if err := l.Release(context.Background()); !errors.Is(err, ErrLeaseLost) {
+				t.Fatalf("release after the lease ran out: %v, want ErrLeaseLost", err)
+			}
+			if o, err := get(context.Background(), st, l.Info().Key, shared); err != nil || !o.present {
+				t.Fatalf("release removed the key of a lease that ran out (%v)", err)
 			}
 		})
 	}
