@@ -52,11 +52,13 @@ type Saver struct {
 
 	// sealed recycles the per-blob sealed buffers (copied into a pack
 	// builder right away). packSlots holds one token per data pack buffer
-	// in use, freeBufs the allocated ones not in use (see takeBuffer).
+	// in use, freeBufs the allocated ones not in use (see takeBuffer),
+	// packMem their memory.
 	sealed    *pack.Buffers
 	packSlots chan struct{}
 	bufMu     sync.Mutex
 	freeBufs  [][]byte
+	packMem   packMemory
 
 	idxMu    sync.Mutex
 	unsynced []index.PackBlobs // uploaded packs not yet in an index file
@@ -126,11 +128,9 @@ func (s *Saver) Save(ctx context.Context, t pack.BlobType, blob id.ID, data []by
 
 // add appends a sealed blob to the open pack of its type, sending packs
 // that are full to the uploaders. A pack ends before the blob that would
-// take it past PackSize, header included, and data pack buffers grow from
-// 1 MiB to PackSize (Builder.Reserve), so a buffer never outgrows a
-// pack (appending to a full 16 MiB slice would double it) and the pack of
-// a backup that changed one small file does not take 16 MiB; only a blob
-// larger than a whole pack gets a pack of its own.
+// take it past PackSize, header included, so a data pack buffer, which
+// holds PackSize, never outgrows it (appending to a full 16 MiB slice would
+// double it); only a blob larger than a whole pack gets a pack of its own.
 func (s *Saver) add(ctx context.Context, t pack.BlobType, blob id.ID, sealed []byte) error {
 	for {
 		s.mu.Lock()
@@ -166,9 +166,6 @@ func (s *Saver) add(ctx context.Context, t pack.BlobType, blob id.ID, sealed []b
 			// MiB buffer per tree pack showed up in the heap profile.
 			*cur = pack.NewBuilder(64 << 10)
 		}
-		if t == pack.DataBlob {
-			(*cur).Reserve((*cur).FinishedSize(len(sealed)), s.r.cfg.PackSize)
-		}
 		(*cur).Add(t, blob, sealed)
 		var full *upload
 		if (*cur).FinishedSize(0) >= s.r.cfg.PackSize {
@@ -187,7 +184,8 @@ func (s *Saver) add(ctx context.Context, t pack.BlobType, blob id.ID, sealed []b
 // use, so a backup holds at most that many data packs in memory however far
 // ahead of the store it gets. The buffer given back last is reused first: a
 // backup whose uploads keep up (small files, a local disk) allocates two
-// buffers, not all of them.
+// buffers, not all of them. A new buffer holds a whole pack, outside the
+// Go heap (packMemory).
 func (s *Saver) takeBuffer(ctx context.Context) ([]byte, error) {
 	select {
 	case s.packSlots <- struct{}{}:
@@ -198,7 +196,7 @@ func (s *Saver) takeBuffer(ctx context.Context) ([]byte, error) {
 			s.freeBufs = s.freeBufs[:n-1]
 			return buf[:0], nil
 		}
-		return nil, nil // grown by Builder.Reserve as blobs come
+		return s.packMem.alloc(s.r.cfg.PackSize), nil
 	case <-s.ctx.Done():
 		return nil, s.stopped()
 	case <-ctx.Done():
@@ -312,6 +310,7 @@ func (s *Saver) writeIndex(ctx context.Context, packs []index.PackBlobs) error {
 
 // Flush uploads the last partial pack, waits for every upload and writes
 // the final index file. After Flush every saved blob is in the index.
+// Flush and Abort must not run while a Save does.
 func (s *Saver) Flush(ctx context.Context) error {
 	s.mu.Lock()
 	last := s.cur
@@ -349,9 +348,15 @@ func (s *Saver) Abort() {
 	s.stopUploaders()
 }
 
+// stopUploaders waits for the uploads in flight and then frees the data
+// pack buffers: no pack is being filled or uploaded any more.
 func (s *Saver) stopUploaders() {
 	s.closeUp.Do(func() { close(s.uploads) })
 	s.wg.Wait()
+	s.bufMu.Lock()
+	s.freeBufs = nil
+	s.bufMu.Unlock()
+	s.packMem.free()
 }
 
 // Stats returns what was stored so far.

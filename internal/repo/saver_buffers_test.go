@@ -3,10 +3,10 @@ package repo
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
-	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 )
 
@@ -14,7 +14,6 @@ import (
 // use, the one given back last reused first, and a wait for a free one ends
 // with its context.
 func TestSaverPackBuffers(t *testing.T) {
-	t.Run("Reserve grows to 1 MiB, then to the pack size", testReserve)
 	ctx := context.Background()
 	r, _, err := Init(ctx, local.New(t.TempDir()), InitOptions{Credentials: Credentials{PlatformKey: testPlatformKey}})
 	if err != nil {
@@ -24,17 +23,29 @@ func TestSaverPackBuffers(t *testing.T) {
 	s := r.NewSaver(ctx, uploaders)
 	defer s.Abort()
 
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var taken [][]byte
 	for i := 0; i < uploaders+1; i++ {
 		buf, err := s.takeBuffer(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if buf != nil {
-			t.Fatalf("buffer %d: cap %d, want none allocated before a pack needs it", i, cap(buf))
+		if len(buf) != 0 || cap(buf) != r.cfg.PackSize {
+			t.Fatalf("buffer %d: len %d cap %d, want an empty one holding a pack (%d)", i, len(buf), cap(buf), r.cfg.PackSize)
 		}
+		buf = buf[:cap(buf)]
+		for j := range buf { // usable to its end
+			buf[j] = byte(i)
+		}
+		taken = append(taken, buf[:i+3])
 	}
-	// What the uploaders give back: buffers grown by Builder.Reserve.
-	taken := [][]byte{make([]byte, 3, 1<<20), make([]byte, 4, 2<<20), make([]byte, 5, 4<<20)}
+	runtime.ReadMemStats(&after)
+	// Not on the Go heap, so they do not double the garbage collector's
+	// target (packMemory).
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > int64(r.cfg.PackSize) {
+		t.Errorf("%d pack buffers grew the Go heap by %d bytes, want them outside it", uploaders+1, grown)
+	}
 
 	t.Run("no more than uploaders+1 in use", func(t *testing.T) {
 		short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
@@ -64,18 +75,20 @@ func TestSaverPackBuffers(t *testing.T) {
 	})
 }
 
-func testReserve(t *testing.T) {
-	const limit = 16 << 20
-	b := pack.NewBuilderBuffer(nil)
-	for _, tc := range []struct{ total, wantCap int }{
-		{100, 1 << 20},           // 1 MiB first
-		{1 << 20, 1 << 20},       // fits
-		{1<<20 + 1, limit},       // then the whole pack
-		{limit + 10, limit + 10}, // a blob larger than a pack
-	} {
-		b.Reserve(tc.total, limit)
-		if got := cap(b.Buffer()); got != tc.wantCap {
-			t.Fatalf("Reserve(%d): cap %d, want %d", tc.total, got, tc.wantCap)
-		}
+// TestPackMemory: buffers allocated after free come from the heap, so a
+// late caller never writes to unmapped memory.
+func TestPackMemory(t *testing.T) {
+	var m packMemory
+	buf := m.alloc(1 << 20)
+	buf = append(buf, make([]byte, 1<<20)...)
+	if len(m.regions) != 1 || &buf[0] != &m.regions[0][0] {
+		t.Fatalf("alloc did not map its buffer (%d regions)", len(m.regions))
+	}
+	m.free()
+	m.free() // again: nothing
+	late := m.alloc(1 << 20)
+	late = append(late, 1)
+	if len(m.regions) != 0 || late[0] != 1 || cap(late) != 1<<20 {
+		t.Fatalf("after free: %d regions, cap %d", len(m.regions), cap(late))
 	}
 }

@@ -220,24 +220,6 @@ func (b *Builder) Add(t BlobType, blobID id.ID, sealed []byte) {
 	b.buf = append(b.buf, sealed...)
 }
 
-// Reserve makes the builder's buffer hold at least total bytes: 1 MiB
-// first, then limit (or total, if more). A pack that stays small keeps a
-// small buffer, and a full one is copied once on its way up (doubling it
-// step by step made the garbage of the steps raise a 1 GB backup's peak
-// RSS by 20 MiB).
-func (b *Builder) Reserve(total, limit int) {
-	if total <= cap(b.buf) {
-		return
-	}
-	c := max(total, limit)
-	if total <= 1<<20 {
-		c = 1 << 20
-	}
-	grown := make([]byte, len(b.buf), c)
-	copy(grown, b.buf)
-	b.buf = grown
-}
-
 // FinishedSize is the length Finish would return after one more blob of
 // sealedLen bytes were added (0: none): blobs, sealed header and trailer.
 func (b *Builder) FinishedSize(sealedLen int) int {
