@@ -15,7 +15,8 @@ import (
 // MiB live. Mapped memory is not counted, so the heap's target follows
 // the small objects only. Pages are backed when first written (a backup
 // that changes one small file touches a few), and are advised onto huge
-// pages: in a VM, every 4 KiB fault traps to the hypervisor.
+// pages: in a VM, every 4 KiB fault traps to the hypervisor. Mappings are
+// page-aligned, which lets the local store write packs with O_DIRECT.
 //
 // The buffers are unmapped by free, once nothing can use them: Flush and
 // Abort call it after the uploaders stopped, and Save must not run

@@ -250,7 +250,7 @@ func writeTemp(dir string, data []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_, werr := f.Write(data)
+	werr := writeData(f, data)
 	serr := f.Sync()
 	cerr := f.Close()
 	if err := errors.Join(werr, serr, cerr); err != nil {
