@@ -6,6 +6,8 @@ import (
 	"crypto/cipher"
 	"crypto/rand"
 	"crypto/sha256"
+	"fmt"
+	mrand "math/rand/v2"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -21,18 +23,35 @@ const benchBlob = 1 << 20
 
 func benchData(b *testing.B, compressible bool) []byte {
 	b.Helper()
-	data := make([]byte, benchBlob)
 	if compressible {
-		line := []byte("2026-01-01T00:00:00 backup restore snapshot chunk pack index value=12345\n")
-		for i := 0; i < len(data); i += len(line) {
-			copy(data[i:], line)
-		}
-		return data
+		return logText(benchBlob)
 	}
+	data := make([]byte, benchBlob)
 	if _, err := rand.Read(data); err != nil {
 		b.Fatal(err)
 	}
 	return data
+}
+
+// logText returns n bytes of log lines like those of bench/gen.py: eight
+// words drawn from sixteen and a number per line. (A repeated phrase, used
+// before, compressed forty times faster than such text.)
+func logText(n int) []byte {
+	words := []string{"backup", "restore", "snapshot", "chunk", "pack", "index", "tree", "blob",
+		"error", "ok", "latency", "bytes", "request", "store", "lock", "prune"}
+	rng := mrand.New(mrand.NewPCG(1, 2))
+	out := make([]byte, 0, n+200)
+	for line := 1; len(out) < n; line++ {
+		out = fmt.Appendf(out, "2026-01-01T00:00:%02d line %d ", line%60, line)
+		for w := range 8 {
+			if w > 0 {
+				out = append(out, ' ')
+			}
+			out = append(out, words[rng.IntN(len(words))]...)
+		}
+		out = fmt.Appendf(out, " value=%d\n", rng.IntN(100000))
+	}
+	return out[:n]
 }
 
 func benchKey(b *testing.B) *crypt.Key {
