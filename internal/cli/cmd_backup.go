@@ -10,6 +10,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/repo/pack"
 )
 
 func runBackup(ctx context.Context, a *app, args []string) error {
@@ -20,7 +21,13 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	fs.Var(&excludes, "exclude", "skip entries matching this glob, by name or path relative to the source (repeatable)")
 	excludeFile := fs.String("exclude-file", "", "read exclude patterns from this file, one per line")
 	dryRun := fs.Bool("dry-run", false, "show what would be stored, store nothing")
+	compression := fs.String("compression", "auto",
+		"how file contents are compressed: fast (s2), small (zstd: about a quarter smaller on text, 2.5 times the CPU), off, or auto (fast on a local disk, small on remote stores)")
 	pos, err := a.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	comp, err := parseCompression(*compression, isLocal(a.g.store))
 	if err != nil {
 		return err
 	}
@@ -57,7 +64,7 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	}
 	defer a.closeStore()
 	opts := backup.Options{Path: path, Tags: tags, Excludes: excludes, DryRun: *dryRun, Warnf: a.warnf,
-		Uploaders: uploaders(a)}
+		Uploaders: uploaders(a), Compression: comp}
 	if a.g.verbose {
 		opts.Verbosef = a.infof
 	}
@@ -73,10 +80,36 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 // it ~50 ms), and each more uploader can hold one more pack in memory; remote
 // stores need several requests in flight.
 func uploaders(a *app) int {
-	if strings.HasPrefix(a.g.store, "local:") || !strings.Contains(a.g.store, ":") {
+	if isLocal(a.g.store) {
 		return 1
 	}
 	return max(2, a.g.storeConns/2)
+}
+
+// isLocal reports whether a -store value names a local directory.
+func isLocal(store string) bool {
+	return strings.HasPrefix(store, "local:") || !strings.Contains(store, ":")
+}
+
+// parseCompression reads -compression. auto picks what a backup is usually
+// short of: CPU on a local disk, where s2 made a 1 GB backup about a fifth
+// faster; bandwidth and paid storage on remote stores, where zstd's
+// smaller output is worth its CPU.
+func parseCompression(value string, local bool) (pack.Compression, error) {
+	switch value {
+	case "auto":
+		if local {
+			return pack.S2, nil
+		}
+		return pack.Zstd, nil
+	case "fast":
+		return pack.S2, nil
+	case "small":
+		return pack.Zstd, nil
+	case "off":
+		return pack.Off, nil
+	}
+	return 0, usageErr("-compression %q: want auto, fast, small or off", value)
 }
 
 func (a *app) backup(ctx context.Context, r *repo.Repository, opts backup.Options) error {

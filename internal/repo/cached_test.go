@@ -47,7 +47,7 @@ func TestCacheSavesDownloads(t *testing.T) {
 	cacheDir := t.TempDir()
 	r, _ := cachedRepo(t, st, cacheDir)
 	var trees []id.ID
-	s := r.NewSaver(ctx, 1)
+	s := r.NewSaver(ctx, 1, pack.Zstd)
 	for i := 0; i < 20; i++ {
 		data, err := tree.Encode(&tree.Tree{Nodes: []tree.Node{{Name: "f", Type: tree.TypeFile, Size: uint64(i)}}})
 		if err != nil {

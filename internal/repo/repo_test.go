@@ -83,7 +83,7 @@ func TestSaveLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	blobs := map[id.ID][]byte{}
-	s := r.NewSaver(ctx, 2)
+	s := r.NewSaver(ctx, 2, pack.Zstd)
 	for i := 0; i < 40; i++ {
 		data := make([]byte, 1<<20)
 		if i%2 == 0 {

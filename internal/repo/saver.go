@@ -46,9 +46,12 @@ type Saver struct {
 	cur     [2]*pack.Builder // by blob type: trees and data go to separate packs
 	pending map[id.ID]bool   // saved in this run, not yet indexed
 	uploads chan upload
-	closeUp sync.Once
-	wg      sync.WaitGroup
-	err     onceErr
+	// dataComp compresses data blobs; tree blobs always use zstd (JSON,
+	// few bytes, compressed best by it).
+	dataComp pack.Compression
+	closeUp  sync.Once
+	wg       sync.WaitGroup
+	err      onceErr
 
 	// sealed recycles the per-blob sealed buffers (copied into a pack
 	// builder right away). packSlots holds one token per data pack buffer
@@ -65,8 +68,9 @@ type Saver struct {
 	stats    struct{ blobs, bytes, packs, files atomic.Int64 }
 }
 
-// NewSaver starts uploaders goroutines (at least 1) that store full packs.
-func (r *Repository) NewSaver(ctx context.Context, uploaders int) *Saver {
+// NewSaver starts uploaders goroutines (at least 1) that store full packs;
+// data blobs are compressed as dataComp says.
+func (r *Repository) NewSaver(ctx context.Context, uploaders int, dataComp pack.Compression) *Saver {
 	ctx, cancel := context.WithCancel(ctx)
 	if uploaders < 1 {
 		uploaders = 1
@@ -74,7 +78,7 @@ func (r *Repository) NewSaver(ctx context.Context, uploaders int) *Saver {
 	// Data packs in memory at once: one per uploader and one being filled
 	// (uploads is unbuffered: a full pack waits in its sender until an
 	// uploader is free).
-	s := &Saver{r: r, ctx: ctx, cancel: cancel, pending: make(map[id.ID]bool),
+	s := &Saver{r: r, ctx: ctx, cancel: cancel, pending: make(map[id.ID]bool), dataComp: dataComp,
 		uploads: make(chan upload), packSlots: make(chan struct{}, uploaders+1),
 		sealed: pack.NewBuffers(runtime.GOMAXPROCS(0))}
 	for i := 0; i < uploaders; i++ {
@@ -114,7 +118,11 @@ func (s *Saver) Save(ctx context.Context, t pack.BlobType, blob id.ID, data []by
 
 	// Compression and encryption run outside the lock, in the caller's
 	// goroutine, so they use every core the callers use.
-	sealed, err := s.r.codec.AppendEncode(s.sealed.Get(0), data)
+	comp := pack.Zstd
+	if t == pack.DataBlob {
+		comp = s.dataComp
+	}
+	sealed, err := s.r.codec.AppendEncode(s.sealed.Get(0), data, comp)
 	if err != nil {
 		return false, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 )
 
@@ -20,7 +21,7 @@ func TestSaverPackBuffers(t *testing.T) {
 		t.Fatal(err)
 	}
 	const uploaders = 2
-	s := r.NewSaver(ctx, uploaders)
+	s := r.NewSaver(ctx, uploaders, pack.Zstd)
 	defer s.Abort()
 
 	var before, after runtime.MemStats

@@ -15,6 +15,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/chunker"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
 
@@ -38,6 +39,9 @@ type Options struct {
 	Workers int
 	// Uploaders is the number of concurrent pack uploads (default 2).
 	Uploaders int
+	// Compression compresses file contents (the zero value is zstd);
+	// directory trees always use zstd.
+	Compression pack.Compression
 	// Clock stamps the snapshot (default clock.Real).
 	Clock clock.Clock
 	// Warnf reports files that could not be read; the run goes on.

@@ -96,7 +96,7 @@ func newWalker(ctx context.Context, r *repo.Repository, opts Options, gear *chun
 	if opts.DryRun {
 		w.sink = newDryRun(r)
 	} else {
-		w.sink = r.NewSaver(ctx, opts.Uploaders)
+		w.sink = r.NewSaver(ctx, opts.Uploaders, opts.Compression)
 	}
 	return w, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
+	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
@@ -165,7 +166,9 @@ func (p *plan) repack(ctx context.Context, r *repo.Repository, opts Options, res
 	if len(todo) == 0 {
 		return written, nil
 	}
-	saver := r.NewSaver(ctx, 2)
+	// Repacked data is compressed with zstd whatever the backup used: it
+	// is data that stayed, and prune is not on a backup's clock.
+	saver := r.NewSaver(ctx, 2, pack.Zstd)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.Workers)
 	for i, ps := range todo {

@@ -343,7 +343,7 @@ func hostileSnapshot(t *testing.T, st store.Store, rawTree string) id.ID {
 	if _, err := r.LoadIndex(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s := r.NewSaver(ctx, 1)
+	s := r.NewSaver(ctx, 1, pack.Zstd)
 	save := func(data []byte) id.ID {
 		tid := r.Key().ID(data)
 		if _, err := s.Save(ctx, pack.TreeBlob, tid, data); err != nil {

@@ -22,8 +22,12 @@ func (b *Buffers) Get(size int) []byte {
 	return make([]byte, 0, size)
 }
 
-// Put gives buf back for reuse; it is dropped when the list is full.
+// Put gives buf back for reuse; it is dropped when the list is full (and
+// nil is ignored).
 func (b *Buffers) Put(buf []byte) {
+	if cap(buf) == 0 {
+		return
+	}
 	select {
 	case b.free <- buf[:0]:
 	default:

@@ -123,14 +123,17 @@ func FuzzCodecDecode(f *testing.F) {
 		}
 		codecs[name] = c
 		for _, data := range [][]byte{{}, []byte("x"), bytes.Repeat([]byte("compressible "), 100)} {
-			sealed, err := c.Encode(data)
-			if err != nil {
-				f.Fatal(err)
+			for _, comp := range []Compression{Zstd, S2} {
+				sealed, err := c.AppendEncode(nil, data, comp)
+				if err != nil {
+					f.Fatal(err)
+				}
+				f.Add(name == "sealed", sealed, k.ID(data).String())
 			}
-			f.Add(name == "sealed", sealed, k.ID(data).String())
 		}
 	}
 	f.Add(false, []byte{encZstd, 0x28, 0xb5, 0x2f, 0xfd}, id.ID{}.String())
+	f.Add(false, []byte{encS2, 0xff, 0xff, 0xff, 0xff, 0x0f}, id.ID{}.String())
 	f.Add(false, []byte{7}, id.ID{}.String())
 	f.Fuzz(func(t *testing.T, sealed bool, stored []byte, want string) {
 		c := codecs["plain"]

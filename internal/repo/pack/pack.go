@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/cloudstic/cloudstic/internal/repo/crypt"
@@ -90,34 +91,84 @@ func NewCodec(key *crypt.Key) (*Codec, error) {
 // Key returns the codec's key.
 func (c *Codec) Key() *crypt.Key { return c.key }
 
+// Encoding bytes: what follows the first byte of a stored blob's plaintext.
 const (
 	encRaw  = 0
 	encZstd = 1
+	encS2   = 2
 )
 
-// Encode returns the stored form of a blob: compressed when that saves at
-// least 1/32 of it, then sealed.
-func (c *Codec) Encode(data []byte) ([]byte, error) {
-	return c.AppendEncode(nil, data)
+// Compression says how a blob is compressed before it is sealed.
+type Compression uint8
+
+// Compressions. Whatever is chosen, a blob that would not shrink by at least
+// 1/32 is stored raw, and readers decode every encoding.
+const (
+	// Zstd is zstd's fastest level: the smaller output (on log text, 23 %
+	// of its size against s2's 31 %), at ~270 MB/s per core.
+	Zstd Compression = iota
+	// S2 is klauspost's S2 block format: ~2.5 times zstd's speed.
+	S2
+	// Off stores blobs raw.
+	Off
+)
+
+// String names the compression as the CLI does.
+func (c Compression) String() string {
+	switch c {
+	case Zstd:
+		return "zstd"
+	case S2:
+		return "s2"
+	case Off:
+		return "off"
+	}
+	return fmt.Sprintf("compression%d", uint8(c))
 }
 
-// AppendEncode appends the stored form of a blob (see Encode) to dst, so
-// callers can reuse their buffers.
-func (c *Codec) AppendEncode(dst, data []byte) ([]byte, error) {
-	// Room for incompressible data in zstd's framing (raw blocks of at
-	// most 128 KiB with a 3-byte header each, and the frame header), so
-	// that EncodeAll never grows the buffer.
-	plain := c.plain.Get(1 + len(data) + 3*(len(data)>>17+1) + 32)
-	plain = append(plain, encZstd)
-	plain = c.enc.EncodeAll(data, plain)
-	if len(plain)-1 >= len(data)-len(data)/32 {
-		plain = append(plain[:1], data...)
-		plain[0] = encRaw
+// Encode returns the stored form of a blob: compressed with zstd when that
+// saves at least 1/32 of it, then sealed.
+func (c *Codec) Encode(data []byte) ([]byte, error) {
+	return c.AppendEncode(nil, data, Zstd)
+}
+
+// AppendEncode appends the stored form of a blob, compressed as comp says
+// (see Encode), to dst, so callers can reuse their buffers.
+func (c *Codec) AppendEncode(dst, data []byte, comp Compression) ([]byte, error) {
+	plain := c.compress(data, comp)
+	if plain == nil || len(plain)-1 >= len(data)-len(data)/32 {
+		c.plain.Put(plain)
+		plain = c.plain.Get(1 + len(data))
+		plain = append(plain, encRaw)
+		plain = append(plain, data...)
 	}
 	dst = slices.Grow(dst, c.key.SealedSize(len(plain)))
 	out, err := c.key.Seal(dst, plain)
 	c.plain.Put(plain)
 	return out, err
+}
+
+// compress returns the encoding byte and compressed data in a buffer of
+// c.plain, or nil when comp is Off.
+func (c *Codec) compress(data []byte, comp Compression) []byte {
+	switch comp {
+	case Zstd:
+		// Room for incompressible data in zstd's framing (raw blocks of
+		// at most 128 KiB with a 3-byte header each, and the frame
+		// header), so that EncodeAll never grows the buffer.
+		plain := c.plain.Get(1 + len(data) + 3*(len(data)>>17+1) + 32)
+		return c.enc.EncodeAll(data, append(plain, encZstd))
+	case S2:
+		room := s2.MaxEncodedLen(len(data))
+		if room < 0 { // past s2's 4 GiB limit
+			return nil
+		}
+		// s2.Encode writes into its first argument when that is at
+		// least MaxEncodedLen long.
+		plain := append(c.plain.Get(1+room), encS2)
+		return plain[:1+len(s2.Encode(plain[1:1+room], data))]
+	}
+	return nil
 }
 
 // Decode opens a stored blob and checks that its plaintext hashes to want.
@@ -139,10 +190,10 @@ func (c *Codec) decode(plainBuf, dataBuf, sealed []byte, want id.ID) (plain, dat
 	switch plain[0] {
 	case encRaw:
 		data = plain[1:]
-	case encZstd:
-		data, err = c.dec.DecodeAll(plain[1:], dataBuf)
+	case encZstd, encS2:
+		data, err = c.decompress(plain[0], plain[1:], dataBuf)
 		if err != nil {
-			return plain, nil, fmt.Errorf("blob %s: %w: %v", want.Short(), ErrCorrupt, err)
+			return plain, nil, fmt.Errorf("blob %s: %w", want.Short(), err)
 		}
 	default:
 		return plain, nil, fmt.Errorf("blob %s: %w: unknown encoding %d", want.Short(), ErrCorrupt, plain[0])
@@ -151,6 +202,33 @@ func (c *Codec) decode(plainBuf, dataBuf, sealed []byte, want id.ID) (plain, dat
 		return plain, nil, fmt.Errorf("blob %s: %w: content hashes to %s", want.Short(), ErrCorrupt, got.Short())
 	}
 	return plain, data, nil
+}
+
+// decompress appends the decompressed form of payload, in encoding enc, to
+// dst. Errors wrap ErrCorrupt.
+func (c *Codec) decompress(enc byte, payload, dst []byte) ([]byte, error) {
+	if enc == encZstd {
+		out, err := c.dec.DecodeAll(payload, dst)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		return out, nil
+	}
+	// The block states its decoded length; a hostile one must not make
+	// s2 allocate more than any blob may hold.
+	n, err := s2.DecodedLen(payload)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if n > MaxBlobSize {
+		return nil, fmt.Errorf("%w: s2 block of %d bytes exceeds %d", ErrCorrupt, n, MaxBlobSize)
+	}
+	dst = slices.Grow(dst, n)
+	out, err := s2.Decode(dst[len(dst):len(dst)+n], payload)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return dst[:len(dst)+len(out)], nil
 }
 
 // Decoder decodes blobs like Codec.Decode into two buffers it keeps, so a
@@ -169,8 +247,8 @@ func (c *Codec) NewDecoder() *Decoder { return &Decoder{c: c} }
 func (d *Decoder) Decode(sealed []byte, want id.ID) ([]byte, error) {
 	plain, data, err := d.c.decode(d.plain[:0], d.data[:0], sealed, want)
 	d.plain = plain[:0]
-	if len(plain) > 0 && plain[0] == encZstd && cap(data) > cap(d.data) {
-		d.data = data[:0] // grown by DecodeAll (a raw blob's data lies in plain)
+	if len(plain) > 0 && plain[0] != encRaw && cap(data) > cap(d.data) {
+		d.data = data[:0] // grown by decompress (a raw blob's data lies in plain)
 	}
 	return data, err
 }
@@ -191,12 +269,8 @@ func (c *Codec) DecodeRaw(sealed []byte) ([]byte, error) {
 	switch plain[0] {
 	case encRaw:
 		return plain[1:], nil
-	case encZstd:
-		out, err := c.dec.DecodeAll(plain[1:], nil)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-		}
-		return out, nil
+	case encZstd, encS2:
+		return c.decompress(plain[0], plain[1:], nil)
 	}
 	return nil, fmt.Errorf("%w: unknown encoding %d", ErrCorrupt, plain[0])
 }
