@@ -38,6 +38,9 @@ func TestIsLocal(t *testing.T) {
 	for store, want := range map[string]bool{
 		"local:/srv/backup":       true,
 		"./backup_store":          true,
+		"/mnt/disk:2/backup":      true,
+		"./a:b":                   true,
+		"relative/dir":            true,
 		"s3:bucket/prefix":        false,
 		"b2:bucket":               false,
 		"sftp://user@host/backup": false,
