@@ -263,6 +263,7 @@ mkdir -p "$(dirname "$OUT")"
 	echo
 	echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GB", $2/1048576}' /proc/meminfo) RAM, $(lscpu | sed -n 's/^Model name: *//p'), $(uname -sr); shared with other test runs while measured."
 	echo "Versions: $("$CS" version 2>&1 | head -1); $(restic version | head -1); $(borg --version); kopia: not in Debian, not measured."
+	echo "Compression, each tool's default: cloudstic -compression auto (S2 on the local disk, zstd on S3); restic auto (zstd); borg lz4."
 	echo
 	python3 "$ROOT/bench/report.py" "$TSV"
 	echo
