@@ -3,7 +3,6 @@ package cli_test
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/cli"
+	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
 )
 
 // TestBackupCompression backs up the same log text with every -compression
@@ -41,7 +41,7 @@ func TestBackupCompression(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Fatalf("restored %d bytes that differ from the %d backed up", len(got), len(want))
 			}
-			sizes[value] = dataBytes(t, repo)
+			sizes[value] = checktest.DirSize(t, repo, "data")
 		})
 	}
 	t.Logf("repository data: %v", sizes)
@@ -66,25 +66,4 @@ func logLines(n int) string {
 		fmt.Fprintf(&b, " value=%d\n", rng.IntN(100000))
 	}
 	return b.String()
-}
-
-// dataBytes sums the sizes of the repository's pack files.
-func dataBytes(t *testing.T, repo string) int64 {
-	t.Helper()
-	var total int64
-	err := filepath.WalkDir(filepath.Join(repo, "data"), func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		total += fi.Size()
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return total
 }
