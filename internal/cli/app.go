@@ -203,7 +203,7 @@ func (a *app) openRepo(ctx context.Context) (*repo.Repository, error) {
 	}
 	r, err := repo.Open(ctx, st, creds)
 	if err == nil {
-		a.useCache(r, st)
+		a.useCache(r)
 		// Unlocking a password slot allocates argon2id's memory; give it
 		// back now so it does not add to the peak of the work that follows.
 		debug.FreeOSMemory()

@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"strings"
-
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/cache"
-	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // useCache gives a repository in a remote store its local metadata cache
@@ -13,8 +10,8 @@ import (
 // environment say (see cache.FromEnv). Local stores get none: a copy on the
 // same disk saves nothing. A cache that cannot be opened is left out with a
 // debug line: it only ever saves downloads.
-func (a *app) useCache(r *repo.Repository, st store.Store) {
-	if a.g.noCache || strings.HasPrefix(store.Describe(st), "local:") {
+func (a *app) useCache(r *repo.Repository) {
+	if a.g.noCache || isLocal(a.g.store) {
 		return
 	}
 	opts, ok := cache.FromEnv(a.io.Getenv)

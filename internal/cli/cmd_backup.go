@@ -86,19 +86,6 @@ func uploaders(a *app) int {
 	return max(2, a.g.storeConns/2)
 }
 
-// isLocal reports whether a -store value names a local directory, by the
-// rules openBackend follows: local:PATH, or a plain path (one with a colon
-// only when it starts with / or .).
-func isLocal(store string) bool {
-	if strings.HasPrefix(store, "local:") {
-		return true
-	}
-	if strings.Contains(store, "://") {
-		return false
-	}
-	return !strings.Contains(store, ":") || strings.HasPrefix(store, "/") || strings.HasPrefix(store, ".")
-}
-
 // parseCompression reads -compression. auto picks what a backup is usually
 // short of: CPU on a local disk, where s2 made a 1 GB backup about a fifth
 // faster; bandwidth and paid storage on remote stores, where zstd's

@@ -53,6 +53,19 @@ func bucketPrefix(scheme, rest string) (string, string, error) {
 	return bucket, strings.Trim(prefix, "/"), nil
 }
 
+// isLocal reports whether a -store value names a local directory, by the
+// rules openBackend follows: local:PATH, or a plain path (one with a colon
+// only when it starts with / or .).
+func isLocal(store string) bool {
+	if strings.HasPrefix(store, "local:") {
+		return true
+	}
+	if strings.Contains(store, "://") {
+		return false
+	}
+	return !strings.Contains(store, ":") || strings.HasPrefix(store, "/") || strings.HasPrefix(store, ".")
+}
+
 // openBackend opens the store -store names.
 func (a *app) openBackend(ctx context.Context, forInit bool) (store.Store, error) {
 	uri := a.g.store

@@ -113,7 +113,8 @@ const (
 	Off
 )
 
-// String names the compression as the CLI does.
+// String names the compression's algorithm (the CLI's names are
+// fast, small and off).
 func (c Compression) String() string {
 	switch c {
 	case Zstd:
