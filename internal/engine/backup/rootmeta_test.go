@@ -30,7 +30,7 @@ func TestRootMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := checktest.NewRepo(t, t.TempDir())
-	res, _, err := run(t, st, src, nil)
+	res, _, err := run(t, st, src, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
