@@ -96,7 +96,7 @@ func cutConnection(t *testing.T, pid int, port, repoDir string, done <-chan erro
 		select {
 		case <-done:
 			t.Fatal("backup finished before its connection could be cut; give it more data")
-		case <-time.After(200 * time.Millisecond):
+		case <-time.After(50 * time.Millisecond): // often enough to catch a backup of a few seconds mid-way
 		}
 		out, err := exec.Command("ss", "-tnpH", "state", "established").Output()
 		if err != nil {
