@@ -75,22 +75,9 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 		opts.Clock = clock.Real{}
 	}
 	start := opts.Clock.Now()
-	abs, err := filepath.Abs(opts.Path)
+	abs, real, fi, err := resolveSource(opts.Path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSource, err)
-	}
-	// A source given as a symlink to a directory is followed (only the
-	// source itself; links inside it are stored as links).
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSource, err)
-	}
-	fi, err := os.Lstat(real)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSource, err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%w: %s is not a directory", ErrSource, abs)
+		return nil, err
 	}
 	if opts.Hostname == "" {
 		opts.Hostname, _ = os.Hostname() //nolint:errcheck // an empty hostname is acceptable
@@ -153,4 +140,27 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 	}
 	res.ID = sid
 	return res, nil
+}
+
+// resolveSource returns the source directory's absolute path as given, the
+// real path it is read from and its metadata. A source given as a symlink
+// to a directory is followed (only the source itself; links inside it are
+// stored as links).
+func resolveSource(path string) (abs, real string, fi os.FileInfo, err error) {
+	abs, err = filepath.Abs(path)
+	if err != nil {
+		return "", "", nil, fmt.Errorf("%w: %v", ErrSource, err)
+	}
+	real, err = filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", "", nil, fmt.Errorf("%w: %v", ErrSource, err)
+	}
+	fi, err = os.Lstat(real)
+	if err != nil {
+		return "", "", nil, fmt.Errorf("%w: %v", ErrSource, err)
+	}
+	if !fi.IsDir() {
+		return "", "", nil, fmt.Errorf("%w: %s is not a directory", ErrSource, abs)
+	}
+	return abs, real, fi, nil
 }

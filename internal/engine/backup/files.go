@@ -36,64 +36,67 @@ func (w *walker) fileWorker() {
 	}
 }
 
+// readFile stores one file's content: it fills the node's Content with the
+// IDs of its chunks, hands the new ones to the blob workers, and records
+// the size actually read.
 func (w *walker) readFile(job fileJob, small []byte) error {
 	f, err := os.Open(job.path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", job.path, err)
 	}
 	defer f.Close()
-	n := job.node
-	n.Content = nil
-	var read int64
-	// emit hashes a chunk and, if it is new, hands it to a blob worker.
-	// With inflight nil the chunk is copied (it is in the reused small-file
-	// buffer); otherwise it is handed over as it is and inflight counts it.
-	emit := func(chunk []byte, inflight *sync.WaitGroup) error {
-		read += int64(len(chunk))
-		if w.opts.Progress != nil {
-			w.opts.Progress.Bytes.Add(int64(len(chunk)))
+	fr := &fileReader{w: w, path: job.path, node: job.node}
+	fr.node.Content = nil
+	if fr.node.Size < uint64(len(small)) {
+		whole, err := fr.readSmall(f, small)
+		if err != nil {
+			return err
 		}
-		bid := w.r.Key().ID(chunk)
-		n.Content = append(n.Content, bid)
-		if w.sink.Known(bid) {
-			return nil
-		}
-		job := blobJob{id: bid, data: chunk, inflight: inflight}
-		if inflight == nil {
-			// At least 64 KiB, so that most small files fit any buffer.
-			job.data = append(w.chunkBufs.Get(max(len(chunk), 64<<10)), chunk...)
-		} else {
-			inflight.Add(1)
-		}
-		select {
-		case w.blobs <- job:
-			return nil
-		case <-w.ctx.Done():
-			if inflight != nil {
-				inflight.Done()
-			}
-			return w.ctx.Err()
+		if whole {
+			return w.finishFile(job.path, fr.node, fr.read)
 		}
 	}
-	if n.Size < uint64(len(small)) {
-		// One read: a file smaller than the minimum chunk is one chunk.
-		m, err := io.ReadFull(f, small)
-		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("%s: %w", job.path, err)
-		}
-		if m < len(small) {
-			if m > 0 {
-				if err := emit(small[:m], nil); err != nil {
-					return err
-				}
-			}
-			return w.finishFile(job.path, n, read)
-		}
-		// It grew past the minimum while we looked: chunk it properly.
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return fmt.Errorf("%s: %w", job.path, err)
-		}
+	if err := fr.readChunked(f); err != nil {
+		return err
 	}
+	return w.finishFile(job.path, fr.node, fr.read)
+}
+
+// fileReader is the state of reading one file: its node, whose Content
+// grows by one ID per chunk, and the bytes read so far.
+type fileReader struct {
+	w    *walker
+	path string
+	node *tree.Node
+	read int64
+}
+
+// readSmall reads a file expected to be smaller than the minimum chunk in
+// one read into small, which it then is as one chunk. whole is false when
+// the file grew past the minimum meanwhile: f is rewound, to be chunked.
+func (fr *fileReader) readSmall(f *os.File, small []byte) (whole bool, err error) {
+	m, err := io.ReadFull(f, small)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("%s: %w", fr.path, err)
+	}
+	if m < len(small) {
+		if m > 0 {
+			if err := fr.emit(small[:m], nil); err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return false, fmt.Errorf("%s: %w", fr.path, err)
+	}
+	return false, nil
+}
+
+// readChunked cuts f into content-defined chunks with one of the walker's
+// chunkers, lent back once no chunk of it is still being saved.
+func (fr *fileReader) readChunked(f *os.File) error {
+	w := fr.w
 	var ch *chunker.Chunker
 	select {
 	case ch = <-w.chunkers:
@@ -109,6 +112,7 @@ func (w *walker) readFile(job fileJob, small []byte) error {
 		w.chunkers <- ch
 	}()
 	if ch == nil {
+		var err error
 		if ch, err = chunker.New(f, w.gear, w.params); err != nil {
 			return err
 		}
@@ -126,16 +130,47 @@ func (w *walker) readFile(job fileJob, small []byte) error {
 		}
 		chunk, err := ch.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", job.path, err)
+			return fmt.Errorf("%s: %w", fr.path, err)
 		}
-		if err := emit(chunk, &inflight); err != nil {
+		if err := fr.emit(chunk, &inflight); err != nil {
 			return err
 		}
 	}
-	return w.finishFile(job.path, n, read)
+}
+
+// emit hashes a chunk and, if it is new, hands it to a blob worker. With
+// inflight nil the chunk is copied (it is in the reused small-file buffer);
+// otherwise it is handed over as it is and inflight counts it.
+func (fr *fileReader) emit(chunk []byte, inflight *sync.WaitGroup) error {
+	w := fr.w
+	fr.read += int64(len(chunk))
+	if w.opts.Progress != nil {
+		w.opts.Progress.Bytes.Add(int64(len(chunk)))
+	}
+	bid := w.r.Key().ID(chunk)
+	fr.node.Content = append(fr.node.Content, bid)
+	if w.sink.Known(bid) {
+		return nil
+	}
+	job := blobJob{id: bid, data: chunk, inflight: inflight}
+	if inflight == nil {
+		// At least 64 KiB, so that most small files fit any buffer.
+		job.data = append(w.chunkBufs.Get(max(len(chunk), 64<<10)), chunk...)
+	} else {
+		inflight.Add(1)
+	}
+	select {
+	case w.blobs <- job:
+		return nil
+	case <-w.ctx.Done():
+		if inflight != nil {
+			inflight.Done()
+		}
+		return w.ctx.Err()
+	}
 }
 
 // finishFile records what was actually read: a file that changed size while
