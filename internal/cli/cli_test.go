@@ -82,6 +82,7 @@ func TestArgumentHandling(t *testing.T) {
 		{"list positional", []string{"list", "extra"}, cli.ExitUsage, nil, []string{`"extra"`}},
 		{"init positional", []string{"init", "extra"}, cli.ExitUsage, nil, []string{`"extra"`}},
 		{"unknown store type", []string{"list", "-store", "ftp://host/x"}, cli.ExitUsage, nil, []string{"unknown store type"}},
+		{"colon path not starting with / or .", []string{"list", "-store", "host:backups"}, cli.ExitUsage, nil, []string{"unknown store type"}},
 		{"s3 without bucket", []string{"list", "-store", "s3:"}, cli.ExitUsage, nil, []string{"bucket"}},
 	}
 	for _, tt := range tests {

@@ -53,9 +53,9 @@ func bucketPrefix(scheme, rest string) (string, string, error) {
 	return bucket, strings.Trim(prefix, "/"), nil
 }
 
-// isLocal reports whether a -store value names a local directory, by the
-// rules openBackend follows: local:PATH, or a plain path (one with a colon
-// only when it starts with / or .).
+// isLocal reports whether a -store value names a local directory: local:PATH,
+// or a plain path (one with a colon only when it starts with / or .).
+// openBackend opens exactly these as local stores.
 func isLocal(store string) bool {
 	if strings.HasPrefix(store, "local:") {
 		return true
@@ -114,7 +114,7 @@ func (a *app) openBackend(ctx context.Context, forInit bool) (store.Store, error
 			return nil, fmt.Errorf("opening %s: %w", uri, err)
 		}
 		return st, nil
-	case strings.Contains(uri, "://") || (strings.Contains(uri, ":") && !strings.HasPrefix(uri, "/") && !strings.HasPrefix(uri, ".")):
+	case !isLocal(uri):
 		return nil, usageErr("-store %q: unknown store type (want local:PATH, s3:BUCKET, b2:BUCKET or sftp://host/path)", uri)
 	default:
 		return openLocal(uri, forInit)
