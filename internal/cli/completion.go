@@ -57,7 +57,7 @@ func examples(name string) []string {
 	case "help":
 		return []string{"cloudstic help backup"}
 	}
-	return nil
+	return browseExamples(name)
 }
 
 // printExamples writes the examples of a command, if it has any.

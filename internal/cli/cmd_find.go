@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/clock"
+	"github.com/cloudstic/cloudstic/internal/engine/find"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
+)
+
+// findHit is one line of `find` (and one element of its -json array).
+type findHit struct {
+	SnapshotID   string    `json:"snapshot_id"`
+	SnapshotTime time.Time `json:"snapshot_time"`
+	Path         string    `json:"path"`
+	Type         tree.Type `json:"type"`
+	Size         uint64    `json:"size"`
+	Mode         string    `json:"mode"`
+	MTime        time.Time `json:"mtime"`
+}
+
+func runFind(ctx context.Context, a *app, args []string) error {
+	fs := a.flags()
+	var snapRefs, sizes multiFlag
+	fs.Var(&snapRefs, "snapshot", "search only this snapshot (id prefix or latest); repeatable (default: all snapshots)")
+	prefix := fs.String("path-prefix", "", "search only below this directory of each snapshot, e.g. /home/me/Documents")
+	newer := fs.String("newer", "", "only entries modified after this time: 2006-01-02, '2006-01-02 15:04', RFC 3339, or an age such as 36h or 7d")
+	older := fs.String("older", "", "only entries modified before this time (same forms as -newer)")
+	fs.Var(&sizes, "size", "only files of this size: +N (larger than N), -N (smaller than N) or N (exactly), N in bytes or with K, M, G, T (powers of 1024); repeatable")
+	ignoreCase := fs.Bool("i", false, "match patterns without regard to case")
+	pos, err := a.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	opts := find.Options{Patterns: pos, PathPrefix: *prefix, IgnoreCase: *ignoreCase}
+	if err := find.CheckPatterns(pos); err != nil {
+		return usageErr("%v", err)
+	}
+	now := clock.Real{}.Now()
+	if opts.Newer, err = parseTimeFlag("-newer", *newer, now); err != nil {
+		return err
+	}
+	if opts.Older, err = parseTimeFlag("-older", *older, now); err != nil {
+		return err
+	}
+	for _, s := range sizes {
+		if err := applySizeFlag(&opts, s); err != nil {
+			return err
+		}
+	}
+	r, err := a.openRepo(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.closeStore()
+	return a.withLock(ctx, r.Store(), false, "find", func(ctx context.Context, _ *lock.Lock) error {
+		return a.find(ctx, r, snapRefs, opts)
+	})
+}
+
+func (a *app) find(ctx context.Context, r *repo.Repository, refs []string, opts find.Options) error {
+	snaps, err := indexedSnapshots(ctx, r)
+	if err != nil {
+		return err
+	}
+	if len(refs) > 0 {
+		if snaps, err = pickSnapshots(snaps, refs); err != nil {
+			return err
+		}
+	}
+	hits := []findHit{}
+	err = find.Run(ctx, r, snaps, opts, func(m find.Match) error {
+		h := findHit{SnapshotID: m.Snapshot.ID.String(), SnapshotTime: m.Snapshot.Time, Path: m.Path, Type: m.Node.Type,
+			Size: m.Node.Size, Mode: modeString(m.Node), MTime: time.Unix(0, m.Node.MTime).UTC()}
+		if a.g.json {
+			hits = append(hits, h)
+			return nil
+		}
+		size := "-"
+		if m.Node.Type == tree.TypeFile {
+			size = humanBytes(int64(m.Node.Size))
+		}
+		_, err := fmt.Fprintf(a.io.Stdout, "%s  %s  %s  %10s  %s\n", h.SnapshotID[:8], h.Mode,
+			h.MTime.Local().Format("2006-01-02 15:04:05"), size, displayName(h.Path))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if a.g.json {
+		a.writeJSON(hits)
+	}
+	return nil
+}
+
+// pickSnapshots resolves snapshot references, keeping the repository's
+// order (oldest first) and dropping repeats.
+func pickSnapshots(snaps []snapshot.WithID, refs []string) ([]snapshot.WithID, error) {
+	want := map[string]bool{}
+	for _, ref := range refs {
+		s, err := repo.FindSnapshot(snaps, ref, nil)
+		if err != nil {
+			return nil, err
+		}
+		want[s.ID.String()] = true
+	}
+	var out []snapshot.WithID
+	for _, s := range snaps {
+		if want[s.ID.String()] {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// parseTimeFlag reads an absolute time (date, date and time in local
+// time, or RFC 3339) or an age (Go duration, or whole days as Nd / weeks
+// as Nw) counted back from now. Empty gives the zero time.
+func parseTimeFlag(name, v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, v, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	if last := v[len(v)-1]; last == 'd' || last == 'w' {
+		if days, err := strconv.Atoi(v[:len(v)-1]); err == nil && days >= 0 {
+			if last == 'w' {
+				days *= 7
+			}
+			return now.AddDate(0, 0, -days), nil
+		}
+	}
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, usageErr("%s %q: give a date (2006-01-02), a date and time ('2006-01-02 15:04'), RFC 3339, or an age such as 36h or 7d", name, v)
+}
+
+// applySizeFlag adds one -size bound to opts.
+func applySizeFlag(opts *find.Options, v string) error {
+	sign := ""
+	num := v
+	if strings.HasPrefix(v, "+") || strings.HasPrefix(v, "-") {
+		sign, num = v[:1], v[1:]
+	}
+	n, err := parseByteSize(num)
+	if err != nil {
+		return usageErr("-size %q: %v (e.g. +10M, -1K, 4096)", v, err)
+	}
+	switch sign {
+	case "+":
+		opts.MinSize = max(opts.MinSize, n+1)
+	case "-":
+		if n == 0 {
+			return usageErr("-size %q: no file is smaller than 0 bytes", v)
+		}
+		if !opts.HasMaxSize || n-1 < opts.MaxSize {
+			opts.MaxSize, opts.HasMaxSize = n-1, true
+		}
+	default:
+		opts.MinSize = max(opts.MinSize, n)
+		if !opts.HasMaxSize || n < opts.MaxSize {
+			opts.MaxSize, opts.HasMaxSize = n, true
+		}
+	}
+	return nil
+}
+
+// errBadSize is the reason parseByteSize gives for what it cannot read.
+var errBadSize = errors.New("want a number of bytes, optionally followed by K, M, G or T")
+
+// parseByteSize reads "4096", "10K", "1.5M", "2GiB" (units are powers of 1024).
+func parseByteSize(s string) (int64, error) {
+	s = strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B"), "I")
+	mult := int64(1)
+	if s != "" {
+		if i := strings.IndexByte("KMGT", s[len(s)-1]); i >= 0 {
+			mult = int64(1) << (10 * (i + 1))
+			s = s[:len(s)-1]
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != f || f < 0 || f*float64(mult) > 1<<62 { // f != f: NaN
+		return 0, errBadSize
+	}
+	return int64(f * float64(mult)), nil
+}

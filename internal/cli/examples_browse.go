@@ -1,0 +1,13 @@
+package cli
+
+// browseExamples returns the examples of the commands that read snapshots
+// without restoring them (find, dump, stats, mount).
+func browseExamples(name string) []string {
+	switch name {
+	case "find":
+		return []string{"cloudstic find '*.pdf'", "cloudstic find -i 'report*' -snapshot latest",
+			"cloudstic find -path-prefix /home/me/photos -newer 2024-06-01 -size +10M",
+			"cloudstic find '/etc/*.conf' -older 30d -json"}
+	}
+	return nil
+}

@@ -1,0 +1,158 @@
+package find
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
+)
+
+// ErrBadPattern means a pattern is not a valid glob.
+var ErrBadPattern = errors.New("bad pattern")
+
+// Options select what Run reports. Zero values select everything.
+type Options struct {
+	// Patterns are globs (path.Match syntax). A pattern without "/" is
+	// matched against an entry's name; one with "/" against its whole path
+	// from the snapshot root, with a leading "/". An entry matches if any
+	// pattern does; no patterns match every entry.
+	Patterns []string
+	// IgnoreCase matches patterns without regard to case.
+	IgnoreCase bool
+	// PathPrefix limits the search to this directory of each snapshot:
+	// a path from the snapshot root ("/Documents"), or an absolute path
+	// under the snapshot's source directory ("/home/me/Documents" in a
+	// backup of /home/me).
+	PathPrefix string
+	// Newer and Older bound the modification time (exclusive); zero: no bound.
+	Newer, Older time.Time
+	// MinSize and MaxSize bound the size in bytes (inclusive); MaxSize
+	// counts only when HasMaxSize is set. Only regular files match a size
+	// bound.
+	MinSize, MaxSize int64
+	HasMaxSize       bool
+}
+
+// Match is one entry found.
+type Match struct {
+	Snapshot snapshot.WithID
+	// Path is the entry's path from the snapshot root, starting with "/".
+	Path string
+	Node *tree.Node
+}
+
+// CheckPatterns reports the first pattern that is not a valid glob.
+func CheckPatterns(patterns []string) error {
+	for _, p := range patterns {
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Errorf("%w %q: %w", ErrBadPattern, p, err)
+		}
+	}
+	return nil
+}
+
+// Run calls fn for every entry of snaps that opts select, snapshot by
+// snapshot in the order given, entries in tree order. r's index must be
+// loaded. A snapshot whose trees cannot be read stops the search with an
+// error naming it.
+func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts Options, fn func(Match) error) error {
+	if err := CheckPatterns(opts.Patterns); err != nil {
+		return err
+	}
+	m := matcher{opts: opts}
+	if opts.IgnoreCase {
+		m.opts.Patterns = make([]string, len(opts.Patterns))
+		for i, p := range opts.Patterns {
+			m.opts.Patterns[i] = strings.ToLower(p)
+		}
+	}
+	for _, s := range snaps {
+		m.prefix = snapshotRelative(s.Snapshot, opts.PathPrefix)
+		err := treewalk.Walk(ctx, r, s.Tree, "", func(p string, n *tree.Node) error {
+			if !m.underPrefix(p) {
+				if n.Type == tree.TypeDir && m.abovePrefix(p) {
+					return nil // descend towards the prefix
+				}
+				return treewalk.SkipDir
+			}
+			if m.selects(p, n) {
+				return fn(Match{Snapshot: s, Path: "/" + p, Node: n})
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("snapshot %s: %w", s.ID.Short(), err)
+		}
+	}
+	return nil
+}
+
+// snapshotRelative turns a -path-prefix into a path from the snapshot
+// root, without leading or trailing "/".
+func snapshotRelative(s *snapshot.Snapshot, prefix string) string {
+	p := path.Clean("/" + prefix)
+	if src := path.Clean("/" + s.Path); s.Path != "" && src != "/" {
+		if p == src {
+			return ""
+		}
+		if rest, ok := strings.CutPrefix(p, src+"/"); ok {
+			return rest
+		}
+	}
+	return strings.Trim(p, "/")
+}
+
+type matcher struct {
+	opts   Options
+	prefix string // without leading or trailing "/"; "" is the root
+}
+
+// underPrefix: p is the prefix directory itself or inside it.
+func (m *matcher) underPrefix(p string) bool {
+	return m.prefix == "" || p == m.prefix || strings.HasPrefix(p, m.prefix+"/")
+}
+
+// abovePrefix: p is a directory on the way down to the prefix.
+func (m *matcher) abovePrefix(p string) bool {
+	return strings.HasPrefix(m.prefix, p+"/")
+}
+
+func (m *matcher) selects(p string, n *tree.Node) bool {
+	o := &m.opts
+	mtime := time.Unix(0, n.MTime)
+	if !o.Newer.IsZero() && !mtime.After(o.Newer) {
+		return false
+	}
+	if !o.Older.IsZero() && !mtime.Before(o.Older) {
+		return false
+	}
+	if o.MinSize > 0 || o.HasMaxSize {
+		if n.Type != tree.TypeFile || int64(n.Size) < o.MinSize || (o.HasMaxSize && int64(n.Size) > o.MaxSize) {
+			return false
+		}
+	}
+	if len(o.Patterns) == 0 {
+		return true
+	}
+	name, full := n.Name, "/"+p
+	if o.IgnoreCase {
+		name, full = strings.ToLower(name), strings.ToLower(full)
+	}
+	for _, pat := range o.Patterns {
+		subject := name
+		if strings.Contains(pat, "/") {
+			subject = full
+		}
+		if ok, _ := path.Match(pat, subject); ok { // validated by CheckPatterns
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,84 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// findHit is one element of find -json.
+type findHit struct {
+	SnapshotID string    `json:"snapshot_id"`
+	Path       string    `json:"path"`
+	Type       string    `json:"type"`
+	Size       int64     `json:"size"`
+	MTime      time.Time `json:"mtime"`
+}
+
+// TestFind searches two snapshots of a real tree on every kind of store:
+// patterns, snapshot selection, path prefix, times and sizes, text and
+// -json output, and the usage errors.
+func TestFind(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []storeKind{{"local", localStore}, {"s3", s3Store}, {"sftp", sftpStore}} {
+		t.Run(kind.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRepo(t, kind)
+			src := smallTree(t, 7)
+			first := backupJSON(t, r, src).SnapshotID
+			if err := os.WriteFile(filepath.Join(src, "a", "added.txt"), []byte("added later\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			second := backupJSON(t, r, src).SnapshotID
+
+			paths := func(args ...string) []string {
+				t.Helper()
+				var hits []findHit
+				decodeJSON(t, mustRun(t, r.with("find", append(args, "-json")...)...), &hits)
+				var out []string
+				for _, h := range hits {
+					id := "1"
+					if h.SnapshotID == second {
+						id = "2"
+					}
+					out = append(out, id+" "+h.Path)
+				}
+				slices.Sort(out)
+				return out
+			}
+			tests := []struct {
+				name string
+				args []string
+				want []string
+			}{
+				{"name", []string{"deep.txt"}, []string{"1 /a/b/c/d/deep.txt", "2 /a/b/c/d/deep.txt"}},
+				{"glob in one snapshot", []string{"*.txt", "-snapshot", second[:8], "-path-prefix", src + "/a"},
+					[]string{"2 /a/added.txt", "2 /a/b/c/d/deep.txt"}},
+				{"only the second has it", []string{"added.txt"}, []string{"2 /a/added.txt"}},
+				{"prefix from the snapshot root", []string{"-path-prefix", "/a/b/c", "-snapshot", first}, []string{"1 /a/b/c", "1 /a/b/c/d", "1 /a/b/c/d/deep.txt"}},
+				{"ignore case", []string{"-i", "DEEP.*", "-snapshot", first}, []string{"1 /a/b/c/d/deep.txt"}},
+				{"size", []string{"-size", "+4095", "-size", "-5000", "-snapshot", "latest"}, []string{"2 /f4096"}},
+				{"older than the tree", []string{"-older", "2001-01-01"}, nil},
+				{"newer than the tree", []string{"-newer", "1d"}, []string{"2 /a", "2 /a/added.txt"}},
+			}
+			for _, tc := range tests {
+				t.Run(tc.name, func(t *testing.T) {
+					if got := paths(tc.args...); !slices.Equal(got, tc.want) {
+						t.Errorf("find %q:\ngot  %q\nwant %q", tc.args, got, tc.want)
+					}
+				})
+			}
+			out := mustRun(t, r.with("find", "deep.txt", "-snapshot", first)...).stdout
+			if !strings.Contains(out, first[:8]) || !strings.Contains(out, "/a/b/c/d/deep.txt") || strings.Count(out, "\n") != 1 {
+				t.Errorf("find text output:\n%s", out)
+			}
+			wantOneLineError(t, run(t, r.with("find", "[x")...), "[x")
+			wantOneLineError(t, run(t, r.with("find", "-size", "+10Q")...), "-size", "+10Q")
+			wantOneLineError(t, run(t, r.with("find", "-newer", "yesterday")...), "-newer", "yesterday")
+			wantOneLineError(t, run(t, r.with("find", "x", "-snapshot", "ffffffff")...), "ffffffff")
+		})
+	}
+}
