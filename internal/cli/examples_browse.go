@@ -8,6 +8,10 @@ func browseExamples(name string) []string {
 		return []string{"cloudstic find '*.pdf'", "cloudstic find -i 'report*' -snapshot latest",
 			"cloudstic find -path-prefix /home/me/photos -newer 2024-06-01 -size +10M",
 			"cloudstic find '/etc/*.conf' -older 30d -json"}
+	case "dump":
+		return []string{"cloudstic dump latest /Documents/report.pdf > report.pdf",
+			"cloudstic dump 1a2b3c /home/me/photos -archive zip > photos.zip",
+			"cloudstic dump latest / | tar -x -C /tmp/restored"}
 	}
 	return nil
 }

@@ -74,7 +74,7 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 		}
 	}
 	for _, s := range snaps {
-		m.prefix = snapshotRelative(s.Snapshot, opts.PathPrefix)
+		m.prefix = treewalk.Relative(s.Snapshot, opts.PathPrefix)
 		err := treewalk.Walk(ctx, r, s.Tree, "", func(p string, n *tree.Node) error {
 			if !m.underPrefix(p) {
 				if n.Type == tree.TypeDir && m.abovePrefix(p) {
@@ -92,21 +92,6 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 		}
 	}
 	return nil
-}
-
-// snapshotRelative turns a -path-prefix into a path from the snapshot
-// root, without leading or trailing "/".
-func snapshotRelative(s *snapshot.Snapshot, prefix string) string {
-	p := path.Clean("/" + prefix)
-	if src := path.Clean("/" + s.Path); s.Path != "" && src != "/" {
-		if p == src {
-			return ""
-		}
-		if rest, ok := strings.CutPrefix(p, src+"/"); ok {
-			return rest
-		}
-	}
-	return strings.Trim(p, "/")
 }
 
 type matcher struct {

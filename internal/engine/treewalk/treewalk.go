@@ -9,6 +9,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
 
@@ -57,6 +58,24 @@ func Lookup(ctx context.Context, r *repo.Repository, tid id.ID, p string) (tree.
 		cur = *n
 	}
 	return cur, nil
+}
+
+// Relative turns a path the user gave into a path from the root of
+// snapshot s, without leading or trailing "/": a path from the snapshot
+// root ("/Documents") stays as it is, an absolute path under the
+// snapshot's source directory ("/home/me/Documents" in a backup of
+// /home/me) loses the source directory.
+func Relative(s *snapshot.Snapshot, p string) string {
+	p = path.Clean("/" + p)
+	if src := path.Clean("/" + s.Path); s.Path != "" && src != "/" {
+		if p == src {
+			return ""
+		}
+		if rest, ok := strings.CutPrefix(p, src+"/"); ok {
+			return rest
+		}
+	}
+	return strings.Trim(p, "/")
 }
 
 // Child finds the entry called name in t (whose nodes are sorted by name).
