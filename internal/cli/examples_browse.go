@@ -12,6 +12,9 @@ func browseExamples(name string) []string {
 		return []string{"cloudstic dump latest /Documents/report.pdf > report.pdf",
 			"cloudstic dump 1a2b3c /home/me/photos -archive zip > photos.zip",
 			"cloudstic dump latest / | tar -x -C /tmp/restored"}
+	case "stats":
+		return []string{"cloudstic stats", "cloudstic stats latest -mode raw-data", "cloudstic stats -mode files-by-contents -json",
+			"cloudstic stats -growth"}
 	}
 	return nil
 }
