@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cloudstic/cloudstic/internal/awsconf"
 	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 	"github.com/cloudstic/cloudstic/internal/store/s3"
@@ -53,6 +54,14 @@ func bucketPrefix(scheme, rest string) (string, string, error) {
 	return bucket, strings.Trim(prefix, "/"), nil
 }
 
+// credentialHint says how to give an s3: or b2: store credentials.
+func credentialHint(scheme string) string {
+	if scheme == "b2" {
+		return "give -b2-key-id and -b2-app-key (or B2_KEY_ID and B2_APP_KEY), or a profile's s3_access_key_secret/s3_secret_key_secret"
+	}
+	return "give AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, -s3-profile, -s3-access-key and -s3-secret-key, or a profile's s3_access_key_secret/s3_secret_key_secret"
+}
+
 // isLocal reports whether a -store value names a local directory: local:PATH,
 // or a plain path (one with a colon only when it starts with / or .).
 // openBackend opens exactly these as local stores.
@@ -93,6 +102,9 @@ func (a *app) openBackend(ctx context.Context, forInit bool) (store.Store, error
 			}
 		}
 		st, err := s3.Open(ctx, cfg)
+		if errors.Is(err, awsconf.ErrNoCredentials) {
+			return nil, fmt.Errorf("opening %s: %w: %s", uri, err, credentialHint(scheme))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("opening %s: %w", uri, err)
 		}

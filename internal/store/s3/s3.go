@@ -14,10 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/cloudstic/cloudstic/internal/awsconf"
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
@@ -76,7 +75,8 @@ type Config struct {
 	// Flavor selects provider-specific behaviour.
 	Flavor Flavor
 	// Logf, when set, receives one line per HTTP request (method, key,
-	// status, duration, bytes).
+	// status, duration, bytes) and the SDK's own log lines; when nil the
+	// SDK logs nothing.
 	Logf func(format string, args ...any)
 }
 
@@ -101,7 +101,8 @@ type Store struct {
 var _ store.Store = (*Store)(nil)
 
 // Open connects to the bucket, checks that it exists and that the
-// credentials work (errors wrap ErrBucketNotFound or ErrAccessDenied), and
+// credentials work (errors wrap ErrBucketNotFound, ErrAccessDenied, or
+// awsconf.ErrNoCredentials when no credential source is configured), and
 // probes the server's conditional-write capabilities.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return open(ctx, cfg)
@@ -172,27 +173,23 @@ func (s *Store) newClient(ctx context.Context, cfg Config, extra []func(*s3.Opti
 			// treated as a timeout (retried), not waited for forever.
 			tr.ResponseHeaderTimeout = responseTimeout
 		})
-	opts := []func(*config.LoadOptions) error{
-		config.WithRegion(region),
-		config.WithHTTPClient(httpClient),
-		config.WithRetryer(func() aws.Retryer {
+	awsCfg, err := awsconf.Load(ctx, awsconf.Options{
+		Region:     region,
+		Profile:    cfg.Profile,
+		AccessKey:  cfg.AccessKey,
+		SecretKey:  cfg.SecretKey,
+		HTTPClient: httpClient,
+		Retryer: func() aws.Retryer {
 			return retry.NewStandard(func(o *retry.StandardOptions) {
 				o.MaxAttempts = maxAttempts
 				o.MaxBackoff = maxBackoff
 				o.RateLimiter = ratelimit.None
 			})
-		}),
-	}
-	if cfg.Profile != "" {
-		opts = append(opts, config.WithSharedConfigProfile(cfg.Profile))
-	}
-	if cfg.AccessKey != "" || cfg.SecretKey != "" {
-		opts = append(opts, config.WithCredentialsProvider(
-			credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, "")))
-	}
-	awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
+		},
+		Logf: cfg.Logf,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("s3: loading AWS config: %w", err)
+		return nil, fmt.Errorf("s3: %w", err)
 	}
 	// The loaded config's client carries settings such as AWS_CA_BUNDLE;
 	// take its transport so that Close can release its connections.
