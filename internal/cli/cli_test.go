@@ -84,6 +84,10 @@ func TestArgumentHandling(t *testing.T) {
 		{"unknown store type", []string{"list", "-store", "ftp://host/x"}, cli.ExitUsage, nil, []string{"unknown store type"}},
 		{"colon path not starting with / or .", []string{"list", "-store", "host:backups"}, cli.ExitUsage, nil, []string{"unknown store type"}},
 		{"s3 without bucket", []string{"list", "-store", "s3:"}, cli.ExitUsage, nil, []string{"bucket"}},
+		{"bad s3 conditional writes", []string{"list", "-store", "s3:b/x", "-s3-conditional-writes", "cas"}, cli.ExitUsage, nil,
+			[]string{`-s3-conditional-writes`, `"cas"`, "auto, create-only or none"}},
+		{"bad b2 conditional writes", []string{"list", "-store", "b2:b/x", "-s3-conditional-writes", "yes"}, cli.ExitUsage, nil,
+			[]string{`"yes"`, "auto, create-only or none"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,6 +98,25 @@ func TestArgumentHandling(t *testing.T) {
 				t.Errorf("usage error is not one line:\n%s", o.stderr)
 			}
 		})
+	}
+}
+
+// TestConditionalWritesEnv: a bad CLOUDSTIC_S3_CONDITIONAL_WRITES is the
+// same one-line usage error as the flag, and the flag overrides it.
+func TestConditionalWritesEnv(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"CLOUDSTIC_S3_CONDITIONAL_WRITES": "sometimes"}
+	o := mainWith(t, env, "list", "-store", "s3:b/x")
+	o.check(t, cli.ExitUsage, nil, []string{"CLOUDSTIC_S3_CONDITIONAL_WRITES", `"sometimes"`})
+	if strings.Count(strings.TrimSpace(o.stderr), "\n") != 0 {
+		t.Errorf("usage error is not one line:\n%s", o.stderr)
+	}
+	// With a valid flag the value is accepted and opening proceeds (and
+	// fails later, on the missing endpoint's connection, not on usage).
+	o = mainWith(t, env, "list", "-store", "s3:b/x", "-s3-conditional-writes", "none",
+		"-s3-endpoint", "http://127.0.0.1:1", "-s3-access-key", "a", "-s3-secret-key", "b")
+	if o.code == cli.ExitUsage {
+		t.Errorf("valid flag over a bad env value gave a usage error: %s", o.stderr)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 type s3Flags struct {
 	endpoint, region, profile, accessKey, secretKey string
 	b2KeyID, b2AppKey, b2Region                     string
+	conditionalWrites                               string
 }
 
 func (f *s3Flags) register(fs *flag.FlagSet, getenv func(string) string) {
@@ -30,6 +31,8 @@ func (f *s3Flags) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&f.b2KeyID, "b2-key-id", getenv("B2_KEY_ID"), "Backblaze B2 application key id (env B2_KEY_ID)")
 	fs.StringVar(&f.b2AppKey, "b2-app-key", getenv("B2_APP_KEY"), "Backblaze B2 application key (env B2_APP_KEY)")
 	fs.StringVar(&f.b2Region, "b2-region", "us-west-004", "Backblaze B2 region")
+	fs.StringVar(&f.conditionalWrites, "s3-conditional-writes", envOr(getenv, "CLOUDSTIC_S3_CONDITIONAL_WRITES", "auto"),
+		"conditional writes the s3:/b2: store may use: auto (what the server is probed to honour), create-only or none (env CLOUDSTIC_S3_CONDITIONAL_WRITES)")
 }
 
 // sftpFlags configure sftp:// stores.
@@ -92,7 +95,11 @@ func (a *app) openBackend(ctx context.Context, forInit bool) (store.Store, error
 			return nil, err
 		}
 		f := a.g.s3
-		cfg := s3.Config{Bucket: bucket, Prefix: prefix, Endpoint: f.endpoint, Region: f.region, Profile: f.profile,
+		cond, err := s3.ParseConditionalWrites(f.conditionalWrites)
+		if err != nil {
+			return nil, usageErr("-s3-conditional-writes (env CLOUDSTIC_S3_CONDITIONAL_WRITES) %v", err)
+		}
+		cfg := s3.Config{ConditionalWrites: cond, Bucket: bucket, Prefix: prefix, Endpoint: f.endpoint, Region: f.region, Profile: f.profile,
 			AccessKey: f.accessKey, SecretKey: f.secretKey, MaxConnections: a.g.storeConns, Logf: logf}
 		if scheme == "b2" {
 			cfg.Flavor = s3.FlavorB2

@@ -74,6 +74,9 @@ type Config struct {
 	MaxConnections int
 	// Flavor selects provider-specific behaviour.
 	Flavor Flavor
+	// ConditionalWrites limits the capabilities declared to fewer than the
+	// probe finds (FlavorB2 declares none whatever it says).
+	ConditionalWrites ConditionalWrites
 	// Logf, when set, receives one line per HTTP request (method, key,
 	// status, duration, bytes) and the SDK's own log lines; when nil the
 	// SDK logs nothing.
@@ -136,16 +139,28 @@ func open(ctx context.Context, cfg Config, extra ...func(*s3.Options)) (*Store, 
 	if err := s.checkBucket(ctx); err != nil {
 		return nil, err
 	}
-	if cfg.Flavor == FlavorB2 {
-		// B2 has no conditional writes: declare none, probe nothing.
+	if cfg.Flavor == FlavorB2 || cfg.ConditionalWrites == ConditionalNone {
+		// B2 has no conditional writes, and "none" declares none: probe
+		// nothing.
+		s.logCaps(cfg.ConditionalWrites, "not probed")
 		return s, nil
 	}
-	caps, err := s.probe(ctx)
+	probed, err := s.probe(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("s3: probing %s: %w", s.Describe(), err)
 	}
-	s.caps = caps
+	s.caps = cfg.ConditionalWrites.limit(probed)
+	s.logCaps(cfg.ConditionalWrites, fmt.Sprintf("probe found create-if-absent %v, compare-and-swap %v",
+		probed.CreateIfAbsent, probed.CompareAndSwap))
 	return s, nil
+}
+
+// logCaps tells -debug which capabilities the store declares and why.
+func (s *Store) logCaps(setting ConditionalWrites, why string) {
+	if s.logf != nil {
+		s.logf("s3: %s declares create-if-absent %v, compare-and-swap %v (conditional writes %s; %s)",
+			s.Describe(), s.caps.CreateIfAbsent, s.caps.CompareAndSwap, setting, why)
+	}
 }
 
 // newClient builds the SDK client: bounded retries, short connect timeout,
@@ -261,7 +276,8 @@ func (s *Store) Stats() (requests, bytesUp, bytesDown int64) {
 	return s.requests.Load(), s.bytesUp.Load(), s.bytesDown.Load()
 }
 
-// Capabilities reports the conditional writes found by the probe in Open.
+// Capabilities reports the conditional writes found by the probe in Open,
+// limited by Config.ConditionalWrites.
 func (s *Store) Capabilities() store.Capabilities { return s.caps }
 
 // Close releases idle connections.

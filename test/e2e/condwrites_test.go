@@ -1,0 +1,35 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestS3ConditionalWritesSettings: on the real S3 server, each
+// -s3-conditional-writes setting declares its capabilities (shown by
+// -debug) and a repository works end to end with the lock protocol that
+// the declared capabilities select.
+func TestS3ConditionalWritesSettings(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ setting, declares string }{
+		{"auto", "declares create-if-absent true, compare-and-swap true"},
+		{"create-only", "declares create-if-absent true, compare-and-swap false"},
+		{"none", "declares create-if-absent false, compare-and-swap false"},
+	} {
+		t.Run(tc.setting, func(t *testing.T) {
+			t.Parallel()
+			r := repoArgs(append(s3Store(t), "-password", "pw", "-s3-conditional-writes", tc.setting))
+			res := mustRun(t, r.with("init", "-debug")...)
+			if !strings.Contains(res.stderr, tc.declares) {
+				t.Errorf("-debug does not say %q:\n%s", tc.declares, res.stderr)
+			}
+			src := smallTree(t, 7)
+			mustRun(t, r.with("backup", "-source", "local:"+src)...)
+			mustRun(t, r.with("check")...)
+			res = mustRun(t, r.with("list")...)
+			if n := strings.Count(res.stdout, "\n"); n < 2 {
+				t.Errorf("list shows no snapshot:\n%s", res.stdout)
+			}
+		})
+	}
+}
