@@ -23,7 +23,7 @@ apt_install() { # packages...
 	apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 \
 		|| { apt-get update -q >&2 && apt-get install -y -q --no-install-recommends "${missing[@]}" >&2; }
 }
-apt_install spin gcc tmux
+apt_install spin gcc tmux git
 
 # Each script prints export lines; their own logs go to stderr.
 s3env="$(scripts/s3-server.sh)" || { log "the S3 test server did not start"; exit 1; }

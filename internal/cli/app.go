@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -266,24 +265,6 @@ func (a *app) withLock(ctx context.Context, st store.Store, exclusive bool, op s
 		}
 	}
 	return runErr
-}
-
-// readLines reads non-empty, non-comment lines of a file (exclude files).
-func readLines(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line != "" && !strings.HasPrefix(line, "#") {
-			out = append(out, line)
-		}
-	}
-	return out, sc.Err()
 }
 
 // multiFlag is a repeatable string flag.

@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
+	"github.com/cloudstic/cloudstic/internal/engine/exclude"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
@@ -18,8 +22,13 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	source := fs.String("source", "", "what to back up: local:PATH")
 	var tags, excludes multiFlag
 	fs.Var(&tags, "tag", "tag the snapshot (repeatable)")
-	fs.Var(&excludes, "exclude", "skip entries matching this glob, by name or path relative to the source (repeatable)")
-	excludeFile := fs.String("exclude-file", "", "read exclude patterns from this file, one per line")
+	fs.Var(&excludes, "exclude", "skip what this gitignore-style pattern matches: *.tmp, cache/ (directories only), /build (at the source root), !keep.log (repeatable; last match wins)")
+	var excludeFiles, ifPresent multiFlag
+	fs.Var(&excludeFiles, "exclude-file", "read exclude patterns from this file, in gitignore syntax (# comments, blank lines; repeatable)")
+	fs.Var(&ifPresent, "exclude-if-present", "skip every directory holding an entry of this name, e.g. .nobackup (repeatable)")
+	excludeCaches := fs.Bool("exclude-caches", false, "skip every directory holding a CACHEDIR.TAG file with its standard signature")
+	largerThan := fs.String("exclude-larger-than", "", "skip files larger than this size: bytes, or with a k, M, G or T suffix (powers of 1024)")
+	oneFS := fs.Bool("one-file-system", false, "do not cross mount points: directories on another device than the source are stored empty")
 	dryRun := fs.Bool("dry-run", false, "show what would be stored, store nothing")
 	compression := fs.String("compression", "auto",
 		"how file contents are compressed: fast (s2), small (zstd: about a quarter smaller on text, 2.5 times the CPU), off, or auto (fast on a local disk, small on remote stores)")
@@ -46,16 +55,19 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 			path = filepath.Join(home, path[2:])
 		}
 	}
-	if *excludeFile != "" {
-		lines, err := readLines(*excludeFile)
-		if err != nil {
-			return fmt.Errorf("-exclude-file: %w", err)
-		}
-		excludes = append(excludes, lines...)
+	patterns, err := excludePatterns(excludes, excludeFiles)
+	if err != nil {
+		return err
 	}
-	for _, p := range excludes {
-		if _, err := filepath.Match(p, ""); err != nil {
-			return usageErr("-exclude %q: %v", p, err)
+	var maxSize int64
+	if *largerThan != "" {
+		if maxSize, err = parseSize(*largerThan); err != nil {
+			return usageErr("-exclude-larger-than %q: %v", *largerThan, err)
+		}
+	}
+	for _, name := range ifPresent {
+		if name == "" || strings.ContainsRune(name, '/') || name == "." || name == ".." {
+			return usageErr("-exclude-if-present %q: want a file name, without /", name)
 		}
 	}
 	r, err := a.openRepo(ctx)
@@ -63,8 +75,9 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	opts := backup.Options{Path: path, Tags: tags, Excludes: excludes, DryRun: *dryRun, Warnf: a.warnf,
-		Uploaders: uploaders(a), Compression: comp}
+	opts := backup.Options{Path: path, Tags: tags, Excludes: patterns, DryRun: *dryRun, Warnf: a.warnf,
+		Uploaders: uploaders(a), Compression: comp, ExcludeIfPresent: ifPresent, ExcludeCaches: *excludeCaches,
+		ExcludeLargerThan: maxSize, OneFileSystem: *oneFS}
 	if a.g.verbose {
 		opts.Verbosef = a.infof
 	}
@@ -73,6 +86,58 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 		return run(ctx, nil)
 	}
 	return a.withLock(ctx, r.Store(), false, "backup", run)
+}
+
+// excludePatterns checks the -exclude patterns and reads the
+// -exclude-file files: the gitignore lines of a backup, flags first, in
+// order, so that a file's "!" lines can re-include what a flag excluded.
+func excludePatterns(flags, files []string) ([]string, error) {
+	for _, p := range flags {
+		if err := exclude.ParsePattern(p); err != nil {
+			return nil, usageErr("-exclude: %v", err)
+		}
+	}
+	lines := append([]string(nil), flags...)
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, usageErr("-exclude-file: %v", err)
+		}
+		more, err := exclude.ReadLines(f)
+		f.Close() //nolint:errcheck // read-only
+		if err != nil {
+			return nil, usageErr("-exclude-file %s: %v", name, err)
+		}
+		if _, err := exclude.NewMatcher(more); err != nil {
+			return nil, usageErr("-exclude-file %s: %v", name, err)
+		}
+		lines = append(lines, more...)
+	}
+	return lines, nil
+}
+
+// parseSize reads a size: bytes, or a number with a k, M, G or T suffix
+// (powers of 1024, any case, optionally followed by B or iB).
+func parseSize(s string) (int64, error) {
+	num := strings.ToLower(s)
+	for _, unit := range []string{"ib", "b"} {
+		if cut, ok := strings.CutSuffix(num, unit); ok && cut != "" {
+			num = cut
+			break
+		}
+	}
+	shift := 0
+	if i := strings.IndexAny(num, "kmgt"); i >= 0 && i == len(num)-1 {
+		shift, num = 10*(1+strings.IndexByte("kmgt", num[i])), num[:i]
+	}
+	v, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || v <= 0 {
+		return 0, errors.New("want a positive number of bytes, or a size like 500k, 10M, 2G")
+	}
+	if v > math.MaxInt64>>shift {
+		return 0, errors.New("too large")
+	}
+	return v << shift, nil
 }
 
 // uploaders is how many packs are uploaded at once. A local disk keeps up

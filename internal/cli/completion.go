@@ -19,7 +19,8 @@ func examples(name string) []string {
 			"cloudstic init -store local:/mnt/usb/backup -no-encryption"}
 	case "backup":
 		return []string{"cloudstic backup -source local:~/Documents -tag daily",
-			"cloudstic backup -source local:/srv -exclude '*.tmp' -exclude cache -quiet",
+			"cloudstic backup -source local:/srv -exclude '*.tmp' -exclude 'cache/' -exclude-caches -quiet",
+			"cloudstic backup -source local:~/ -exclude-file ~/.config/cloudstic/excludes -exclude-if-present .nobackup -one-file-system",
 			"cloudstic backup -source local:. -dry-run -json"}
 	case "restore":
 		return []string{"cloudstic restore -output ./restored", "cloudstic restore 1a2b3c -output docs.zip -path Documents/",

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
 	"github.com/cloudstic/cloudstic/internal/engine/check"
+	"github.com/cloudstic/cloudstic/internal/engine/exclude"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 )
@@ -269,9 +270,10 @@ func (a *app) backupProgress(opts *backup.Options) func() {
 	var tot scanTotals
 	stopScan := make(chan struct{})
 	scanDone := make(chan struct{})
+	source := *opts // the scan's own copy
 	go func() {
 		defer close(scanDone)
-		tot.scan(opts.Path, opts.Excludes, stopScan)
+		tot.scan(&source, stopScan)
 	}()
 	p := a.startProgress("backup", func() progressSample {
 		s := progressSample{Files: prog.Files.Load(), Bytes: prog.Bytes.Load()}
@@ -349,51 +351,49 @@ type scanTotals struct {
 	complete     atomic.Bool
 }
 
-// scan walks root with lstat only, skipping what the excludes skip, until
-// done or stop is closed. Errors are ignored: the backup reports them.
-func (t *scanTotals) scan(root string, excludes []string, stop <-chan struct{}) {
-	abs, err := filepath.Abs(root)
+// scan walks the source of opts with lstat only, leaving out what the
+// backup leaves out (the same exclude.Filter), until done or stop is
+// closed. Errors are ignored: the backup reports them.
+func (t *scanTotals) scan(opts *backup.Options, stop <-chan struct{}) {
+	root, err := filepath.Abs(opts.Path)
+	if err != nil {
+		return
+	}
+	if root, err = filepath.EvalSymlinks(root); err != nil { // the backup follows a source given as a link
+		return
+	}
+	fi, err := os.Lstat(root)
+	if err != nil {
+		return
+	}
+	filter, err := exclude.NewFilter(opts.ExcludeRules(), fi)
 	if err != nil {
 		return
 	}
 	//nolint:errcheck // errors end or skip the count only; the backup itself reports unreadable entries
-	filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		select {
 		case <-stop:
 			return filepath.SkipAll
 		default:
 		}
-		if err != nil || p == abs {
+		if err != nil || p == root {
 			return nil
 		}
-		rel, _ := filepath.Rel(abs, p) //nolint:errcheck // p is below abs
-		if excludedBy(excludes, filepath.ToSlash(rel), d.Name()) {
+		rel, _ := filepath.Rel(root, p) //nolint:errcheck // p is below root
+		dec, info, err := filter.Entry(filepath.Dir(p), filepath.ToSlash(rel), d)
+		switch {
+		case err != nil || dec == exclude.Skip:
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
-			return nil
-		}
-		if d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				t.files.Add(1)
-				t.bytes.Add(fi.Size())
-			}
+		case dec == exclude.KeepEmpty:
+			return filepath.SkipDir
+		case d.Type().IsRegular():
+			t.files.Add(1)
+			t.bytes.Add(info.Size())
 		}
 		return nil
 	})
 	t.complete.Store(true)
-}
-
-// excludedBy mirrors the backup engine's rule: a pattern matches the base
-// name or the path relative to the source.
-func excludedBy(patterns []string, rel, name string) bool {
-	for _, pat := range patterns {
-		if ok, _ := filepath.Match(pat, name); ok { //nolint:errcheck // patterns were validated
-			return true
-		}
-		if ok, _ := filepath.Match(pat, rel); ok { //nolint:errcheck // patterns were validated
-			return true
-		}
-	}
-	return false
 }

@@ -153,35 +153,6 @@ func TestRestoreKeepsExisting(t *testing.T) {
 	}
 }
 
-// TestExcludes checks -exclude (by name and by relative path) and
-// -exclude-file.
-func TestExcludes(t *testing.T) {
-	t.Parallel()
-	r := newLocalRepo(t)
-	src := smallTree(t, 6)
-	exFile := filepath.Join(t.TempDir(), "excludes")
-	if err := os.WriteFile(exFile, []byte("# comment\n\nbin\n  private  \n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := backupJSON(t, r, src, "-exclude", "*.txt", "-exclude", "a/b", "-exclude-file", exFile)
-	var ls lsOut
-	decodeJSON(t, mustRun(t, r.with("ls", "-json", out.SnapshotID)...), &ls)
-	seen := map[string]bool{}
-	for _, e := range ls.Entries {
-		seen[e.Path] = true
-		for _, bad := range []string{".txt", "a/b", "bin", "private"} {
-			if strings.HasSuffix(e.Path, bad) || strings.HasPrefix(e.Path, bad+"/") {
-				t.Errorf("excluded entry %q was backed up", e.Path)
-			}
-		}
-	}
-	for _, want := range []string{"a", "a/hard2", "one", "sgid/inner", "dir with space/inner file"} {
-		if !seen[want] {
-			t.Errorf("entry %q missing (not excluded)", want)
-		}
-	}
-}
-
 // TestUnreadable backs up a tree with an unreadable file and directory:
 // exit 3, both named on stderr, everything else saved. As root, the
 // backup runs as the unprivileged user nobody.

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cloudstic/cloudstic/internal/clock"
+	"github.com/cloudstic/cloudstic/internal/engine/exclude"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/chunker"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
@@ -28,9 +29,18 @@ type Options struct {
 	Path string
 	// Tags are recorded in the snapshot.
 	Tags []string
-	// Excludes are glob patterns (filepath.Match) tested against each
-	// entry's base name and its path relative to Path.
+	// Excludes are exclude patterns in gitignore syntax, one line each
+	// (see package exclude), matched below Path.
 	Excludes []string
+	// ExcludeIfPresent leaves out directories holding an entry of one of
+	// these names.
+	ExcludeIfPresent []string
+	// ExcludeCaches leaves out directories holding a valid CACHEDIR.TAG.
+	ExcludeCaches bool
+	// ExcludeLargerThan, when positive, leaves out larger regular files.
+	ExcludeLargerThan int64
+	// OneFileSystem keeps directories on another device than Path empty.
+	OneFileSystem bool
 	// DryRun computes everything but stores nothing.
 	DryRun bool
 	// Hostname defaults to os.Hostname.
@@ -79,6 +89,10 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 	if err != nil {
 		return nil, err
 	}
+	filter, err := exclude.NewFilter(opts.ExcludeRules(), fi)
+	if err != nil {
+		return nil, err
+	}
 	if opts.Hostname == "" {
 		opts.Hostname, _ = os.Hostname() //nolint:errcheck // an empty hostname is acceptable
 	}
@@ -90,7 +104,7 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 	}
 	snap := &snapshot.Snapshot{
 		Time: start.UTC(), Source: "local:" + abs, Hostname: opts.Hostname, Path: abs,
-		Tags: opts.Tags, Program: "cloudstic", Nonce: make([]byte, 16),
+		Tags: opts.Tags, Program: "cloudstic", Nonce: make([]byte, 16), Excludes: opts.excludeSet(),
 	}
 	if _, err := rand.Read(snap.Nonce); err != nil {
 		return nil, err
@@ -108,7 +122,7 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 
 	gear := chunker.NewGear(r.Key().ChunkerKey())
 	cfg := r.Config().Chunker
-	w, err := newWalker(ctx, r, opts, gear, chunker.Params{Min: cfg.Min, Avg: cfg.Avg, Max: cfg.Max})
+	w, err := newWalker(ctx, r, opts, filter, gear, chunker.Params{Min: cfg.Min, Avg: cfg.Avg, Max: cfg.Max})
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +154,29 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 	}
 	res.ID = sid
 	return res, nil
+}
+
+// ExcludeRules are the exclude rules of opts, for package exclude: the
+// backup and the CLI's pre-walk that counts the totals both apply them.
+func (o *Options) ExcludeRules() exclude.Options {
+	return exclude.Options{Patterns: o.Excludes, IfPresent: o.ExcludeIfPresent, Caches: o.ExcludeCaches,
+		LargerThan: o.ExcludeLargerThan, OneFileSystem: o.OneFileSystem}
+}
+
+// excludeSet is the record of the exclude rules in the snapshot; nil
+// when there are none. Blank and comment lines are not recorded.
+func (o *Options) excludeSet() *snapshot.ExcludeSet {
+	set := &snapshot.ExcludeSet{IfPresent: o.ExcludeIfPresent, Caches: o.ExcludeCaches,
+		LargerThan: o.ExcludeLargerThan, OneFileSystem: o.OneFileSystem}
+	for _, p := range o.Excludes {
+		if exclude.ParsePattern(p) == nil {
+			set.Patterns = append(set.Patterns, p)
+		}
+	}
+	if set.Patterns == nil && set.IfPresent == nil && !set.Caches && set.LargerThan == 0 && !set.OneFileSystem {
+		return nil
+	}
+	return set
 }
 
 // resolveSource returns the source directory's absolute path as given, the

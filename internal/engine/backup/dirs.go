@@ -17,6 +17,7 @@ type scan struct {
 	parentList []tree.Node
 	parent     map[string]*tree.Node
 	nodes      []tree.Node
+	empty      map[string]bool // subdirectories kept empty (see readDir)
 	err        error
 	done       chan struct{}
 }
@@ -29,7 +30,7 @@ const dirLookahead = 8
 func (w *walker) fillScan(s *scan, path, rel string, parentTree id.ID) {
 	defer close(s.done)
 	s.parentList, s.parent = w.parentNodes(parentTree, rel)
-	s.nodes, s.err = w.readDir(path, rel, s.parent)
+	s.nodes, s.empty, s.err = w.readDir(path, rel, s.parent)
 }
 
 // dir stores one directory and everything below it. pre is its scan when
@@ -43,7 +44,7 @@ func (w *walker) dir(path, rel string, parentTree id.ID, pre *scan) (id.ID, erro
 		w.fillScan(pre, path, rel, parentTree)
 	}
 	<-pre.done
-	parentList, parent, nodes := pre.parentList, pre.parent, pre.nodes
+	parentList, parent, nodes, empty := pre.parentList, pre.parent, pre.nodes, pre.empty
 	if pre.err != nil {
 		return id.ID{}, pre.err
 	}
@@ -53,7 +54,7 @@ func (w *walker) dir(path, rel string, parentTree id.ID, pre *scan) (id.ID, erro
 	if err != nil {
 		return id.ID{}, err
 	}
-	if err := w.subdirs(path, rel, nodes, parent); err != nil {
+	if err := w.subdirs(path, rel, nodes, parent, empty); err != nil {
 		return id.ID{}, err
 	}
 	failed := map[*tree.Node]bool{}
@@ -87,8 +88,9 @@ func (w *walker) dir(path, rel string, parentTree id.ID, pre *scan) (id.ID, erro
 // goroutines while a slot is free (dirSlots). The directories themselves
 // are still walked in order, so that the files of one directory are read,
 // and packed, together (a restore reads them in that order). Every scan
-// started is waited for, even after an error.
-func (w *walker) subdirs(path, rel string, nodes []tree.Node, parent map[string]*tree.Node) error {
+// started is waited for, even after an error. The subdirectories named in
+// empty are stored without their entries, unread.
+func (w *walker) subdirs(path, rel string, nodes []tree.Node, parent map[string]*tree.Node, empty map[string]bool) error {
 	var dirs []*tree.Node
 	for i := range nodes {
 		if nodes[i].Type == tree.TypeDir {
@@ -100,6 +102,12 @@ func (w *walker) subdirs(path, rel string, nodes []tree.Node, parent map[string]
 			return old.Subtree
 		}
 		return id.ID{}
+	}
+	if len(empty) > 0 {
+		dirs = slices.DeleteFunc(dirs, func(n *tree.Node) bool { return empty[n.Name] })
+		if err := w.emptyDirs(nodes, empty, oldSub); err != nil {
+			return err
+		}
 	}
 	scans := make([]*scan, len(dirs))
 	defer func() {
@@ -129,6 +137,21 @@ func (w *walker) subdirs(path, rel string, nodes []tree.Node, parent map[string]
 	return nil
 }
 
+// emptyDirs stores the subdirectories named in empty with no entries.
+func (w *walker) emptyDirs(nodes []tree.Node, empty map[string]bool, oldSub func(*tree.Node) id.ID) error {
+	for i := range nodes {
+		if n := &nodes[i]; n.Type == tree.TypeDir && empty[n.Name] {
+			sub, err := w.saveTree(nil, nil)
+			if err != nil {
+				return err
+			}
+			n.Subtree = sub
+			w.countDir(oldSub(n), sub)
+		}
+	}
+	return nil
+}
+
 // takeDirSlot takes a slot for a scan ahead if one is free.
 func (w *walker) takeDirSlot() bool {
 	select {
@@ -146,6 +169,13 @@ func (w *walker) subdir(n *tree.Node, path, rel string, oldSub id.ID, pre *scan)
 		return err
 	}
 	n.Subtree = sub
+	w.countDir(oldSub, sub)
+	return nil
+}
+
+// countDir counts a subdirectory stored as tree sub, whose tree in the
+// parent snapshot was oldSub.
+func (w *walker) countDir(oldSub, sub id.ID) {
 	switch {
 	case oldSub.IsZero():
 		w.n.dirsNew.Add(1)
@@ -154,5 +184,4 @@ func (w *walker) subdir(n *tree.Node, path, rel string, oldSub id.ID, pre *scan)
 	default:
 		w.n.dirsChanged.Add(1)
 	}
-	return nil
 }

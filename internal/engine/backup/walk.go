@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cloudstic/cloudstic/internal/engine/exclude"
 	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/chunker"
@@ -52,6 +53,7 @@ type walker struct {
 	params chunker.Params
 	sink   sink
 	cap    *fsmeta.Capturer
+	filter *exclude.Filter
 
 	files chan fileJob
 	blobs chan blobJob
@@ -81,12 +83,12 @@ type walker struct {
 	}
 }
 
-func newWalker(ctx context.Context, r *repo.Repository, opts Options, gear *chunker.Gear, p chunker.Params) (*walker, error) {
+func newWalker(ctx context.Context, r *repo.Repository, opts Options, filter *exclude.Filter, gear *chunker.Gear, p chunker.Params) (*walker, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	w := &walker{ctx: ctx, cancel: cancel, r: r, opts: opts, gear: gear, params: p, cap: fsmeta.NewCapturer(),
+	w := &walker{ctx: ctx, cancel: cancel, r: r, opts: opts, filter: filter, gear: gear, params: p, cap: fsmeta.NewCapturer(),
 		files: make(chan fileJob, 4*opts.Workers), blobs: make(chan blobJob, opts.Workers),
 		dirSlots: make(chan struct{}, opts.Workers), chunkBufs: pack.NewBuffers(4 * opts.Workers),
 		chunkers: make(chan *chunker.Chunker, chunkers(opts.Workers))}
@@ -165,18 +167,6 @@ func relPath(dir, name string) string {
 // fail stops the whole run: something other than an unreadable file broke.
 func (w *walker) fail(err error) { w.cancel(err) }
 
-func (w *walker) excluded(rel, name string) bool {
-	for _, pat := range w.opts.Excludes {
-		if ok, _ := filepath.Match(pat, name); ok { //nolint:errcheck // bad patterns are rejected by the CLI
-			return true
-		}
-		if ok, _ := filepath.Match(pat, rel); ok { //nolint:errcheck // see above
-			return true
-		}
-	}
-	return false
-}
-
 // parentNodes loads the parent snapshot's tree for this directory: its
 // nodes, and the same nodes by name.
 func (w *walker) parentNodes(parentTree id.ID, rel string) ([]tree.Node, map[string]*tree.Node) {
@@ -199,12 +189,14 @@ func (w *walker) parentNodes(parentTree id.ID, rel string) ([]tree.Node, map[str
 
 // readDir captures the metadata of a directory's entries (what cannot have
 // changed since the parent snapshot's parent entries is taken from them,
-// see fsmeta.Capturer.NodeSince). Entries that cannot be read are recorded
-// as errors and left out; an unreadable source root is fatal.
-func (w *walker) readDir(path, rel string, parent map[string]*tree.Node) ([]tree.Node, error) {
+// see fsmeta.Capturer.NodeSince), less what the exclude rules leave out.
+// It also returns the names of subdirectories to keep empty (mount points
+// under -one-file-system). Entries that cannot be read are recorded as
+// errors and left out; an unreadable source root is fatal.
+func (w *walker) readDir(path, rel string, parent map[string]*tree.Node) ([]tree.Node, map[string]bool, error) {
 	entries, err := os.ReadDir(path)
 	if err != nil && rel == "." {
-		return nil, fmt.Errorf("%w: %v", ErrSource, err)
+		return nil, nil, fmt.Errorf("%w: %v", ErrSource, err)
 	}
 	if err != nil {
 		w.errs.add(fmt.Errorf("%s: %w", path, err))
@@ -213,17 +205,24 @@ func (w *walker) readDir(path, rel string, parent map[string]*tree.Node) ([]tree
 		w.opts.Progress.Dirs.Add(1)
 	}
 	nodes := make([]tree.Node, 0, len(entries))
+	var empty map[string]bool
 	for _, e := range entries {
-		if w.excluded(relPath(rel, e.Name()), e.Name()) {
-			continue
-		}
 		child := filepath.Join(path, e.Name())
-		fi, err := e.Info()
+		dec, fi, err := w.filter.Entry(path, relPath(rel, e.Name()), e)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				w.errs.add(fmt.Errorf("%s: %w", child, err))
 			}
 			continue
+		}
+		switch dec {
+		case exclude.Skip:
+			continue
+		case exclude.KeepEmpty:
+			if empty == nil {
+				empty = map[string]bool{}
+			}
+			empty[e.Name()] = true
 		}
 		prev := parent[e.Name()]
 		if prev != nil && !w.settled(prev) {
@@ -236,7 +235,7 @@ func (w *walker) readDir(path, rel string, parent map[string]*tree.Node) ([]tree
 		}
 		nodes = append(nodes, node)
 	}
-	return nodes, nil
+	return nodes, empty, nil
 }
 
 // submitFiles reuses the content of unchanged files and hands the others to

@@ -15,6 +15,8 @@ func sampleSnapshot() *Snapshot {
 		Hostname: "host", Username: "me", Path: "/home/me", Tags: []string{"daily", "é"}, Parent: id.ID{9},
 		Summary: Summary{FilesNew: 3, BytesTotal: 1 << 40, Errors: 1, DurationSeconds: 1.5},
 		Program: "cloudstic", Nonce: []byte("0123456789abcdef"),
+		Excludes: &ExcludeSet{Patterns: []string{"cache/", "!keep.log", `\#x`}, IfPresent: []string{".nobackup"}, Caches: true,
+			LargerThan: 1 << 30, OneFileSystem: true},
 	}
 }
 
@@ -24,6 +26,8 @@ func FuzzDecode(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(data)
+	f.Add([]byte(`{"tree":"` + id.ID{1}.String() + `","excludes":{"patterns":["*.tmp"],"larger_than":-1}}`))
+	f.Add([]byte(`{"tree":"` + id.ID{1}.String() + `","excludes":null}`))
 	f.Add([]byte(`{"tree":"` + id.ID{1}.String() + `"}`))
 	f.Add([]byte(`{"tree":"00"}`))
 	f.Add([]byte(`null`))

@@ -36,6 +36,21 @@ type Summary struct {
 	DurationSeconds float64 `json:"duration_seconds"`
 }
 
+// ExcludeSet records the exclude rules a backup ran with.
+type ExcludeSet struct {
+	// Patterns are the gitignore-syntax patterns, in order (blank and
+	// comment lines of exclude files left out).
+	Patterns []string `json:"patterns,omitempty"`
+	// IfPresent are the names whose presence left a directory out.
+	IfPresent []string `json:"if_present,omitempty"`
+	// Caches: directories tagged with CACHEDIR.TAG were left out.
+	Caches bool `json:"caches,omitempty"`
+	// LargerThan: regular files of more bytes were left out (0: none).
+	LargerThan int64 `json:"larger_than,omitempty"`
+	// OneFileSystem: directories on other devices were kept empty.
+	OneFileSystem bool `json:"one_file_system,omitempty"`
+}
+
 // Snapshot is one backup.
 type Snapshot struct {
 	Time time.Time `json:"time"`
@@ -52,6 +67,9 @@ type Snapshot struct {
 	Parent   id.ID      `json:"parent,omitzero"`
 	Summary  Summary    `json:"summary"`
 	Program  string     `json:"program,omitempty"`
+	// Excludes are the rules that left entries out of this backup; nil
+	// when there were none, and in snapshots of older versions.
+	Excludes *ExcludeSet `json:"excludes,omitempty"`
 	// Nonce makes two otherwise identical snapshots distinct objects.
 	Nonce []byte `json:"nonce"`
 }

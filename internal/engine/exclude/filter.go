@@ -1,0 +1,140 @@
+package exclude
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// Options are a backup's exclude rules.
+type Options struct {
+	// Patterns are lines in gitignore syntax (see NewMatcher).
+	Patterns []string
+	// IfPresent leaves out every directory holding an entry of one of
+	// these names (e.g. ".nobackup").
+	IfPresent []string
+	// Caches leaves out every directory holding a CACHEDIR.TAG file that
+	// starts with the signature of https://bford.info/cachedir/.
+	Caches bool
+	// LargerThan, when positive, leaves out regular files of more bytes.
+	LargerThan int64
+	// OneFileSystem does not descend into directories on another device
+	// than the source root (mount points are kept, empty).
+	OneFileSystem bool
+}
+
+// Decision is what a Filter decided for one directory entry.
+type Decision int
+
+const (
+	// Keep backs the entry up (and, for a directory, what it holds).
+	Keep Decision = iota
+	// Skip leaves the entry out; a directory is not even opened.
+	Skip
+	// KeepEmpty keeps a directory but not what it holds: a mount point
+	// under -one-file-system.
+	KeepEmpty
+)
+
+// CacheDirTag is the name of the file that marks a cache directory, and
+// cacheDirSignature what it must start with.
+const (
+	CacheDirTag       = "CACHEDIR.TAG"
+	cacheDirSignature = "Signature: 8a477f597d28d172789f06886806bc55"
+)
+
+// Filter applies Options below one source root. It is safe for
+// concurrent use.
+type Filter struct {
+	opts    Options
+	m       *Matcher
+	rootDev uint64
+}
+
+// NewFilter parses opts' patterns for the source root whose metadata is
+// root (its device decides -one-file-system).
+func NewFilter(opts Options, root fs.FileInfo) (*Filter, error) {
+	m, err := NewMatcher(opts.Patterns)
+	if err != nil {
+		return nil, err
+	}
+	return &Filter{opts: opts, m: m, rootDev: Device(root)}, nil
+}
+
+// Entry decides for the entry d of the directory dir, at rel relative to
+// the source root. It returns the entry's lstat metadata when it was
+// needed (nil otherwise: patterns are decided on the name and type
+// alone, so an excluded entry costs no system call), and the error of
+// that lstat.
+func (f *Filter) Entry(dir, rel string, d fs.DirEntry) (Decision, fs.FileInfo, error) {
+	if f.m.Match(rel, d.IsDir()) {
+		return Skip, nil, nil
+	}
+	fi, err := d.Info()
+	if err != nil {
+		return Skip, nil, err
+	}
+	switch {
+	case fi.Mode().IsRegular():
+		if f.opts.LargerThan > 0 && fi.Size() > f.opts.LargerThan {
+			return Skip, fi, nil
+		}
+	case fi.IsDir():
+		path := filepath.Join(dir, d.Name())
+		if f.tagged(path) {
+			return Skip, fi, nil
+		}
+		if f.opts.OneFileSystem && Device(fi) != f.rootDev {
+			return KeepEmpty, fi, nil
+		}
+	}
+	return Keep, fi, nil
+}
+
+// tagged says whether the directory at path holds a -exclude-if-present
+// name or, with -exclude-caches, a valid CACHEDIR.TAG.
+func (f *Filter) tagged(path string) bool {
+	for _, name := range f.opts.IfPresent {
+		if _, err := os.Lstat(filepath.Join(path, name)); err == nil {
+			return true
+		}
+	}
+	return f.opts.Caches && isCacheDir(path)
+}
+
+// isCacheDir says whether dir holds a regular CACHEDIR.TAG file starting
+// with the signature. An unreadable tag does not exclude: the backup then
+// reports what it cannot read, rather than silently leaving it out.
+func isCacheDir(dir string) bool {
+	path := filepath.Join(dir, CacheDirTag)
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	// O_NONBLOCK: should a FIFO replace the tag after the Lstat, opening
+	// it must not wait for a writer.
+	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	if fi, err := fh.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	buf := make([]byte, len(cacheDirSignature))
+	if _, err := io.ReadFull(fh, buf); err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return false
+	}
+	return bytes.Equal(buf, []byte(cacheDirSignature))
+}
+
+// Device is the device number of an entry, from its lstat metadata.
+func Device(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev) //nolint:unconvert // Dev is narrower on some platforms
+	}
+	return 0
+}
