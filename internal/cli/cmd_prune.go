@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -24,7 +25,7 @@ func (p *pruneFlags) register(fs interface {
 	DurationVar(*time.Duration, string, time.Duration, string)
 }) {
 	fs.StringVar(&p.maxUnused, "max-unused", "30%", "repack a pack when more than this share of it is unused")
-	fs.DurationVar(&p.margin, "margin", prune.DefaultMargin, "never delete packs or index files the store wrote less than this long before prune began")
+	fs.DurationVar(&p.margin, "margin", prune.DefaultMargin, "never delete a pack no index names if the store wrote it less than this long before prune began (indexed packs no snapshot uses go at once)")
 }
 
 // options validates the flags.
@@ -66,7 +67,7 @@ func runPrune(ctx context.Context, a *app, args []string) error {
 }
 
 // prune runs the prune engine: without a lock on a dry run, else under the
-// exclusive lock, checking the lease before every delete batch.
+// exclusive lock, checking the lease before every delete.
 func (a *app) prune(ctx context.Context, r *repo.Repository, opts prune.Options) (*prune.Result, error) {
 	if a.progressWanted() {
 		defer a.pruneProgress(&opts)()
@@ -119,7 +120,12 @@ func (a *app) printPrune(res *prune.Result) {
 		verb, verbIdx = "would delete", "would delete"
 	}
 	fmt.Fprintf(w, "Scanned:     %d snapshots, %d used blobs, %d packs, %d index files\n", res.Snapshots, res.BlobsUsed, res.PacksScanned, res.IndexFilesScanned)
-	fmt.Fprintf(w, "Packs:       %s %d unused, repacked %d into %d new, %d too new to touch\n", verb, res.PacksDeleted, res.PacksRepacked, res.PacksWritten, res.PacksProtected)
+	unindexed := ""
+	if res.UnindexedPacksDeleted > 0 {
+		unindexed = fmt.Sprintf(" (%d of them unindexed, older than the %s margin)", res.UnindexedPacksDeleted, shortDuration(res.Kept.MarginSeconds))
+	}
+	fmt.Fprintf(w, "Packs:       %s %d unused%s, repacked %d into %d new\n", verb, res.PacksDeleted, unindexed, res.PacksRepacked, res.PacksWritten)
+	printKept(w, res.Kept)
 	fmt.Fprintf(w, "Index:       %d files written, %s %d\n", res.IndexFilesWritten, verbIdx, res.IndexFilesDeleted)
 	if res.DryRun {
 		fmt.Fprintf(w, "Would reclaim about %s (run with -verbose to list the %d objects)\n", humanBytes(res.BytesReclaimed), len(res.WouldDelete))
@@ -129,4 +135,37 @@ func (a *app) printPrune(res *prune.Result) {
 	if res.TempFilesRemoved > 0 {
 		fmt.Fprintf(w, "Temp files:  %d left by crashed writers removed\n", res.TempFilesRemoved)
 	}
+}
+
+// printKept says what prune left on purpose and why, one line per reason.
+func printKept(w io.Writer, k prune.Kept) {
+	if k.UnindexedPacks > 0 {
+		fmt.Fprintf(w, "Kept:        %d unindexed %s (%s) younger than the %s margin: a backup may still be writing them (see -margin)\n",
+			k.UnindexedPacks, packWord(k.UnindexedPacks), humanBytes(k.UnindexedBytes), shortDuration(k.MarginSeconds))
+	}
+	if k.PartlyUsedPacks > 0 {
+		fmt.Fprintf(w, "Kept:        %s unused in %d partly used %s, each under the %g%% repack threshold (see -max-unused)\n",
+			humanBytes(k.UnusedBytes), k.PartlyUsedPacks, packWord(k.PartlyUsedPacks), k.MaxUnused*100)
+	}
+}
+
+// packWord is "pack" or "packs" as n asks.
+func packWord(n int) string {
+	if n == 1 {
+		return "pack"
+	}
+	return "packs"
+}
+
+// shortDuration prints seconds as a duration without trailing zero units:
+// 3600 → "1h", 5400 → "1h30m", 90 → "1m30s".
+func shortDuration(seconds float64) string {
+	s := (time.Duration(seconds * float64(time.Second))).Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
-	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 var errIndexLoaded = errors.New("prune: the repository's index must not be loaded before prune")
@@ -30,18 +29,6 @@ func (p *plan) sorted(act action) []*packState {
 	return out
 }
 
-// oldIndexFiles are the index files the merged index supersedes: those
-// older than the cutoff.
-func (p *plan) oldIndexFiles() []repo.ObjectEntry {
-	var out []repo.ObjectEntry
-	for _, f := range p.indexFiles {
-		if indexFileOld(f, p.cutoff) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 func (p *plan) stalePacks() int {
 	n := 0
 	for _, ps := range p.packs {
@@ -55,24 +42,38 @@ func (p *plan) stalePacks() int {
 // needsWork: something to delete or repack, stale entries to drop, or
 // several index files to merge.
 func (p *plan) needsWork() bool {
-	return len(p.sorted(actDelete))+len(p.sorted(actRepack))+p.stalePacks() > 0 || len(p.oldIndexFiles()) > 1
+	return len(p.sorted(actDelete))+len(p.sorted(actRepack))+p.stalePacks() > 0 || len(p.indexFiles) > 1
 }
 
-// summarize fills the counts of the plan (and, on a dry run, what would
-// be deleted and reclaimed).
-func (p *plan) summarize(dryRun bool) *Result {
-	res := &Result{DryRun: dryRun, Snapshots: len(p.snapshots), BlobsUsed: len(p.used),
-		IndexFilesScanned: len(p.indexFiles), StalePacks: p.stalePacks(), PacksProtected: len(p.sorted(actProtect))}
+// summarize fills the counts of the plan, what it keeps and why (and, on a
+// dry run, what would be deleted and reclaimed).
+func (p *plan) summarize(opts Options) *Result {
+	res := &Result{DryRun: opts.DryRun, Snapshots: len(p.snapshots), BlobsUsed: len(p.used),
+		IndexFilesScanned: len(p.indexFiles), StalePacks: p.stalePacks(),
+		Kept: Kept{MarginSeconds: opts.Margin.Seconds(), MaxUnused: opts.MaxUnused}}
 	for _, ps := range p.packs {
 		if ps.onStore {
 			res.PacksScanned++
 		}
 	}
-	if !dryRun {
+	for _, ps := range p.sorted(actProtect) {
+		res.Kept.UnindexedPacks++
+		res.Kept.UnindexedBytes += ps.obj.Size
+	}
+	for _, ps := range p.sorted(actKeep) {
+		if unused := ps.blobBytes - ps.usedBytes; unused > 0 {
+			res.Kept.PartlyUsedPacks++
+			res.Kept.UnusedBytes += unused
+		}
+	}
+	if !opts.DryRun {
 		return res
 	}
 	for _, ps := range p.sorted(actDelete) {
 		res.PacksDeleted++
+		if !ps.indexed {
+			res.UnindexedPacksDeleted++
+		}
 		res.BytesDeleted += ps.obj.Size
 		res.WouldDelete = append(res.WouldDelete, ps.obj.Key)
 	}
@@ -83,7 +84,7 @@ func (p *plan) summarize(dryRun bool) *Result {
 		res.WouldDelete = append(res.WouldDelete, ps.obj.Key)
 	}
 	if p.needsWork() {
-		for _, f := range p.oldIndexFiles() {
+		for _, f := range p.indexFiles {
 			res.IndexFilesDeleted++
 			res.WouldDelete = append(res.WouldDelete, f.Key)
 		}
@@ -98,7 +99,7 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, opts Options, re
 	if pr := opts.Progress; pr != nil {
 		// Objects: packs to repack, then index files and packs to delete.
 		repack, del := p.sorted(actRepack), p.sorted(actDelete)
-		pr.ObjectsTotal.Store(int64(2*len(repack) + len(del) + len(p.oldIndexFiles())))
+		pr.ObjectsTotal.Store(int64(2*len(repack) + len(del) + len(p.indexFiles)))
 		for _, ps := range repack {
 			pr.BytesTotal.Add(ps.obj.Size)
 		}
@@ -108,10 +109,8 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, opts Options, re
 		return err
 	}
 	var merged []index.PackBlobs
-	for _, ps := range append(p.sorted(actKeep), p.sorted(actProtect)...) {
-		if ps.entries != nil {
-			merged = append(merged, index.PackBlobs{ID: ps.id, Blobs: ps.entries})
-		}
+	for _, ps := range p.sorted(actKeep) {
+		merged = append(merged, index.PackBlobs{ID: ps.id, Blobs: ps.entries})
 	}
 	newFiles, err := r.WriteIndex(ctx, merged)
 	if err != nil {
@@ -122,15 +121,16 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, opts Options, re
 		written[repo.IndexKey(f)] = true
 	}
 	opts.logf("merged index written: %d packs in %d files", len(merged), len(newFiles))
-	if err := p.checkSnapshots(ctx, r, opts); err != nil {
+	if err := p.checkUnchanged(ctx, r, opts, written); err != nil {
 		return err
 	}
 	// Superseded index files go before the packs they name: a crash in
-	// between leaves unindexed packs (a harmless leftover the next prune
-	// removes), never an index entry pointing at a deleted pack, which a
-	// restore could read from and a backup could deduplicate against.
+	// between leaves unindexed packs (a harmless leftover a later prune
+	// removes once the margin has passed), never an index entry pointing
+	// at a deleted pack, which a restore could read from and a backup
+	// could deduplicate against.
 	var idxKeys []string
-	for _, f := range p.oldIndexFiles() {
+	for _, f := range p.indexFiles {
 		if !written[f.Key] {
 			idxKeys = append(idxKeys, f.Key)
 		}
@@ -146,10 +146,14 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, opts Options, re
 		}
 		packKeys = append(packKeys, ps.obj.Key)
 		res.BytesDeleted += ps.obj.Size
-		if ps.act == actRepack {
+		switch {
+		case ps.act == actRepack:
 			res.PacksRepacked++
-		} else {
+		case ps.indexed:
 			res.PacksDeleted++
+		default:
+			res.PacksDeleted++
+			res.UnindexedPacksDeleted++
 		}
 	}
 	if err := deleteAll(ctx, r.Store(), opts, "packs", packKeys); err != nil {
@@ -159,7 +163,7 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, opts Options, re
 }
 
 // repack copies the used blobs of the packs to repack into new packs
-// (with their own index files) and returns the keys it wrote.
+// (with their own index files) and returns the keys of the packs it wrote.
 func (p *plan) repack(ctx context.Context, r *repo.Repository, opts Options, res *Result) (map[string]bool, error) {
 	written := make(map[string]bool)
 	todo := p.sorted(actRepack)
@@ -217,48 +221,6 @@ func repackOne(ctx context.Context, r *repo.Repository, saver *repo.Saver, ps *p
 		if _, err := saver.Save(ctx, e.Type, e.ID, plain); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// checkSnapshots stops the run when a snapshot appeared since the mark
-// phase: its blobs were not marked.
-func (p *plan) checkSnapshots(ctx context.Context, r *repo.Repository, opts Options) error {
-	if opts.Lease != nil {
-		if err := opts.Lease.Check(ctx); err != nil {
-			return err
-		}
-	}
-	ids, _, err := r.ListIDs(ctx, repo.SnapshotPrefix)
-	if err != nil {
-		return fmt.Errorf("listing snapshots: %w", err)
-	}
-	for _, s := range ids {
-		if !p.snapshots[s] {
-			return fmt.Errorf("%w: snapshot %s is new", ErrConcurrentChange, s.Short())
-		}
-	}
-	return nil
-}
-
-// deleteAll deletes keys in batches, checking the lease before each.
-func deleteAll(ctx context.Context, st store.Store, opts Options, what string, keys []string) error {
-	for start := 0; start < len(keys); start += deleteBatch {
-		if opts.Lease != nil {
-			if err := opts.Lease.Check(ctx); err != nil {
-				return fmt.Errorf("before deleting %s: %w", what, err)
-			}
-		}
-		end := min(start+deleteBatch, len(keys))
-		for _, k := range keys[start:end] {
-			if err := st.Delete(ctx, k); err != nil && !errors.Is(err, store.ErrNotFound) {
-				return fmt.Errorf("deleting %s: %w", k, err)
-			}
-			if pr := opts.Progress; pr != nil {
-				pr.Objects.Add(1)
-			}
-		}
-		opts.logf("deleted %d/%d %s", end, len(keys), what)
 	}
 	return nil
 }

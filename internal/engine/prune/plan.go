@@ -22,7 +22,7 @@ type action int
 
 const (
 	actKeep    action = iota // used enough: stays as it is
-	actProtect               // too new to touch (written after start - margin)
+	actProtect               // in no index and too new to judge (see Options.Margin)
 	actDelete                // nothing used in it
 	actRepack                // used blobs copied out, then deleted
 )
@@ -32,8 +32,8 @@ type packState struct {
 	id        id.ID
 	obj       repo.ObjectEntry // valid when onStore
 	onStore   bool
-	pinned    bool         // named by an index file too new to delete
-	entries   []pack.Entry // from the index; nil when no index names it
+	indexed   bool         // some index file names it
+	entries   []pack.Entry // from the index
 	used      []pack.Entry // canonical copies of used blobs in this pack
 	usedBytes int64
 	blobBytes int64
@@ -49,13 +49,11 @@ type plan struct {
 	cutoff     time.Time
 }
 
-// loadIndex reads every index file into per-pack entry lists. pinned are
-// the packs named by an index file prune will not delete (too new): such
-// a pack must stay, or that file would point readers and backups at a
-// pack that is gone.
-func loadIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEntry, cutoff time.Time) (out map[id.ID][]pack.Entry, pinned map[id.ID]bool, err error) {
-	out = make(map[id.ID][]pack.Entry)
-	pinned = make(map[id.ID]bool)
+// loadIndex reads every index file into per-pack entry lists. Every file
+// read is superseded by the merged index, whatever its age: under the
+// exclusive lock no writer is still adding to it (see doc.go).
+func loadIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEntry) (map[id.ID][]pack.Entry, error) {
+	out := make(map[id.ID][]pack.Entry)
 	fs := make([]*index.File, len(files))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
@@ -70,26 +68,16 @@ func loadIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEntry
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	for i, f := range fs {
-		old := indexFileOld(files[i], cutoff)
+	for _, f := range fs {
 		for _, p := range f.Packs {
-			if !old {
-				pinned[p.ID] = true
-			}
 			if _, ok := out[p.ID]; !ok {
 				out[p.ID] = p.Blobs
 			}
 		}
 	}
-	return out, pinned, nil
-}
-
-// indexFileOld reports whether an index file is old enough to be replaced
-// by the merged index and deleted.
-func indexFileOld(f repo.ObjectEntry, cutoff time.Time) bool {
-	return !f.ModTime.IsZero() && f.ModTime.Before(cutoff)
+	return out, nil
 }
 
 // mark walks every snapshot's trees and returns the set of used blobs.
@@ -155,10 +143,14 @@ func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time
 		return nil, fmt.Errorf("listing index files: %w", err)
 	}
 	p.indexFiles = files
-	indexed, pinned, err := loadIndex(ctx, r, files, p.cutoff)
+	indexed, err := loadIndex(ctx, r, files)
 	if err != nil {
 		return nil, err
 	}
+	// Packs are listed after index files: a writer stores a pack before
+	// the index file naming it, so every pack an index file we read names
+	// is in this listing (if it still exists), and a pack stored since
+	// shows up as unindexed, which the margin protects.
 	objs, _, err := r.ListObjects(ctx, repo.DataPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("listing packs: %w", err)
@@ -172,8 +164,7 @@ func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time
 			ps = &packState{id: pid}
 			p.packs[pid] = ps
 		}
-		ps.entries = entries
-		ps.pinned = pinned[pid]
+		ps.indexed, ps.entries = true, entries
 	}
 	order := p.byPreference()
 	locs := make(map[id.ID]index.Location)
@@ -197,12 +188,12 @@ func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time
 }
 
 // byPreference orders the packs that are both indexed and on the store by
-// which copy of a duplicated blob to keep: newest first (repacked and
-// protected packs), then by id.
+// which copy of a duplicated blob to keep: newest first (an earlier
+// prune's repacked packs), then by id.
 func (p *plan) byPreference() []*packState {
 	var out []*packState
 	for _, ps := range p.packs {
-		if ps.onStore && ps.entries != nil {
+		if ps.onStore && ps.indexed {
 			out = append(out, ps)
 		}
 	}
@@ -240,7 +231,7 @@ func (p *plan) classify(locs map[id.ID]index.Location, maxUnused float64) error 
 		switch {
 		case !ps.onStore:
 			ps.act = actDelete // stale index entries: dropped from the merged index
-		case ps.pinned || ps.obj.ModTime.IsZero() || !ps.obj.ModTime.Before(p.cutoff):
+		case !ps.indexed && p.young(ps.obj):
 			ps.act = actProtect
 		case ps.usedBytes == 0:
 			ps.act = actDelete
@@ -251,6 +242,13 @@ func (p *plan) classify(locs map[id.ID]index.Location, maxUnused float64) error 
 		}
 	}
 	return nil
+}
+
+// young reports whether an object was stored too recently to be judged
+// without an index entry: not before the cutoff, or at a time the store
+// does not report.
+func (p *plan) young(o repo.ObjectEntry) bool {
+	return o.ModTime.IsZero() || !o.ModTime.Before(p.cutoff)
 }
 
 // damageOr wraps err with ErrDamaged when it says stored bytes are wrong or

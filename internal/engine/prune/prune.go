@@ -16,15 +16,16 @@ const (
 	// DefaultMaxUnused: repack a pack when more than 30% of its blob bytes
 	// are unused.
 	DefaultMaxUnused = 0.30
-	// DefaultMargin: never delete what the store says was written in the
-	// hour before prune began. A backup holds a shared lock, so under a
-	// working lock no backup runs during prune; the margin protects the
-	// packs of one that runs anyway (its lock broken by break-lock, its
-	// host asleep past its lease) for as long as a typical backup runs,
-	// at the cost of reclaiming the newest garbage one prune later.
+	// DefaultMargin: never delete a pack that no index file names if the
+	// store wrote it in the hour before prune began. Such a pack may
+	// belong to a backup still running without a valid lock (its lock
+	// broken by break-lock, its host asleep past its lease): a backup
+	// stores its packs first and indexes them later, so for most of its
+	// run its packs are unindexed. Packs an index file names are judged
+	// by use alone, whatever their age (see doc.go).
 	DefaultMargin = time.Hour
-	// deleteBatch is how many objects are deleted between lease checks.
-	deleteBatch = 100
+	// logEvery is how many deletes go between two progress messages.
+	logEvery = 100
 )
 
 // Lease is the part of the exclusive lock prune uses (lock.Lock has it).
@@ -37,16 +38,16 @@ type Lease interface {
 type Options struct {
 	// MaxUnused is the unused share (0..1) above which a pack is repacked.
 	MaxUnused float64
-	// Margin: objects whose store time is not older than Start - Margin
-	// are never deleted.
+	// Margin: a pack no index file names is deleted only when the store
+	// wrote it before Start - Margin.
 	Margin time.Duration
 	// Start is the store's time when the mark phase began (e.g. the
 	// ModTime of our lock object); zero means Clock.Now().
 	Start time.Time
 	// Clock defaults to clock.Real.
 	Clock clock.Clock
-	// Lease is checked before every batch of deletes (nil: none, for
-	// dry runs and tests).
+	// Lease is checked before every delete (nil: none, for dry runs and
+	// tests).
 	Lease Lease
 	// DryRun plans and reports but writes and deletes nothing.
 	DryRun bool
@@ -73,15 +74,19 @@ func (o Options) logf(format string, args ...any) {
 
 // Result reports what prune did (or, on a dry run, would do).
 type Result struct {
-	DryRun            bool  `json:"dry_run"`
-	Snapshots         int   `json:"snapshots"`
-	BlobsUsed         int   `json:"blobs_used"`
-	PacksScanned      int   `json:"packs_scanned"`
-	IndexFilesScanned int   `json:"index_files_scanned"`
-	PacksDeleted      int   `json:"packs_deleted"`  // unused or unindexed packs
-	PacksRepacked     int   `json:"packs_repacked"` // deleted after copying their used blobs
-	PacksWritten      int   `json:"packs_written"`
-	PacksProtected    int   `json:"packs_protected"` // too new to touch
+	DryRun            bool `json:"dry_run"`
+	Snapshots         int  `json:"snapshots"`
+	BlobsUsed         int  `json:"blobs_used"`
+	PacksScanned      int  `json:"packs_scanned"`
+	IndexFilesScanned int  `json:"index_files_scanned"`
+	PacksDeleted      int  `json:"packs_deleted"` // unused packs, unindexed ones included
+	// UnindexedPacksDeleted counts the packs of PacksDeleted no index
+	// file named (a crashed writer's leftovers older than the margin).
+	UnindexedPacksDeleted int `json:"unindexed_packs_deleted"`
+	PacksRepacked         int `json:"packs_repacked"` // deleted after copying their used blobs
+	PacksWritten          int `json:"packs_written"`
+	// StalePacks counts index entries of packs missing from the store,
+	// dropped from the merged index.
 	StalePacks        int   `json:"stale_index_packs"`
 	IndexFilesWritten int   `json:"index_files_written"`
 	IndexFilesDeleted int   `json:"index_files_deleted"`
@@ -92,8 +97,28 @@ type Result struct {
 	BytesReclaimed int64 `json:"bytes_reclaimed"`
 	// TempFilesRemoved counts temp files of crashed writers removed.
 	TempFilesRemoved int `json:"temp_files_removed"`
+	// Kept says what was left on the store on purpose, and why.
+	Kept Kept `json:"kept"`
 	// WouldDelete lists the keys a dry run would delete.
 	WouldDelete []string `json:"would_delete,omitempty"`
+}
+
+// Kept is what prune leaves although no snapshot needs all of it.
+type Kept struct {
+	// UnindexedPacks are packs no index file names that the store wrote
+	// less than Margin before prune began (or at a time it does not
+	// report): a backup that lost its lock may still be writing them.
+	UnindexedPacks int   `json:"unindexed_packs"`
+	UnindexedBytes int64 `json:"unindexed_bytes"`
+	// MarginSeconds is Options.Margin.
+	MarginSeconds float64 `json:"margin_seconds"`
+	// PartlyUsedPacks are packs holding unused blobs, but no more than
+	// MaxUnused of their blob bytes: not worth rewriting. UnusedBytes is
+	// the sum of those unused blob bytes.
+	PartlyUsedPacks int   `json:"partly_used_packs"`
+	UnusedBytes     int64 `json:"unused_bytes"`
+	// MaxUnused is Options.MaxUnused (0..1).
+	MaxUnused float64 `json:"max_unused"`
 }
 
 // Run prunes r. r's in-memory index must not be loaded (prune reads the
@@ -117,7 +142,7 @@ func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	res := p.summarize(opts.DryRun)
+	res := p.summarize(opts)
 	if opts.DryRun {
 		return res, nil
 	}

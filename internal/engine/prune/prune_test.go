@@ -2,10 +2,7 @@ package prune_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/cloudstic/cloudstic/internal/engine/check"
 	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
@@ -172,48 +169,6 @@ func TestRepackKeepsOthersRestorable(t *testing.T) {
 	}
 	if again.PacksDeleted+again.PacksRepacked != 0 {
 		t.Fatalf("second prune still deletes: %+v", again)
-	}
-}
-
-// TestMarginProtectsNewObjects: with the default margin nothing written in
-// the last hour is deleted, even if unused.
-func TestMarginProtectsNewObjects(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	st := checktest.NewRepo(t, dir)
-	src := t.TempDir()
-	checktest.WriteFile(t, src, "f", 1, 800<<10)
-	sid := checktest.Backup(t, st, src)
-	if err := checktest.Open(t, st).DeleteSnapshot(ctx, sid); err != nil {
-		t.Fatal(err)
-	}
-	before := checktest.DirSize(t, dir, "data")
-	res, err := prune.Run(ctx, checktest.Open(t, st), prune.Options{MaxUnused: 0.3, Margin: prune.DefaultMargin})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if checktest.DirSize(t, dir, "data") != before || res.PacksProtected == 0 {
-		t.Fatalf("new packs were touched: %+v", res)
-	}
-	// An hour later (by the store's clock, faked by moving the files back)
-	// they go.
-	old := time.Now().Add(-2 * time.Hour)
-	for _, sub := range []string{"data", "index"} {
-		err := filepath.Walk(filepath.Join(dir, sub), func(p string, fi os.FileInfo, err error) error {
-			if err != nil || fi.IsDir() {
-				return err
-			}
-			return os.Chtimes(p, old, old)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := prune.Run(ctx, checktest.Open(t, st), prune.Options{MaxUnused: 0.3, Margin: prune.DefaultMargin}); err != nil {
-		t.Fatal(err)
-	}
-	if n := checktest.DirSize(t, dir, "data"); n != 0 {
-		t.Fatalf("%d bytes of packs left", n)
 	}
 }
 
