@@ -125,7 +125,7 @@ func (a *app) printPrune(res *prune.Result) {
 		unindexed = fmt.Sprintf(" (%d of them unindexed, older than the %s margin)", res.UnindexedPacksDeleted, shortDuration(res.Kept.MarginSeconds))
 	}
 	fmt.Fprintf(w, "Packs:       %s %d unused%s, repacked %d into %d new\n", verb, res.PacksDeleted, unindexed, res.PacksRepacked, res.PacksWritten)
-	printKept(w, res.Kept)
+	printKept(w, res.Kept, res.DryRun)
 	fmt.Fprintf(w, "Index:       %d files written, %s %d\n", res.IndexFilesWritten, verbIdx, res.IndexFilesDeleted)
 	if res.DryRun {
 		fmt.Fprintf(w, "Would reclaim about %s (run with -verbose to list the %d objects)\n", humanBytes(res.BytesReclaimed), len(res.WouldDelete))
@@ -138,14 +138,18 @@ func (a *app) printPrune(res *prune.Result) {
 }
 
 // printKept says what prune left on purpose and why, one line per reason.
-func printKept(w io.Writer, k prune.Kept) {
+func printKept(w io.Writer, k prune.Kept, dryRun bool) {
+	label := "Kept:       "
+	if dryRun {
+		label = "Would keep: "
+	}
 	if k.UnindexedPacks > 0 {
-		fmt.Fprintf(w, "Kept:        %d unindexed %s (%s) younger than the %s margin: a backup may still be writing them (see -margin)\n",
-			k.UnindexedPacks, packWord(k.UnindexedPacks), humanBytes(k.UnindexedBytes), shortDuration(k.MarginSeconds))
+		fmt.Fprintf(w, "%s %d unindexed %s (%s) younger than the %s margin: a backup may still be writing them (see -margin)\n",
+			label, k.UnindexedPacks, packWord(k.UnindexedPacks), humanBytes(k.UnindexedBytes), shortDuration(k.MarginSeconds))
 	}
 	if k.PartlyUsedPacks > 0 {
-		fmt.Fprintf(w, "Kept:        %s unused in %d partly used %s, each under the %g%% repack threshold (see -max-unused)\n",
-			humanBytes(k.UnusedBytes), k.PartlyUsedPacks, packWord(k.PartlyUsedPacks), k.MaxUnused*100)
+		fmt.Fprintf(w, "%s %s unused in %d partly used %s, each under the %g%% repack threshold (see -max-unused)\n",
+			label, humanBytes(k.UnusedBytes), k.PartlyUsedPacks, packWord(k.PartlyUsedPacks), k.MaxUnused*100)
 	}
 }
 

@@ -142,6 +142,10 @@ func TestPruneReportsKeptLeftovers(t *testing.T) {
 	if !strings.Contains(text.stdout, "Kept:        1 unindexed pack (") || !strings.Contains(text.stdout, "younger than the 1h margin") {
 		t.Fatalf("prune does not say it kept the leftover:\n%v", text)
 	}
+	dry := mustRun(t, r.with("prune", "-dry-run")...)
+	if !strings.Contains(dry.stdout, "Would keep:  1 unindexed pack (") {
+		t.Fatalf("prune -dry-run does not say it would keep the leftover:\n%v", dry)
+	}
 	var out pruneOut
 	decodeJSON(t, mustRun(t, r.with("prune", "-json")...), &out)
 	if out.Kept.UnindexedPacks != 1 || out.Kept.UnindexedBytes != int64(len(data)) || out.PacksDeleted != 0 {
