@@ -88,6 +88,10 @@ type Store interface {
 	// prefix lists everything. If fn returns an error, List stops and
 	// returns it.
 	List(ctx context.Context, prefix string, fn func(ObjectInfo) error) error
+	// Now returns a lower bound of the store's own clock at the moment the
+	// call returns (an HTTP Date header, the mtime of a file just written):
+	// the lock judges expiry by the store's clock, never by ours.
+	Now(ctx context.Context) (time.Time, error)
 	// Close releases connections and other resources.
 	Close() error
 }

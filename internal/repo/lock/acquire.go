@@ -11,9 +11,17 @@ import (
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
-// takeoverAttempts bounds how often one acquire re-examines an exclusive key
-// that keeps changing under it.
-const takeoverAttempts = 3
+const (
+	// claimAttempts bounds how often one acquire re-examines an exclusive
+	// key that keeps changing under it.
+	claimAttempts = 4
+	// contentionAttempts bounds the tries of one exclusive acquire that
+	// keeps meeting other exclusive attempts (intents), each followed by a
+	// jittered pause, before it reports the conflict.
+	contentionAttempts = 5
+	// firstBackoff is the first pause after contention; it doubles.
+	firstBackoff = 100 * time.Millisecond
+)
 
 // acquirer performs one acquisition.
 type acquirer struct {
@@ -21,10 +29,11 @@ type acquirer struct {
 	opts      Options
 	caps      store.Capabilities
 	operation string
+	sclock    *storeClock
 }
 
 // AcquireShared takes a shared lock for operation (backup, restore): blocked
-// only by a live exclusive lock.
+// only by a live exclusive lock or exclusive attempt.
 func AcquireShared(ctx context.Context, st store.Store, operation string, opts Options) (*Lock, error) {
 	a, err := newAcquirer(st, operation, opts)
 	if err != nil {
@@ -51,127 +60,226 @@ func newAcquirer(st store.Store, operation string, opts Options) (*acquirer, err
 	if operation == "" {
 		return nil, errors.New("lock: empty operation name")
 	}
-	return &acquirer{st: st, opts: opts, caps: st.Capabilities(), operation: operation}, nil
+	return &acquirer{st: st, opts: opts, caps: st.Capabilities(), operation: operation,
+		sclock: newStoreClock(opts.Clock)}, nil
 }
 
 // withWait runs attempt once, or, with Options.Wait, retries a blocked one
 // with jittered exponential backoff until Wait has elapsed.
 func (a *acquirer) withWait(ctx context.Context, attempt func(context.Context) (*Lock, error)) (*Lock, error) {
-	clk := a.opts.Clock
-	deadline := clk.Now().Add(a.opts.Wait)
+	start := anchorNow(a.opts.Clock)
 	backoff := 250 * time.Millisecond
 	for {
 		l, err := attempt(ctx)
 		if err == nil || a.opts.Wait <= 0 || !errors.Is(err, ErrLocked) {
 			return l, err
 		}
-		left := deadline.Sub(clk.Now())
+		left := a.opts.Wait - start.elapsed(a.opts.Clock)
 		if left <= 0 {
 			return nil, err
 		}
-		d := min(backoff/2+mrand.N(backoff/2+1), left)
-		if werr := clock.Sleep(ctx, clk, d); werr != nil {
+		if werr := a.pause(ctx, min(jitter(backoff), left)); werr != nil {
 			return nil, fmt.Errorf("waiting for the lock: %w (last: %w)", werr, err)
 		}
 		backoff = min(2*backoff, 8*time.Second)
 	}
 }
 
-// newPayload is our payload acquired at now.
-func (a *acquirer) newPayload(now time.Time, shared bool) payload {
-	return payload{Operation: a.operation, Holder: a.opts.holder(), AcquiredAt: now.UTC(),
-		ExpiresAt: now.Add(a.opts.TTL).UTC(), IsShared: shared}
+// jitter is a random duration between d/2 and d.
+func jitter(d time.Duration) time.Duration { return d/2 + mrand.N(d/2+1) }
+
+func (a *acquirer) pause(ctx context.Context, d time.Duration) error {
+	return clock.Sleep(ctx, a.opts.Clock, d)
 }
 
-// shared: check the exclusive key, write our own key, check again.
+// storeNow is the store's time (lower bound); the acquire sampled it first.
+func (a *acquirer) storeNow() time.Time { return a.sclock.mustNow() }
+
+// newPayload is our payload, acquired now by the store's clock.
+func (a *acquirer) newPayload(shared bool) payload {
+	now := a.storeNow()
+	return payload{Operation: a.operation, Holder: a.opts.holder(), AcquiredAt: now.UTC(),
+		ExpiresAt: now.Add(a.opts.TTL).UTC(), IsShared: shared, Nonce: randomHex()}
+}
+
+// newKey names a new shared key or intent: the store's time, as the seed
+// names shared keys, and 16 random hex digits so that names never collide.
+func (a *acquirer) newKey(prefix string) string {
+	return prefix + a.storeNow().UTC().Format(timeLayout) + "-" + randomHex()
+}
+
+// putOwn writes our uniquely named key (create-if-absent where the store
+// can) and returns it with the moment the write was sent: the provisional
+// lease under which the rest of the acquire runs.
+func (a *acquirer) putOwn(ctx context.Context, key string, p payload) (heldKey, anchor, error) {
+	data := p.encode()
+	at := anchorNow(a.opts.Clock)
+	rctx, cancel := context.WithTimeout(ctx, a.opts.RequestTimeout)
+	defer cancel()
+	info, err := a.st.Put(rctx, key, data, store.PutOptions{IfAbsent: a.caps.CreateIfAbsent})
+	if err != nil {
+		// The write may have landed with its answer lost: remove it, or
+		// it would block others until it expires.
+		return heldKey{}, at, a.withdraw(ctx, key, fmt.Errorf("writing lock %s: %w", key, err))
+	}
+	a.sclock.observe(info.ModTime)
+	return heldKey{key: key, p: p, data: data, version: info.Version}, at, nil
+}
+
+// step runs one stage of an acquire under the provisional lease that began
+// at at: refused past its safe end, bounded by RequestTimeout.
+func (a *acquirer) step(ctx context.Context, at anchor, fn func(context.Context) error) error {
+	left := a.opts.TTL - a.opts.SafetyMargin - at.elapsed(a.opts.Clock)
+	if left <= 0 {
+		return fmt.Errorf("%w: the acquire took longer than the lease allows (%v)", ErrLeaseLost, a.opts.TTL-a.opts.SafetyMargin)
+	}
+	ctx, cancel := context.WithTimeout(ctx, min(a.opts.RequestTimeout, left))
+	defer cancel()
+	return fn(ctx)
+}
+
+// shared: write our key, then look at the exclusive key and the intents.
+// An intent alone is an exclusive attempt that will back off when it sees
+// our key: we keep the key and wait ContentionWait for it to go.
 func (a *acquirer) shared(ctx context.Context) (*Lock, error) {
-	if err := a.exclusiveBlocks(ctx); err != nil {
+	if err := a.sclock.sample(ctx, a.st); err != nil {
 		return nil, err
 	}
-	now := a.opts.Clock.Now()
-	key := SharedPrefix + now.UTC().Format(timeLayout) + "-" + randomHex()
-	p := a.newPayload(now, true)
-	data := p.encode()
-	info, err := a.st.Put(ctx, key, data, store.PutOptions{IfAbsent: a.caps.CreateIfAbsent})
+	key := a.newKey(SharedPrefix)
+	k, at, err := a.putOwn(ctx, key, a.newPayload(true))
 	if err != nil {
-		return nil, fmt.Errorf("writing shared lock %s: %w", key, err)
+		return nil, err
 	}
-	if err := checkSkew(key, now, a.opts.Clock.Now(), info.ModTime, a.opts.MaxClockSkew); err != nil {
-		return nil, a.withdraw(ctx, key, err)
+	backoff := firstBackoff
+	for {
+		err := a.step(ctx, at, func(ctx context.Context) error {
+			if err := exclusiveBlocks(ctx, a.st, nil, a.storeNow, a.opts); err != nil {
+				return err
+			}
+			return firstBlocking(ctx, a.st, IntentPrefix, "", a.storeNow, a.opts)
+		})
+		if err == nil {
+			return newLock(ctx, a, []heldKey{k}, at), nil
+		}
+		if !errors.Is(err, errContended) || at.elapsed(a.opts.Clock) >= a.opts.ContentionWait {
+			return nil, a.withdraw(ctx, key, err)
+		}
+		if err := a.pause(ctx, jitter(backoff)); err != nil {
+			return nil, a.withdraw(ctx, key, err)
+		}
+		backoff = min(2*backoff, time.Second)
 	}
-	if err := a.exclusiveBlocks(ctx); err != nil {
-		return nil, a.withdraw(ctx, key, err)
-	}
-	return newLock(ctx, a.st, a.opts, key, p, data, info.Version), nil
 }
 
-// exclusive: create the key (atomically where possible, taking over a stale
-// one), verify it, then make sure no live shared lock exists.
+// exclusive tries exclusiveOnce, again after a jittered pause while it
+// meets other exclusive attempts.
 func (a *acquirer) exclusive(ctx context.Context) (*Lock, error) {
-	if !a.caps.CreateIfAbsent {
-		return a.exclusiveFallback(ctx)
-	}
-	for range takeoverAttempts {
-		now := a.opts.Clock.Now()
-		p := a.newPayload(now, false)
-		info, err := a.st.Put(ctx, ExclusiveKey, p.encode(), store.PutOptions{IfAbsent: true})
-		if err == nil {
-			return a.finishExclusive(ctx, now, p, info)
-		}
-		if !errors.Is(err, store.ErrExists) {
-			return nil, fmt.Errorf("writing exclusive lock: %w", err)
-		}
-		l, err := a.takeOver(ctx)
-		if l != nil || err != nil {
+	backoff := firstBackoff
+	for attempt := 1; ; attempt++ {
+		l, err := a.exclusiveOnce(ctx)
+		if err == nil || !errors.Is(err, errContended) || attempt == contentionAttempts {
 			return l, err
 		}
+		if err := a.pause(ctx, jitter(backoff)); err != nil {
+			return nil, err
+		}
+		backoff *= 2
 	}
-	return nil, &conflictError{msg: "repository lock " + ExclusiveKey + " kept changing while we tried to acquire it",
+}
+
+// exclusiveOnce: write our intent; make sure no other live intent and no
+// live shared lock exists; claim the seed's exclusive key; look at the
+// shared locks again (docs/lock.md, "Exclusive acquire").
+func (a *acquirer) exclusiveOnce(ctx context.Context) (*Lock, error) {
+	if err := a.sclock.sample(ctx, a.st); err != nil {
+		return nil, err
+	}
+	intent := a.newKey(IntentPrefix)
+	ik, at, err := a.putOwn(ctx, intent, a.newPayload(false))
+	if err != nil {
+		return nil, err
+	}
+	err = a.step(ctx, at, func(ctx context.Context) error {
+		err := firstBlocking(ctx, a.st, IntentPrefix, intent, a.storeNow, a.opts)
+		if errors.Is(err, errContended) {
+			// Another attempt, or a holder? A holder has the exclusive
+			// key too: then fail at once instead of retrying.
+			if xerr := exclusiveBlocks(ctx, a.st, nil, a.storeNow, a.opts); xerr != nil {
+				return xerr
+			}
+		}
+		if err != nil {
+			return err
+		}
+		return firstBlocking(ctx, a.st, SharedPrefix, "", a.storeNow, a.opts)
+	})
+	if err != nil {
+		return nil, a.withdraw(ctx, intent, err)
+	}
+	var xk heldKey
+	err = a.step(ctx, at, func(ctx context.Context) error {
+		var err error
+		xk, err = a.claim(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, a.withdraw(ctx, intent, err)
+	}
+	err = a.step(ctx, at, func(ctx context.Context) error {
+		return firstBlocking(ctx, a.st, SharedPrefix, "", a.storeNow, a.opts)
+	})
+	if err != nil {
+		return nil, a.withdraw(ctx, intent, a.withdrawExclusive(ctx, xk, err))
+	}
+	return newLock(ctx, a, []heldKey{xk, ik}, at), nil
+}
+
+// claim writes the seed's exclusive key: created if absent, replacing a
+// stale one by compare-and-swap on the version judged, or (create-if-absent
+// only) deleting it if unchanged and creating it again, or (neither) by a
+// plain write verified by reading it back. A live or unreadable key is the
+// conflict error.
+func (a *acquirer) claim(ctx context.Context) (heldKey, error) {
+	for range claimAttempts {
+		cur, err := statGet(ctx, a.st, ExclusiveKey, false)
+		if err != nil {
+			return heldKey{}, err
+		}
+		var opts store.PutOptions
+		switch {
+		case cur.present:
+			if err := cur.blocks(a.storeNow(), a.opts); err != nil {
+				return heldKey{}, err
+			}
+			if a.caps.CompareAndSwap && cur.info.Version != "" {
+				opts.IfVersion = cur.info.Version
+			} else if a.caps.CreateIfAbsent {
+				if _, err := deleteIfSame(ctx, a.st, ExclusiveKey, cur.data); err != nil {
+					return heldKey{}, err
+				}
+				continue // create it on the next turn
+			}
+		case a.caps.CreateIfAbsent:
+			opts.IfAbsent = true
+		}
+		p := a.newPayload(false)
+		data := p.encode()
+		info, err := a.st.Put(ctx, ExclusiveKey, data, opts)
+		if errors.Is(err, store.ErrExists) || errors.Is(err, store.ErrVersionMismatch) || errors.Is(err, store.ErrNotFound) {
+			continue // someone else moved first: look again
+		}
+		if err != nil {
+			return heldKey{}, fmt.Errorf("writing exclusive lock: %w", err)
+		}
+		a.sclock.observe(info.ModTime)
+		k := heldKey{key: ExclusiveKey, p: p, data: data, version: info.Version}
+		if !a.caps.CreateIfAbsent {
+			if ours, err := stillOurs(ctx, a.st, a.caps, k); err != nil || !ours {
+				return heldKey{}, a.lostRace(ctx, err)
+			}
+		}
+		return k, nil
+	}
+	return heldKey{}, &conflictError{msg: "repository lock " + ExclusiveKey + " kept changing while we tried to acquire it",
 		errs: []error{ErrLocked}}
-}
-
-// takeOver examines an existing exclusive key: live or unreadable → the
-// conflict error; stale → replace it by compare-and-swap on the version we
-// judged (or delete it if still the same, without CAS). (nil, nil) means
-// "look again".
-func (a *acquirer) takeOver(ctx context.Context) (*Lock, error) {
-	cur, err := statGet(ctx, a.st, ExclusiveKey, false)
-	if err != nil || !cur.present {
-		return nil, err
-	}
-	if err := cur.blocks(ExclusiveKey, a.opts.Clock.Now(), a.opts.TTL); err != nil {
-		return nil, err
-	}
-	if !a.caps.CompareAndSwap || cur.info.Version == "" {
-		return nil, deleteIfSame(ctx, a.st, ExclusiveKey, cur.data)
-	}
-	now := a.opts.Clock.Now()
-	p := a.newPayload(now, false)
-	info, err := a.st.Put(ctx, ExclusiveKey, p.encode(), store.PutOptions{IfVersion: cur.info.Version})
-	if errors.Is(err, store.ErrVersionMismatch) || errors.Is(err, store.ErrNotFound) {
-		return nil, nil // someone else moved first
-	}
-	if err != nil {
-		return nil, fmt.Errorf("taking over stale exclusive lock: %w", err)
-	}
-	return a.finishExclusive(ctx, now, p, info)
-}
-
-// exclusiveFallback is for stores without create-if-absent: check, write,
-// wait SettleDelay, verify (see docs/lock.md for the residual risk).
-func (a *acquirer) exclusiveFallback(ctx context.Context) (*Lock, error) {
-	cur, err := statGet(ctx, a.st, ExclusiveKey, false)
-	if err != nil {
-		return nil, err
-	}
-	if err := cur.blocks(ExclusiveKey, a.opts.Clock.Now(), a.opts.TTL); err != nil {
-		return nil, err
-	}
-	now := a.opts.Clock.Now()
-	p := a.newPayload(now, false)
-	info, err := a.st.Put(ctx, ExclusiveKey, p.encode(), store.PutOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("writing exclusive lock: %w", err)
-	}
-	return a.finishExclusive(ctx, now, p, info)
 }

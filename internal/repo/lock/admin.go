@@ -4,65 +4,102 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
+// excerptLen bounds the bytes of an unreadable lock object shown to users.
+const excerptLen = 80
+
 // List describes every lock object in the repository (the `locks` command):
-// the exclusive key first, then the shared keys in key order. Objects that
-// cannot be parsed are listed with Err set.
+// the exclusive key first, then the intents and the shared keys in key
+// order. Staleness is judged by the store's clock. Objects that cannot be
+// parsed are listed with Err and Excerpt set.
 func List(ctx context.Context, st store.Store, opts Options) ([]Info, error) {
-	opts, err := opts.withDefaults()
-	if err != nil {
-		return nil, err
-	}
-	var infos []Info
-	ex, err := statGet(ctx, st, ExclusiveKey, false)
-	if err != nil {
-		return nil, err
-	}
-	if ex.present {
-		infos = append(infos, describe(ExclusiveKey, ex, opts))
-	}
-	objs, err := listShared(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	sort.Slice(objs, func(i, j int) bool { return objs[i].Key < objs[j].Key })
-	for _, info := range objs {
-		o, err := get(ctx, st, info.Key, true)
-		if err != nil {
-			return nil, err
-		}
-		if o.present {
-			o.info = info
-			infos = append(infos, describe(info.Key, o, opts))
-		}
-	}
-	return infos, nil
+	_, infos, err := listObjects(ctx, st, opts)
+	return infos, err
 }
 
-func describe(key string, o object, opts Options) Info {
-	if o.bad != nil {
-		return Info{Key: key, IsShared: key != ExclusiveKey, Err: o.bad}
+// listObjects reads every lock object and describes each.
+func listObjects(ctx context.Context, st store.Store, opts Options) ([]object, []Info, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, nil, err
 	}
-	return infoOf(key, o.p, isStale(o.p, o.info.ModTime, opts.Clock.Now(), opts.TTL), nil)
+	sclock := newStoreClock(opts.Clock)
+	if err := sclock.sample(ctx, st); err != nil {
+		return nil, nil, err
+	}
+	var objs []object
+	ex, err := statGet(ctx, st, ExclusiveKey, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ex.present {
+		objs = append(objs, ex)
+	}
+	for _, prefix := range []string{IntentPrefix, SharedPrefix} {
+		more, err := readPrefix(ctx, st, prefix, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		objs = append(objs, more...)
+	}
+	infos := make([]Info, len(objs))
+	for i, o := range objs {
+		infos[i] = describe(o, sclock.mustNow(), opts)
+	}
+	return objs, infos, nil
+}
+
+// describe turns an object read from the store into an Info.
+func describe(o object, storeNow time.Time, opts Options) Info {
+	var info Info
+	if o.bad != nil {
+		info = Info{Key: o.key, IsShared: o.key != ExclusiveKey && !isIntent(o.key), Err: o.bad, Excerpt: excerpt(o.data)}
+	} else {
+		info = infoOf(o.key, o.p, isStale(o.p, o.info.ModTime, storeNow, opts), nil)
+	}
+	info.Size, info.ModTime = int64(len(o.data)), o.info.ModTime
+	return info
+}
+
+// excerpt is the first bytes of data, quoted with Go escapes.
+func excerpt(data []byte) string {
+	if len(data) > excerptLen {
+		return strconv.Quote(string(data[:excerptLen])) + "..."
+	}
+	return strconv.Quote(string(data))
 }
 
 // Break removes lock objects (`break-lock`): all of them, or with staleOnly
-// only the parsable ones that are stale (see Info.Stale). It returns what it
-// removed. Removing a live lock makes its holder lose its lease at its next
-// refresh or Check, but the holder may still write until then.
+// only the parsable ones that are stale by the store's clock (see
+// Info.Stale). It returns what it removed. Removing a live lock makes its
+// holder lose its lease at its next refresh or Check, but the holder may
+// still write until then.
 func Break(ctx context.Context, st store.Store, staleOnly bool, opts Options) ([]Info, error) {
-	infos, err := List(ctx, st, opts)
+	objs, infos, err := listObjects(ctx, st, opts)
 	if err != nil {
 		return nil, err
 	}
 	var removed []Info
 	var errs []error
-	for _, info := range infos {
+	for i, info := range infos {
 		if staleOnly && (info.Err != nil || !info.Stale) {
+			continue
+		}
+		if staleOnly && info.Key == ExclusiveKey {
+			// Another process may have taken the stale lock over since we
+			// read it: delete it only if unchanged.
+			deleted, err := deleteIfSame(ctx, st, ExclusiveKey, objs[i].data)
+			if err != nil {
+				errs = append(errs, err)
+			} else if deleted {
+				removed = append(removed, info)
+			}
 			continue
 		}
 		err := st.Delete(ctx, info.Key)
@@ -77,3 +114,6 @@ func Break(ctx context.Context, st store.Store, staleOnly bool, opts Options) ([
 	}
 	return removed, errors.Join(errs...)
 }
+
+// isIntent reports whether key is an exclusive contender's intent.
+func isIntent(key string) bool { return strings.HasPrefix(key, IntentPrefix) }

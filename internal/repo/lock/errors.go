@@ -3,6 +3,7 @@ package lock
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -14,12 +15,14 @@ var (
 	// ErrLeaseLost: our lock was not refreshed in time, or was broken or
 	// taken over. It is the cause of a Lock's cancelled Context.
 	ErrLeaseLost = errors.New("repository lock lease lost")
-	// ErrClockSkew: our clock and the store's differ by more than
-	// Options.MaxClockSkew, so lease times cannot be trusted.
-	ErrClockSkew = errors.New("clock skew between this host and the store")
 	// ErrBadLock: a lock object cannot be parsed. It counts as held.
 	ErrBadLock = errors.New("unreadable repository lock")
 )
+
+// errContended marks a conflict with another process's exclusive attempt
+// (an intent without an exclusive lock yet), which backs off: worth a short
+// wait or a retry even without Options.Wait.
+var errContended = errors.New("another process is acquiring the exclusive lock")
 
 // conflictError carries the seed's human message and wraps ErrLocked (and,
 // for an unparsable lock, the decode error).
@@ -31,16 +34,20 @@ type conflictError struct {
 func (e *conflictError) Error() string   { return e.msg }
 func (e *conflictError) Unwrap() []error { return e.errs }
 
-// heldError describes a live lock that blocks us.
-func heldError(p payload) error {
-	kind := "exclusively locked"
-	if p.IsShared {
+// heldError describes the live lock object under key that blocks us. An
+// intent is an exclusive attempt, which may still back off.
+func heldError(key string, p payload) error {
+	kind, errs := "exclusively locked", []error{ErrLocked}
+	switch {
+	case p.IsShared:
 		kind = "locked (shared)"
+	case strings.HasPrefix(key, IntentPrefix):
+		kind, errs = "being locked exclusively", []error{ErrLocked, errContended}
 	}
 	return &conflictError{
 		msg: fmt.Sprintf("repository is %s by %s (operation: %s, acquired: %s, expires: %s)",
 			kind, p.Holder, p.Operation, fmtTime(p.AcquiredAt), fmtTime(p.ExpiresAt)),
-		errs: []error{ErrLocked},
+		errs: errs,
 	}
 }
 
@@ -51,12 +58,6 @@ func badLockError(key string, cause error) error {
 			key, cause),
 		errs: []error{ErrLocked, cause},
 	}
-}
-
-// skewError reports our time against the store's.
-func skewError(key string, ours, theirs time.Time, limit time.Duration) error {
-	return fmt.Errorf("%w: writing %s: our clock says %s, the store's says %s (more than %v apart); fix this host's clock",
-		ErrClockSkew, key, fmtTime(ours), fmtTime(theirs), limit)
 }
 
 func fmtTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -53,6 +53,15 @@ func (s *testStore) stamp(info store.ObjectInfo) store.ObjectInfo {
 	return info
 }
 
+// Now is the fake clock plus skew: the store's clock.
+func (s *testStore) Now(ctx context.Context) (time.Time, error) {
+	s.calls.Add(1)
+	if s.clk == nil {
+		return s.Store.Now(ctx)
+	}
+	return s.clk.Now().Add(s.skew), nil
+}
+
 func (s *testStore) Get(ctx context.Context, key string) ([]byte, error) {
 	s.calls.Add(1)
 	return s.Store.Get(ctx, key)
@@ -146,10 +155,11 @@ func advanceUntil[T any](t *testing.T, clk *clock.Fake, step time.Duration, fn f
 }
 
 // acquire takes a lock of the given kind, advancing the clock while the
-// acquire sleeps on it.
+// acquire runs (it may pause on the clock after contention): 10 ms of fake
+// time per millisecond, slow enough that no lease runs out meanwhile.
 func acquire(t *testing.T, clk *clock.Fake, st store.Store, shared bool, op string, o Options) (*Lock, error) {
 	t.Helper()
-	return advanceUntil(t, clk, 100*time.Millisecond, func() (*Lock, error) {
+	return advanceUntil(t, clk, 10*time.Millisecond, func() (*Lock, error) {
 		if shared {
 			return AcquireShared(context.Background(), st, op, o)
 		}
@@ -171,4 +181,16 @@ func release(t *testing.T, l *Lock) {
 	if err := l.Release(context.Background()); err != nil {
 		t.Fatalf("release: %v", err)
 	}
+}
+
+// keyNames lists the keys l holds, in the order List reports them
+// (exclusive key, intent, shared key).
+func keyNames(l *Lock) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var names []string
+	for _, k := range l.keys {
+		names = append(names, k.key)
+	}
+	return names
 }

@@ -10,33 +10,31 @@ import (
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
-// errLostNow marks a refresh failure that loses the lease at once (the key
+// errLostNow marks a refresh failure that loses the lease at once (a key
 // was removed or replaced) instead of being retried.
 type errLostNow struct{ err error }
 
 func (e *errLostNow) Error() string { return e.err.Error() }
 func (e *errLostNow) Unwrap() error { return e.err }
 
-// refresher rewrites the key every RefreshInterval; a failure is retried
-// after RetryInterval and the third consecutive one loses the lease.
+// refresher rewrites the keys every RefreshInterval; a failure is retried
+// after RetryInterval until the lease's safe end, where the watchdog ends
+// it.
 func (l *Lock) refresher() {
 	defer l.wg.Done()
-	clk := l.opts.Clock
-	next := clk.Now().Add(l.opts.RefreshInterval)
-	failures := 0
+	wait := l.opts.RefreshInterval
 	for {
-		if !l.sleepUntil(next) {
+		if !l.sleep(wait) {
 			return
 		}
-		// A lease that ran out (the machine slept) must not be revived:
-		// others may already have judged it stale and started.
-		if l.checkTime() != nil {
+		// A lease past its safe end (the machine slept) must not be
+		// revived: others may already have judged it stale and started.
+		if l.valid() != nil {
 			return
 		}
 		err := l.refresh(l.leaseCtx)
 		if err == nil {
-			failures = 0
-			next = clk.Now().Add(l.opts.RefreshInterval)
+			wait = l.opts.RefreshInterval
 			continue
 		}
 		if l.leaseCtx.Err() != nil {
@@ -47,100 +45,104 @@ func (l *Lock) refresher() {
 			l.lose(err)
 			return
 		}
-		failures++
-		if failures >= maxRefreshFailures {
-			l.lose(fmt.Errorf("%w: %s: %d consecutive refreshes failed, last: %w", ErrLeaseLost, l.key, failures, err))
-			return
-		}
-		next = clk.Now().Add(l.opts.RetryInterval)
+		wait = l.opts.RetryInterval
 	}
 }
 
-// sleepUntil waits, in steps of at most watchTick, until the wall clock
-// reaches t. It returns false when the lock is released or its context ends.
-func (l *Lock) sleepUntil(t time.Time) bool {
-	for {
-		d := t.Sub(l.opts.Clock.Now())
-		if d <= 0 {
-			return true
-		}
-		select {
-		case <-l.stop:
-			return false
-		case <-l.leaseCtx.Done():
-			return false
-		case <-l.opts.Clock.After(min(d, watchTick)):
-		}
+// sleep waits d on the lock's clock. It returns false when the lock is
+// released or its lease context ends.
+func (l *Lock) sleep(d time.Duration) bool {
+	select {
+	case <-l.stop:
+		return false
+	case <-l.leaseCtx.Done():
+		return false
+	case <-l.opts.Clock.After(d):
+		return true
 	}
 }
 
-// watchdog compares the wall clock with the last expires_at and loses the
-// lease SafetyMargin before it, whatever the refresher is doing (a refresh
-// may hang; a laptop may sleep through several refresh periods).
+// watchdog ends the lease at its safe end, whatever the refresher is doing
+// (a refresh may hang; a laptop may sleep through several refresh periods:
+// it wakes at least every watchTick to read the wall clock too).
 func (l *Lock) watchdog() {
 	defer l.wg.Done()
 	for {
-		if l.checkTime() != nil {
+		if l.valid() != nil {
 			return
 		}
-		select {
-		case <-l.stop:
+		if !l.sleep(min(max(l.remaining(), 0), watchTick)) {
 			return
-		case <-l.leaseCtx.Done():
-			return
-		case <-l.opts.Clock.After(watchTick):
 		}
 	}
 }
 
-// refresh rewrites the key with expires_at one TTL from now: compare-and-swap
-// on our last version where the store can, else read, compare and overwrite.
+// refresh rewrites every key with expires_at one TTL from the store's time
+// now. The lease's new anchor is the moment the first rewrite was sent, once
+// all succeeded.
 func (l *Lock) refresh(ctx context.Context) error {
 	l.mu.Lock()
-	p, version, old := l.p, l.version, l.data
+	keys := append([]heldKey(nil), l.keys...)
 	l.mu.Unlock()
-	before := l.opts.Clock.Now()
-	p.ExpiresAt = before.Add(l.opts.TTL)
-	data := p.encode()
-
-	opts := store.PutOptions{}
-	if l.st.Capabilities().CompareAndSwap && version != "" {
-		opts.IfVersion = version
-	} else {
-		cur, err := l.st.Get(ctx, l.key)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			return &errLostNow{fmt.Errorf("%w: %s was removed (break-lock?)", ErrLeaseLost, l.key)}
-		case err != nil:
+	at := anchorNow(l.opts.Clock)
+	for i, k := range keys {
+		nk, err := l.rewrite(ctx, k)
+		if err != nil {
 			return err
-		case !bytes.Equal(cur, old):
-			return &errLostNow{fmt.Errorf("%w: %s now holds another process's lock", ErrLeaseLost, l.key)}
 		}
-	}
-	info, err := l.st.Put(ctx, l.key, data, opts)
-	if errors.Is(err, store.ErrVersionMismatch) || errors.Is(err, store.ErrNotFound) {
-		return &errLostNow{fmt.Errorf("%w: %s was removed or taken over (break-lock?): %w", ErrLeaseLost, l.key, err)}
-	}
-	if err != nil {
-		return err
-	}
-	if err := checkSkew(l.key, before, l.opts.Clock.Now(), info.ModTime, l.opts.MaxClockSkew); err != nil {
-		return &errLostNow{fmt.Errorf("%w: %w", ErrLeaseLost, err)}
+		keys[i] = nk
 	}
 	l.mu.Lock()
-	l.p, l.data, l.version = p, data, info.Version
+	l.keys, l.at = keys, at
 	l.mu.Unlock()
 	return nil
 }
 
-// checkSkew compares the store's time of a write with our clock readings
-// around it.
-func checkSkew(key string, before, after, storeTime time.Time, limit time.Duration) error {
-	if storeTime.IsZero() {
-		return nil
+// rewrite writes k's key again with a fresh expiry and nonce:
+// compare-and-swap on our last version where the store can, else read,
+// compare and overwrite (the read and the write both fenced by the lease,
+// so no successor can exist in between, see docs/lock.md).
+func (l *Lock) rewrite(ctx context.Context, k heldKey) (heldKey, error) {
+	ctx, cancel, err := l.requestContext(ctx)
+	if err != nil {
+		return k, err
 	}
-	if storeTime.Before(before.Add(-limit)) || storeTime.After(after.Add(limit)) {
-		return skewError(key, after, storeTime, limit)
+	defer cancel()
+	p := k.p
+	p.ExpiresAt = l.sclock.mustNow().Add(l.opts.TTL)
+	p.Nonce = randomHex()
+	data := p.encode()
+	opts := store.PutOptions{}
+	if l.caps.CompareAndSwap && k.version != "" {
+		opts.IfVersion = k.version
+	} else {
+		cur, err := l.st.Get(ctx, k.key)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return k, &errLostNow{fmt.Errorf("%w: %s was removed (break-lock?)", ErrLeaseLost, k.key)}
+		case err != nil:
+			return k, err
+		case !bytes.Equal(cur, k.data):
+			return k, &errLostNow{fmt.Errorf("%w: %s now holds another process's lock", ErrLeaseLost, k.key)}
+		}
 	}
-	return nil
+	info, err := l.st.Put(ctx, k.key, data, opts)
+	if errors.Is(err, store.ErrVersionMismatch) || errors.Is(err, store.ErrNotFound) {
+		return k, &errLostNow{fmt.Errorf("%w: %s was removed or taken over (break-lock?): %w", ErrLeaseLost, k.key, err)}
+	}
+	if err != nil {
+		return k, err
+	}
+	l.sclock.observe(info.ModTime)
+	return heldKey{key: k.key, p: p, data: data, version: info.Version}, nil
+}
+
+// requestContext bounds one lock request by RequestTimeout and by the
+// lease's safe end; past the safe end it refuses with the loss error.
+func (l *Lock) requestContext(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	if err := l.valid(); err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, min(l.opts.RequestTimeout, l.remaining()))
+	return ctx, cancel, nil
 }

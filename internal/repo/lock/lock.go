@@ -12,10 +12,12 @@ import (
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
-// Keys of the lock objects (layout as the seed).
+// Keys of the lock objects: the seed's two, and the intents of exclusive
+// contenders (docs/lock.md).
 const (
 	ExclusiveKey = "index/lock.exclusive"
 	SharedPrefix = "index/lock.shared/"
+	IntentPrefix = "index/lock.intent/"
 )
 
 // Info describes one lock object.
@@ -26,19 +28,34 @@ type Info struct {
 	AcquiredAt time.Time
 	ExpiresAt  time.Time
 	IsShared   bool
-	// Stale: expired by our clock and, where the store reports it, not
-	// written for a TTL by the store's clock.
+	// Stale: the store's clock is a TTL past the object's last write and
+	// past its expires_at.
 	Stale bool
+	// Size and ModTime are the store's (ModTime by the store's clock).
+	Size    int64
+	ModTime time.Time
 	// Err is set when the object cannot be read or parsed (for a held
-	// Lock's Info: why its lease was lost).
-	Err error
+	// Lock's Info: why its lease was lost); Excerpt then holds its first
+	// bytes, escaped, for a human to judge.
+	Err     error
+	Excerpt string
+}
+
+// heldKey is one object a Lock keeps alive: the shared key, or the
+// exclusive key and the intent.
+type heldKey struct {
+	key     string
+	p       payload // last payload written
+	data    []byte  // its bytes
+	version string  // its store version ("" when the store cannot tell)
 }
 
 // Lock is a held lease. Its methods are safe for concurrent use.
 type Lock struct {
 	st     store.Store
 	opts   Options
-	key    string
+	caps   store.Capabilities
+	sclock *storeClock
 	ctx    context.Context // the work's: ends with the caller's, on loss and on Release
 	cancel context.CancelCauseFunc
 	// leaseCtx is the refresher's and watchdog's: it does not end with the
@@ -50,20 +67,18 @@ type Lock struct {
 	wg          sync.WaitGroup
 	once        sync.Once
 
-	mu      sync.Mutex
-	p       payload // last payload written
-	data    []byte  // its bytes
-	version string  // its store version ("" when the store cannot tell)
-	lost    error   // why the lease was lost, nil while held
+	mu   sync.Mutex
+	keys []heldKey // keys[0] is the lock's own key (exclusive or shared)
+	at   anchor    // when the oldest write still protecting us was sent
+	lost error     // why the lease was lost, nil while held
 }
 
 // newLock starts the lease's refresher and watchdog.
-func newLock(ctx context.Context, st store.Store, opts Options, key string, p payload, data []byte, version string) *Lock {
+func newLock(ctx context.Context, a *acquirer, keys []heldKey, at anchor) *Lock {
 	lctx, cancel := context.WithCancelCause(ctx)
 	leaseCtx, leaseCancel := context.WithCancel(context.WithoutCancel(ctx))
-	l := &Lock{st: st, opts: opts, key: key, ctx: lctx, cancel: cancel,
-		leaseCtx: leaseCtx, leaseCancel: leaseCancel, stop: make(chan struct{}),
-		p: p, data: data, version: version}
+	l := &Lock{st: a.st, opts: a.opts, caps: a.caps, sclock: a.sclock, ctx: lctx, cancel: cancel,
+		leaseCtx: leaseCtx, leaseCancel: leaseCancel, stop: make(chan struct{}), keys: keys, at: at}
 	l.wg.Add(2)
 	go l.refresher()
 	go l.watchdog()
@@ -81,72 +96,91 @@ func (l *Lock) Context() context.Context { return l.ctx }
 func (l *Lock) Info() Info {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return infoOf(l.key, l.p, false, l.lost)
+	k := l.keys[0]
+	return infoOf(k.key, k.p, false, l.lost)
 }
+
+// Shared reports whether this is a shared lock.
+func (l *Lock) Shared() bool { return l.keys[0].key != ExclusiveKey }
+
+// StoreNow is a lower bound of the store's current time, from the lock's
+// own writes: what prune compares object ages with.
+func (l *Lock) StoreNow() time.Time { return l.sclock.mustNow() }
 
 func infoOf(key string, p payload, stale bool, err error) Info {
 	return Info{Key: key, Operation: p.Operation, Holder: p.Holder, AcquiredAt: p.AcquiredAt,
 		ExpiresAt: p.ExpiresAt, IsShared: p.IsShared, Stale: stale, Err: err}
 }
 
-// Check returns nil when the lease is still valid by the wall clock with the
-// safety margin and the key still holds our last write. Prune calls it before
-// every batch of deletes. A failed check loses the lease.
+// Check returns nil when the lease is still within its safe end and every
+// key still holds our last write. Engines call it before a snapshot write
+// and at the end; a failed check loses the lease.
 func (l *Lock) Check(ctx context.Context) error {
+	if err := l.valid(); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	keys := append([]heldKey(nil), l.keys...)
+	l.mu.Unlock()
+	for _, k := range keys {
+		ours, err := l.stillOurs(ctx, k)
+		if err != nil {
+			return fmt.Errorf("checking lock %s: %w", k.key, err)
+		}
+		if !ours {
+			return l.lose(fmt.Errorf("%w: %s was removed or replaced by another process (break-lock?)", ErrLeaseLost, k.key))
+		}
+	}
+	return l.valid()
+}
+
+// remaining is the time left until the lease's safe end.
+func (l *Lock) remaining() time.Duration {
+	l.mu.Lock()
+	at := l.at
+	l.mu.Unlock()
+	return l.opts.TTL - l.opts.SafetyMargin - at.elapsed(l.opts.Clock)
+}
+
+// valid returns the loss error once the lease is lost or past its safe end
+// (losing it then).
+func (l *Lock) valid() error {
 	if err := l.lostErr(); err != nil {
 		return err
 	}
-	if err := l.checkTime(); err != nil {
-		return err
-	}
-	ours, err := l.stillOurs(ctx)
-	if err != nil {
-		return fmt.Errorf("checking lock %s: %w", l.key, err)
-	}
-	if !ours {
-		return l.lose(fmt.Errorf("%w: %s was removed or replaced by another process (break-lock?)", ErrLeaseLost, l.key))
-	}
-	return l.checkTime()
-}
-
-// checkTime loses the lease when the wall clock is within the safety margin
-// of the last expires_at.
-func (l *Lock) checkTime() error {
-	now := l.opts.Clock.Now()
-	l.mu.Lock()
-	deadline := l.p.ExpiresAt.Add(-l.opts.SafetyMargin)
-	l.mu.Unlock()
-	if now.Before(deadline) {
+	if l.remaining() > 0 {
 		return nil
 	}
-	return l.lose(fmt.Errorf("%w: %s not refreshed in time: it expires at %s, now is %s (safety margin %v; did this machine sleep?)",
-		ErrLeaseLost, l.key, fmtTime(deadline.Add(l.opts.SafetyMargin)), fmtTime(now), l.opts.SafetyMargin))
+	return l.lose(fmt.Errorf("%w: %s not refreshed in time: its last write was sent more than %v ago (TTL %v minus safety margin %v; did this machine sleep or lose the store?)",
+		ErrLeaseLost, l.keys[0].key, l.opts.TTL-l.opts.SafetyMargin, l.opts.TTL, l.opts.SafetyMargin))
 }
 
-// stillOurs tells whether the key holds our last write: by version where the
-// store reports one, else by content.
-func (l *Lock) stillOurs(ctx context.Context) (bool, error) {
-	l.mu.Lock()
-	version, data := l.version, l.data
-	l.mu.Unlock()
-	if version != "" {
-		info, err := l.st.Stat(ctx, l.key)
+// stillOurs tells whether k's key holds our last write: by version where the
+// store's versions are exact (it declares compare-and-swap), else by content
+// (which differs on every write: the payload's nonce).
+func (l *Lock) stillOurs(ctx context.Context, k heldKey) (bool, error) {
+	return stillOurs(ctx, l.st, l.caps, k)
+}
+
+func stillOurs(ctx context.Context, st store.Store, caps store.Capabilities, k heldKey) (bool, error) {
+	if caps.CompareAndSwap && k.version != "" {
+		info, err := st.Stat(ctx, k.key)
 		if errors.Is(err, store.ErrNotFound) {
 			return false, nil
 		}
 		if err != nil {
 			return false, err
 		}
-		return info.Version == version, nil
+		return info.Version == k.version, nil
 	}
-	cur, err := l.st.Get(ctx, l.key)
+	cur, err := st.Get(ctx, k.key)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	return bytes.Equal(cur, data), nil
+	return bytes.Equal(cur, k.data), nil
 }
 
 // lose records the first reason the lease was lost and cancels Context.
@@ -168,15 +202,14 @@ func (l *Lock) lostErr() error {
 	return l.lost
 }
 
-// releaseAttempts bounds the tries to delete our key on Release.
+// releaseAttempts bounds the tries to delete our keys on Release.
 const releaseAttempts = 3
 
-// Release stops refreshing, cancels Context and deletes our key. The
-// exclusive key is deleted only if it still holds our write, and neither is
-// touched once the lease may have run out (others may own the key by then):
-// that case returns an error wrapping ErrLeaseLost, as the key stays until
-// it expires. Every Lock must be released; calling Release again does
-// nothing.
+// Release stops refreshing, cancels Context and deletes our keys: the
+// exclusive one only if it still holds our write, and none once the lease
+// is past its safe end (others may own the key by then): that case returns
+// an error wrapping ErrLeaseLost, as the keys stay until they expire. Every
+// Lock must be released; calling Release again does nothing.
 func (l *Lock) Release(ctx context.Context) error {
 	var err error
 	l.once.Do(func() {
@@ -189,7 +222,7 @@ func (l *Lock) Release(ctx context.Context) error {
 			if err == nil || errors.Is(err, ErrLeaseLost) || attempt == releaseAttempts {
 				break
 			}
-			if clock.Sleep(ctx, l.opts.Clock, time.Duration(attempt)*l.opts.RetryInterval/10) != nil {
+			if clock.Sleep(ctx, l.opts.Clock, time.Duration(attempt)*l.opts.RetryInterval/4) != nil {
 				break
 			}
 		}
@@ -200,7 +233,7 @@ func (l *Lock) Release(ctx context.Context) error {
 }
 
 // waitLease waits for the refresher and watchdog to stop. A refresh still
-// in flight is let finish, so that we know what the key holds, unless ctx
+// in flight is let finish, so that we know what the keys hold, unless ctx
 // ends first.
 func (l *Lock) waitLease(ctx context.Context) {
 	done := make(chan struct{})
@@ -216,22 +249,41 @@ func (l *Lock) waitLease(ctx context.Context) {
 	}
 }
 
+// release deletes our keys, the lock's own key first (the intent last, so
+// that an exclusive holder keeps out other contenders to the end). A lease
+// lost because its keys were removed or replaced leaves nothing of ours to
+// delete; one past its safe end leaves its keys to expire.
 func (l *Lock) release(ctx context.Context) error {
-	if err := l.checkTime(); err != nil {
-		// The key may already be someone else's; it expires on its own.
-		return fmt.Errorf("lock %s left in place: %w", l.key, err)
-	}
-	if !l.p.IsShared {
-		ours, err := l.stillOurs(ctx)
+	l.mu.Lock()
+	keys := append([]heldKey(nil), l.keys...)
+	l.mu.Unlock()
+	for _, k := range keys {
+		if l.remaining() <= 0 {
+			// The key may already be someone else's; it expires on its own.
+			return fmt.Errorf("lock %s left in place: %w", k.key, l.valid())
+		}
+		rctx, cancel := context.WithTimeout(ctx, l.opts.RequestTimeout)
+		err := l.deleteOurs(rctx, k)
+		cancel()
 		if err != nil {
-			return fmt.Errorf("releasing lock %s: %w", l.key, err)
-		}
-		if !ours {
-			return nil // broken or taken over: not ours to delete
+			return fmt.Errorf("releasing lock %s: %w", k.key, err)
 		}
 	}
-	if err := l.st.Delete(ctx, l.key); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("releasing lock %s: %w", l.key, err)
+	return nil
+}
+
+// deleteOurs deletes k's key; the exclusive key only if it still holds our
+// write (after a break-lock it may be another process's). Shared keys and
+// intents are uniquely named: only we ever write them.
+func (l *Lock) deleteOurs(ctx context.Context, k heldKey) error {
+	if k.key == ExclusiveKey {
+		ours, err := l.stillOurs(ctx, k)
+		if err != nil || !ours {
+			return err
+		}
+	}
+	if err := l.st.Delete(ctx, k.key); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
 	}
 	return nil
 }

@@ -22,6 +22,10 @@ type payload struct {
 	AcquiredAt time.Time
 	ExpiresAt  time.Time
 	IsShared   bool
+	// Nonce is random per write (an extra field, ignored by the seed's
+	// readers): no two writes have the same bytes, so comparing content,
+	// or an S3 ETag (an MD5 of it), tells every write apart.
+	Nonce string
 }
 
 // wireOut is the JSON form written to the store (field order as the seed).
@@ -31,6 +35,7 @@ type wireOut struct {
 	AcquiredAt string `json:"acquired_at"`
 	ExpiresAt  string `json:"expires_at"`
 	IsShared   bool   `json:"is_shared"`
+	Nonce      string `json:"nonce,omitempty"`
 }
 
 // wireIn is the JSON form read back; pointers tell missing fields apart.
@@ -40,6 +45,7 @@ type wireIn struct {
 	AcquiredAt *string `json:"acquired_at"`
 	ExpiresAt  *string `json:"expires_at"`
 	IsShared   *bool   `json:"is_shared"`
+	Nonce      string  `json:"nonce"`
 }
 
 // encode returns the payload's JSON.
@@ -50,6 +56,7 @@ func (p payload) encode() []byte {
 		AcquiredAt: p.AcquiredAt.UTC().Format(timeLayout),
 		ExpiresAt:  p.ExpiresAt.UTC().Format(timeLayout),
 		IsShared:   p.IsShared,
+		Nonce:      p.Nonce,
 	})
 	if err != nil {
 		// Marshalling strings and a bool cannot fail.
@@ -58,52 +65,60 @@ func (p payload) encode() []byte {
 	return data
 }
 
-// decodePayload parses a lock object. Every field is required; times must be
-// RFC 3339 and expires_at must not precede acquired_at. Errors wrap ErrBadLock.
-func decodePayload(data []byte) (payload, error) {
+// decodePayload parses a lock object. operation, holder, acquired_at and
+// expires_at are required; is_shared is optional (other writers of the
+// seed's layout omit it for exclusive locks: the key tells the kind, see
+// decodeKind) and nonce is ours. Times may be in any RFC 3339 form Go
+// parses (with or without a fraction, any offset); expires_at must not
+// precede acquired_at. declaredShared is is_shared when present. Errors
+// wrap ErrBadLock.
+func decodePayload(data []byte) (p payload, declaredShared *bool, err error) {
 	if len(data) == 0 {
-		return payload{}, fmt.Errorf("%w: empty object", ErrBadLock)
+		return payload{}, nil, fmt.Errorf("%w: empty object", ErrBadLock)
 	}
 	if len(data) > maxPayload {
-		return payload{}, fmt.Errorf("%w: object is %d bytes, more than the %d a lock can be", ErrBadLock, len(data), maxPayload)
+		return payload{}, nil, fmt.Errorf("%w: object is %d bytes, more than the %d a lock can be", ErrBadLock, len(data), maxPayload)
 	}
 	var w wireIn
 	if err := json.Unmarshal(data, &w); err != nil {
-		return payload{}, fmt.Errorf("%w: not JSON: %w", ErrBadLock, err)
+		return payload{}, nil, fmt.Errorf("%w: not JSON: %w", ErrBadLock, err)
 	}
-	if w.Operation == nil || w.Holder == nil || w.AcquiredAt == nil || w.ExpiresAt == nil || w.IsShared == nil {
-		return payload{}, fmt.Errorf("%w: missing field (want operation, holder, acquired_at, expires_at, is_shared)", ErrBadLock)
+	if w.Operation == nil || w.Holder == nil || w.AcquiredAt == nil || w.ExpiresAt == nil {
+		return payload{}, nil, fmt.Errorf("%w: missing field (want operation, holder, acquired_at, expires_at)", ErrBadLock)
 	}
 	if *w.Operation == "" || *w.Holder == "" {
-		return payload{}, fmt.Errorf("%w: empty operation or holder", ErrBadLock)
+		return payload{}, nil, fmt.Errorf("%w: empty operation or holder", ErrBadLock)
 	}
 	acquired, err1 := time.Parse(time.RFC3339Nano, *w.AcquiredAt)
 	expires, err2 := time.Parse(time.RFC3339Nano, *w.ExpiresAt)
 	if err := errors.Join(err1, err2); err != nil {
-		return payload{}, fmt.Errorf("%w: bad time: %w", ErrBadLock, err)
+		return payload{}, nil, fmt.Errorf("%w: bad time: %w", ErrBadLock, err)
 	}
 	if expires.Before(acquired) {
-		return payload{}, fmt.Errorf("%w: expires_at %s before acquired_at %s", ErrBadLock, *w.ExpiresAt, *w.AcquiredAt)
+		return payload{}, nil, fmt.Errorf("%w: expires_at %s before acquired_at %s", ErrBadLock, *w.ExpiresAt, *w.AcquiredAt)
 	}
 	return payload{
 		Operation:  *w.Operation,
 		Holder:     *w.Holder,
 		AcquiredAt: acquired.UTC(),
 		ExpiresAt:  expires.UTC(),
-		IsShared:   *w.IsShared,
-	}, nil
+		IsShared:   w.IsShared != nil && *w.IsShared,
+		Nonce:      w.Nonce,
+	}, w.IsShared, nil
 }
 
-// decodeKind decodes data found under a key of the given kind; a shared
-// payload under the exclusive key (or the reverse) is a bad lock.
+// decodeKind decodes data found under a key of the given kind. The key
+// decides the kind: is_shared may be missing, and only a present is_shared
+// that contradicts the key makes the object a bad lock.
 func decodeKind(data []byte, shared bool) (payload, error) {
-	p, err := decodePayload(data)
+	p, declared, err := decodePayload(data)
 	if err != nil {
 		return p, err
 	}
-	if p.IsShared != shared {
-		return p, fmt.Errorf("%w: is_shared is %t under a %s key", ErrBadLock, p.IsShared, kindName(shared))
+	if declared != nil && *declared != shared {
+		return p, fmt.Errorf("%w: is_shared is %t under a %s key", ErrBadLock, *declared, kindName(shared))
 	}
+	p.IsShared = shared
 	return p, nil
 }
 

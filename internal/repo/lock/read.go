@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/store"
@@ -12,6 +13,7 @@ import (
 
 // object is a lock object as read from the store.
 type object struct {
+	key     string
 	present bool
 	info    store.ObjectInfo // from Stat or List; zero fields when unknown
 	data    []byte
@@ -19,29 +21,18 @@ type object struct {
 	bad     error // decode error: the object counts as held
 }
 
-// isStale: expires_at has passed by our clock and, when the store reported
-// the object's modification time, it was last written more than a TTL ago
-// (our clock agrees with the store's within MaxClockSkew, checked on every
-// write). Both must say so.
-func isStale(p payload, modTime, now time.Time, ttl time.Duration) bool {
-	if !now.After(p.ExpiresAt) {
-		return false
-	}
-	return modTime.IsZero() || now.Sub(modTime) > ttl
-}
-
 // blocks returns the conflict error for a live or unreadable object, nil for
-// an absent or stale one.
-func (o object) blocks(key string, now time.Time, ttl time.Duration) error {
+// an absent or stale one; lb is the store's time (lower bound).
+func (o object) blocks(lb time.Time, opts Options) error {
 	switch {
 	case !o.present:
 		return nil
 	case o.bad != nil:
-		return badLockError(key, o.bad)
-	case isStale(o.p, o.info.ModTime, now, ttl):
+		return badLockError(o.key, o.bad)
+	case isStale(o.p, o.info.ModTime, lb, opts):
 		return nil
 	default:
-		return heldError(o.p)
+		return heldError(o.key, o.p)
 	}
 }
 
@@ -51,7 +42,7 @@ func (o object) blocks(key string, now time.Time, ttl time.Duration) error {
 func statGet(ctx context.Context, st store.Store, key string, shared bool) (object, error) {
 	info, err := st.Stat(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
-		return object{}, nil
+		return object{key: key}, nil
 	}
 	if err != nil {
 		return object{}, fmt.Errorf("reading lock %s: %w", key, err)
@@ -65,26 +56,70 @@ func statGet(ctx context.Context, st store.Store, key string, shared bool) (obje
 func get(ctx context.Context, st store.Store, key string, shared bool) (object, error) {
 	data, err := st.Get(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
-		return object{}, nil
+		return object{key: key}, nil
 	}
 	if err != nil {
 		return object{}, fmt.Errorf("reading lock %s: %w", key, err)
 	}
-	o := object{present: true, data: data}
+	o := object{key: key, present: true, data: data}
 	o.p, o.bad = decodeKind(data, shared)
 	return o, nil
 }
 
-// exclusiveBlocks is the shared side's look at the exclusive key: one Get,
-// plus a Stat only when the payload has expired (to ask the store's clock).
-func (a *acquirer) exclusiveBlocks(ctx context.Context) error {
-	o, err := get(ctx, a.st, ExclusiveKey, false)
-	if err != nil || !o.present {
+// readPrefix lists the lock objects under prefix (shared keys or intents)
+// and reads each but except (our own), in key order, skipping those removed
+// meanwhile.
+func readPrefix(ctx context.Context, st store.Store, prefix, except string) ([]object, error) {
+	var infos []store.ObjectInfo
+	err := st.List(ctx, prefix, func(info store.ObjectInfo) error {
+		if info.Key != except {
+			infos = append(infos, info)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", prefix, err)
+	}
+	sort.Slice(infos, func(i, j int) bool { return infos[i].Key < infos[j].Key })
+	var objs []object
+	for _, info := range infos {
+		o, err := get(ctx, st, info.Key, prefix == SharedPrefix)
+		if err != nil {
+			return nil, err
+		}
+		if o.present {
+			o.info = info
+			objs = append(objs, o)
+		}
+	}
+	return objs, nil
+}
+
+// firstBlocking returns the conflict error of the first live or unreadable
+// object under prefix other than except, nil when there is none.
+func firstBlocking(ctx context.Context, st store.Store, prefix, except string, lb func() time.Time, opts Options) error {
+	objs, err := readPrefix(ctx, st, prefix, except)
+	if err != nil {
 		return err
 	}
-	now := a.opts.Clock.Now()
-	if o.bad == nil && now.After(o.p.ExpiresAt) {
-		info, err := a.st.Stat(ctx, ExclusiveKey)
+	for _, o := range objs {
+		if err := o.blocks(lb(), opts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exclusiveBlocks looks at the exclusive key: one Get, plus a Stat only when
+// the payload's expires_at has passed by the store's clock (to learn when
+// it was last written). except is our own content, never blocking.
+func exclusiveBlocks(ctx context.Context, st store.Store, except []byte, lb func() time.Time, opts Options) error {
+	o, err := get(ctx, st, ExclusiveKey, false)
+	if err != nil || !o.present || (except != nil && bytes.Equal(o.data, except)) {
+		return err
+	}
+	if o.bad == nil && lb().After(o.p.ExpiresAt) {
+		info, err := st.Stat(ctx, ExclusiveKey)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil
 		}
@@ -93,57 +128,30 @@ func (a *acquirer) exclusiveBlocks(ctx context.Context) error {
 		}
 		o.info = info
 	}
-	return o.blocks(ExclusiveKey, now, a.opts.TTL)
-}
-
-// sharedBlocks is the exclusive side's look at every shared key.
-func (a *acquirer) sharedBlocks(ctx context.Context) error {
-	objs, err := listShared(ctx, a.st)
-	if err != nil {
-		return err
-	}
-	for _, info := range objs {
-		o, err := get(ctx, a.st, info.Key, true)
-		if err != nil {
-			return err
-		}
-		o.info = info
-		if err := o.blocks(info.Key, a.opts.Clock.Now(), a.opts.TTL); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// listShared returns the info of every shared lock key.
-func listShared(ctx context.Context, st store.Store) ([]store.ObjectInfo, error) {
-	var objs []store.ObjectInfo
-	err := st.List(ctx, SharedPrefix, func(info store.ObjectInfo) error {
-		objs = append(objs, info)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("listing shared locks: %w", err)
-	}
-	return objs, nil
+	return o.blocks(lb(), opts)
 }
 
 // deleteIfSame deletes key if it still holds data (used to clear a stale
-// exclusive lock on stores without compare-and-swap; a small window remains
-// between the read and the delete, see docs/lock.md).
-func deleteIfSame(ctx context.Context, st store.Store, key string, data []byte) error {
+// exclusive lock on stores without compare-and-swap; only an intent holder
+// does this, so no other intent-aware process races with it).
+// It reports whether it deleted it.
+func deleteIfSame(ctx context.Context, st store.Store, key string, data []byte) (bool, error) {
 	cur, err := st.Get(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("reading lock %s: %w", key, err)
+		return false, fmt.Errorf("reading lock %s: %w", key, err)
 	}
 	if !bytes.Equal(cur, data) {
-		return nil // changed meanwhile: the caller looks again
+		return false, nil // changed meanwhile: the caller looks again
 	}
-	if err := st.Delete(ctx, key); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("removing stale lock %s: %w", key, err)
+	err = st.Delete(ctx, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
 	}
-	return nil
+	if err != nil {
+		return false, fmt.Errorf("removing stale lock %s: %w", key, err)
+	}
+	return true, nil
 }

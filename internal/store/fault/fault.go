@@ -182,3 +182,11 @@ func (s *Store) List(ctx context.Context, prefix string, fn func(store.ObjectInf
 
 // Close closes the inner store.
 func (s *Store) Close() error { return s.inner.Close() }
+
+// Now forwards, with faults.
+func (s *Store) Now(ctx context.Context) (time.Time, error) {
+	if err := s.before(ctx, "now", ""); err != nil {
+		return time.Time{}, err
+	}
+	return s.inner.Now(ctx)
+}

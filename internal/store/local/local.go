@@ -41,6 +41,11 @@ func (s *Store) Capabilities() store.Capabilities {
 	return store.Capabilities{CreateIfAbsent: true, CompareAndSwap: true}
 }
 
+// Now is this machine's clock, which stamps the store's files.
+func (s *Store) Now(ctx context.Context) (time.Time, error) {
+	return time.Now(), ctx.Err()
+}
+
 // Close does nothing; a local store holds no resources between calls.
 func (s *Store) Close() error { return nil }
 
@@ -127,21 +132,7 @@ func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) 
 	if fi.IsDir() {
 		return store.ObjectInfo{}, fmt.Errorf("%s: %w", key, store.ErrNotFound)
 	}
-	return info(key, fi), nil
-}
-
-func info(key string, fi fs.FileInfo) store.ObjectInfo {
-	return store.ObjectInfo{Key: key, Size: fi.Size(), ModTime: fi.ModTime(), Version: version(fi)}
-}
-
-// version identifies one write: each write makes a new file, so inode,
-// mtime and size together differ between any two writes.
-func version(fi fs.FileInfo) string {
-	var ino uint64
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		ino = st.Ino
-	}
-	return fmt.Sprintf("%x-%x-%x", ino, fi.ModTime().UnixNano(), fi.Size())
+	return objectInfo(key, p, fi)
 }
 
 // Put writes data under key, atomically, honouring opts.
@@ -189,7 +180,7 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts store.Put
 	if err != nil {
 		return store.ObjectInfo{}, fmt.Errorf("%s: stat after write: %w", key, err)
 	}
-	return info(key, fi), nil
+	return objectInfo(key, p, fi)
 }
 
 // swap renames tmp onto p if p's current version is want, under the store's
@@ -207,7 +198,14 @@ func (s *Store) swap(tmp, p, key, want string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", key, err)
 	}
-	if got := version(fi); got != want {
+	cur, err := objectInfo(key, p, fi)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%s: object is gone: %w", key, store.ErrVersionMismatch)
+	}
+	if err != nil {
+		return err
+	}
+	if got := cur.Version; got != want {
 		return fmt.Errorf("%s: have %s, want %s: %w", key, got, want, store.ErrVersionMismatch)
 	}
 	if err := os.Rename(tmp, p); err != nil {
@@ -353,7 +351,14 @@ func (s *Store) List(ctx context.Context, prefix string, fn func(store.ObjectInf
 		if err != nil {
 			return err
 		}
-		return fn(info(key, fi))
+		oi, err := objectInfo(key, p, fi)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // removed while we listed
+		}
+		if err != nil {
+			return err
+		}
+		return fn(oi)
 	})
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -182,4 +183,25 @@ func (s *Store) deleteObject(ctx context.Context, key, versionID string) error {
 		return fmt.Errorf("s3: delete %s on %s: %w", key, s.Describe(), err)
 	}
 	return nil
+}
+
+// Now returns the Date header of a one-key listing of the repository's
+// prefix: the server's clock, truncated to the second, at a moment before
+// the answer arrived.
+func (s *Store) Now(ctx context.Context) (time.Time, error) {
+	var out *s3.ListObjectsV2Output
+	err := s.withSlot(ctx, func() error {
+		var err error
+		out, err = s.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
+			Bucket: aws.String(s.bucket), Prefix: aws.String(s.full("")), MaxKeys: aws.Int32(1)})
+		return err
+	})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("s3: reading the server's time on %s: %w", s.Describe(), err)
+	}
+	t := responseDate(out.ResultMetadata)
+	if t.IsZero() {
+		return time.Time{}, fmt.Errorf("s3: %s sent no Date header: %w", s.Describe(), store.ErrUnsupported)
+	}
+	return t, nil
 }

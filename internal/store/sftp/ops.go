@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/pkg/sftp"
 
@@ -249,4 +250,24 @@ func (s *Store) statDir(ctx context.Context, dir string) (os.FileInfo, error) {
 		return err
 	})
 	return fi, err
+}
+
+// Now writes an empty temporary file in the store's root and returns its
+// mtime: the server's clock (to the second, as SFTP v3 reports it) at a
+// moment before the answer arrived. The file is removed again.
+func (s *Store) Now(ctx context.Context) (time.Time, error) {
+	var fi os.FileInfo
+	err := s.do(ctx, func(c *sftp.Client) error {
+		tmp, err := s.writeTemp(c, s.root, nil)
+		if err != nil {
+			return err
+		}
+		defer removeTemp(c, tmp)
+		fi, err = c.Stat(tmp)
+		return err
+	})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("sftp: reading the server's time on %s: %w", s.Describe(), err)
+	}
+	return fi.ModTime(), nil
 }

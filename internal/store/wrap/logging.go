@@ -50,6 +50,14 @@ func (l *Logging) log(op, key string, start time.Time, n int64, err error) {
 	l.logf("store %s %s %d bytes %s: %s", op, key, n, time.Since(start).Round(time.Microsecond), status)
 }
 
+// Now logs and forwards.
+func (l *Logging) Now(ctx context.Context) (time.Time, error) {
+	start := time.Now()
+	t, err := l.inner.Now(ctx)
+	l.log("NOW", "", start, 0, err)
+	return t, err
+}
+
 // Capabilities passes the inner store's through.
 func (l *Logging) Capabilities() store.Capabilities { return l.inner.Capabilities() }
 

@@ -1,0 +1,107 @@
+package lock
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// Fence returns st wrapped so that every request through it runs under this
+// lease: it is refused (with an error wrapping ErrLeaseLost) once the lease
+// is lost, released or past its safe end, and it is cancelled when the
+// lease is lost while it runs, which the watchdog does at the safe end. So
+// its deadline is the safe end as it stands while the request runs: a long
+// upload outlives the safe end it started under as long as the lease is
+// refreshed meanwhile, and a holder whose lease runs out sends nothing
+// after it. Engines write through the fenced store of the lease they run
+// under.
+func (l *Lock) Fence(st store.Store) store.Store { return &fenced{inner: st, l: l} }
+
+type fenced struct {
+	inner store.Store
+	l     *Lock
+}
+
+// begin admits one request.
+func (f *fenced) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	if err := f.l.valid(); err != nil {
+		return nil, nil, err
+	}
+	if f.l.leaseCtx.Err() != nil {
+		return nil, nil, fmt.Errorf("%w: %s was released", ErrLeaseLost, f.l.keys[0].key)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(f.l.leaseCtx, cancel)
+	return ctx, func() { stop(); cancel() }, nil
+}
+
+func (f *fenced) Capabilities() store.Capabilities { return f.inner.Capabilities() }
+func (f *fenced) Close() error                     { return f.inner.Close() }
+
+func (f *fenced) Get(ctx context.Context, key string) ([]byte, error) {
+	ctx, done, err := f.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return f.inner.Get(ctx, key)
+}
+
+func (f *fenced) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	ctx, done, err := f.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return f.inner.GetRange(ctx, key, off, n)
+}
+
+func (f *fenced) Put(ctx context.Context, key string, data []byte, opts store.PutOptions) (store.ObjectInfo, error) {
+	ctx, done, err := f.begin(ctx)
+	if err != nil {
+		return store.ObjectInfo{}, err
+	}
+	defer done()
+	return f.inner.Put(ctx, key, data, opts)
+}
+
+func (f *fenced) Delete(ctx context.Context, key string) error {
+	ctx, done, err := f.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return f.inner.Delete(ctx, key)
+}
+
+func (f *fenced) Stat(ctx context.Context, key string) (store.ObjectInfo, error) {
+	ctx, done, err := f.begin(ctx)
+	if err != nil {
+		return store.ObjectInfo{}, err
+	}
+	defer done()
+	return f.inner.Stat(ctx, key)
+}
+
+func (f *fenced) List(ctx context.Context, prefix string, fn func(store.ObjectInfo) error) error {
+	ctx, done, err := f.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return f.inner.List(ctx, prefix, fn)
+}
+
+func (f *fenced) Now(ctx context.Context) (time.Time, error) {
+	ctx, done, err := f.begin(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer done()
+	return f.inner.Now(ctx)
+}
+
+// Describe names the inner store.
+func (f *fenced) Describe() string { return store.Describe(f.inner) }
