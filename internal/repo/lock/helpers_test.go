@@ -3,6 +3,7 @@ package lock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,6 +27,12 @@ type testStore struct {
 	failPuts atomic.Bool
 	calls    atomic.Int64
 	puts     atomic.Int64
+	// coarse makes versions "<size>-<mtime seconds>", as SFTP's are.
+	coarse bool
+	// hook, when set, runs before every request with its operation and key;
+	// an error it returns fails the request. Tests use it to pause one
+	// process at a chosen point (who(ctx) names the process).
+	hook func(ctx context.Context, op, key string) error
 
 	mu     sync.Mutex
 	stamps map[string]time.Time
@@ -44,18 +51,43 @@ func (s *testStore) Capabilities() store.Capabilities {
 }
 
 func (s *testStore) stamp(info store.ObjectInfo) store.ObjectInfo {
-	if s.clk == nil {
-		return info
+	if s.clk != nil {
+		s.mu.Lock()
+		info.ModTime = s.stamps[info.Key]
+		s.mu.Unlock()
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	info.ModTime = s.stamps[info.Key]
+	if s.coarse {
+		info.Version = fmt.Sprintf("%x-%x", info.Size, info.ModTime.Unix())
+	}
 	return info
+}
+
+// before counts a request and runs the hook.
+func (s *testStore) before(ctx context.Context, op, key string) error {
+	s.calls.Add(1)
+	if s.hook != nil {
+		return s.hook(ctx, op, key)
+	}
+	return nil
+}
+
+// whoKey is the context key naming the process a request belongs to.
+type whoKey struct{}
+
+// as names the process behind ctx's requests.
+func as(ctx context.Context, name string) context.Context { return context.WithValue(ctx, whoKey{}, name) }
+
+// who names the process behind a request ("" when unnamed).
+func who(ctx context.Context) string {
+	name, _ := ctx.Value(whoKey{}).(string) // unnamed: ""
+	return name
 }
 
 // Now is the fake clock plus skew: the store's clock.
 func (s *testStore) Now(ctx context.Context) (time.Time, error) {
-	s.calls.Add(1)
+	if err := s.before(ctx, "now", ""); err != nil {
+		return time.Time{}, err
+	}
 	if s.clk == nil {
 		return s.Store.Now(ctx)
 	}
@@ -63,12 +95,16 @@ func (s *testStore) Now(ctx context.Context) (time.Time, error) {
 }
 
 func (s *testStore) Get(ctx context.Context, key string) ([]byte, error) {
-	s.calls.Add(1)
+	if err := s.before(ctx, "get", key); err != nil {
+		return nil, err
+	}
 	return s.Store.Get(ctx, key)
 }
 
 func (s *testStore) Put(ctx context.Context, key string, data []byte, opts store.PutOptions) (store.ObjectInfo, error) {
-	s.calls.Add(1)
+	if err := s.before(ctx, "put", key); err != nil {
+		return store.ObjectInfo{}, err
+	}
 	s.puts.Add(1)
 	if s.failPuts.Load() {
 		return store.ObjectInfo{}, errInjected
@@ -84,7 +120,9 @@ func (s *testStore) Put(ctx context.Context, key string, data []byte, opts store
 }
 
 func (s *testStore) Stat(ctx context.Context, key string) (store.ObjectInfo, error) {
-	s.calls.Add(1)
+	if err := s.before(ctx, "stat", key); err != nil {
+		return store.ObjectInfo{}, err
+	}
 	info, err := s.Store.Stat(ctx, key)
 	if err != nil {
 		return info, err
@@ -93,12 +131,16 @@ func (s *testStore) Stat(ctx context.Context, key string) (store.ObjectInfo, err
 }
 
 func (s *testStore) List(ctx context.Context, prefix string, fn func(store.ObjectInfo) error) error {
-	s.calls.Add(1)
+	if err := s.before(ctx, "list", prefix); err != nil {
+		return err
+	}
 	return s.Store.List(ctx, prefix, func(info store.ObjectInfo) error { return fn(s.stamp(info)) })
 }
 
 func (s *testStore) Delete(ctx context.Context, key string) error {
-	s.calls.Add(1)
+	if err := s.before(ctx, "delete", key); err != nil {
+		return err
+	}
 	return s.Store.Delete(ctx, key)
 }
 

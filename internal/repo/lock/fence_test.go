@@ -1,0 +1,94 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/clock"
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// delayStore delays every Put by a fixed time on a fake clock (a slow or
+// stalled network), cut short by cancellation, and records the fake time
+// at which each Put reached the store behind it.
+type delayStore struct {
+	store.Store
+	clk   *clock.Fake
+	delay time.Duration
+
+	mu      sync.Mutex
+	arrived []time.Time
+}
+
+func (d *delayStore) Put(ctx context.Context, key string, data []byte, opts store.PutOptions) (store.ObjectInfo, error) {
+	if err := clock.Sleep(ctx, d.clk, d.delay); err != nil {
+		return store.ObjectInfo{}, err
+	}
+	d.mu.Lock()
+	d.arrived = append(d.arrived, d.clk.Now())
+	d.mu.Unlock()
+	return d.Store.Put(ctx, key, data, opts)
+}
+
+// A holder whose refreshes fail keeps writing data through its fenced store
+// over a network that delays each request by 7 s: no write reaches the store
+// after the lease's safe end, and the work sees the loss.
+func TestFencedWritesStopAtSafeEnd(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		t.Run(kindName(shared), func(t *testing.T) {
+			clk := newFake()
+			st := newTestStore(t, clk)
+			l, err := acquire(t, clk, st, shared, "op", testOpts(clk, "me"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Release(context.Background()) //nolint:errcheck // the lease is lost on purpose
+			safeEnd := clk.Now().Add(-l.at.elapsed(clk)).Add(DefaultTTL - DefaultSafetyMargin)
+			st.hook = func(_ context.Context, op, key string) error {
+				if op == "put" && (key == ExclusiveKey || isIntent(key) || key == l.keys[0].key) {
+					return errInjected // refreshes fail from now on
+				}
+				return nil
+			}
+			slow := &delayStore{Store: st, clk: clk, delay: 7 * time.Second}
+			work := l.Fence(slow)
+			workErr := make(chan error, 1)
+			go func() {
+				for i := 0; ; i++ {
+					if _, err := work.Put(context.Background(), fmt.Sprintf("data/%04d", i), []byte("x"), store.PutOptions{}); err != nil {
+						workErr <- err
+						return
+					}
+				}
+			}()
+			var err2 error
+			for err2 == nil {
+				select {
+				case err2 = <-workErr:
+				case <-time.After(time.Millisecond):
+					clk.Advance(100 * time.Millisecond)
+				}
+			}
+			if !errors.Is(err2, ErrLeaseLost) && !errors.Is(err2, context.Canceled) {
+				t.Fatalf("work stopped with %v, want the lease's loss", err2)
+			}
+			slow.mu.Lock()
+			defer slow.mu.Unlock()
+			if len(slow.arrived) == 0 {
+				t.Fatal("no write went through: the test proved nothing")
+			}
+			last := slow.arrived[len(slow.arrived)-1]
+			t.Logf("%d writes; the last reached the store %v before the safe end", len(slow.arrived), safeEnd.Sub(last))
+			if last.After(safeEnd) {
+				t.Fatalf("a write reached the store %v after the lease's safe end", last.Sub(safeEnd))
+			}
+			if _, err := work.Put(context.Background(), "data/late", nil, store.PutOptions{}); !errors.Is(err, ErrLeaseLost) {
+				t.Fatalf("write after the loss: %v, want ErrLeaseLost", err)
+			}
+		})
+	}
+}
