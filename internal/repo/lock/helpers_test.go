@@ -75,7 +75,9 @@ func (s *testStore) before(ctx context.Context, op, key string) error {
 type whoKey struct{}
 
 // as names the process behind ctx's requests.
-func as(ctx context.Context, name string) context.Context { return context.WithValue(ctx, whoKey{}, name) }
+func as(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, whoKey{}, name)
+}
 
 // who names the process behind a request ("" when unnamed).
 func who(ctx context.Context) string {

@@ -341,4 +341,3 @@ func TestCheckAndOptions(t *testing.T) {
 		}
 	}
 }
-
