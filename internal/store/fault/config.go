@@ -31,6 +31,10 @@ type Config struct {
 	LatencyRate float64
 	// Latency is the longest injected wait (default 10ms when LatencyRate > 0).
 	Latency time.Duration
+	// DupRate: a Put or Delete that succeeded is sent to the inner store
+	// once more, between half of Latency and Latency later, in the
+	// background (a retransmitted request that arrives late).
+	DupRate float64
 	// ShortReadRate: a Get or GetRange returns a strict prefix of the data
 	// together with an error wrapping ErrInjected and io.ErrUnexpectedEOF.
 	ShortReadRate float64
@@ -48,7 +52,7 @@ type Config struct {
 }
 
 // Parse reads a specification such as
-// "seed=1,error=0.05,ackloss=0.01,latency=0.05,latencyms=20,short=0.05,killat=17,killmidput=1".
+// "seed=1,error=0.05,ackloss=0.01,latency=0.05,latencyms=20,dup=0.01,short=0.05,killat=17,killmidput=1".
 // Every key is optional; unknown keys and out-of-range values are errors.
 func Parse(spec string) (Config, error) {
 	var c Config
@@ -79,6 +83,8 @@ func (c *Config) set(k, v string) error {
 		c.AckLossRate, err = parseRate(v)
 	case "latency":
 		c.LatencyRate, err = parseRate(v)
+	case "dup":
+		c.DupRate, err = parseRate(v)
 	case "short":
 		c.ShortReadRate, err = parseRate(v)
 	case "latencyms":
@@ -114,6 +120,6 @@ func parseRate(v string) (float64, error) {
 
 // String formats c the way Parse reads it (Kill is not represented).
 func (c Config) String() string {
-	return fmt.Sprintf("seed=%d,error=%g,ackloss=%g,latency=%g,latencyms=%d,short=%g,killat=%d,killmidput=%t",
-		c.Seed, c.ErrorRate, c.AckLossRate, c.LatencyRate, c.Latency.Milliseconds(), c.ShortReadRate, c.KillAt, c.KillMidPut)
+	return fmt.Sprintf("seed=%d,error=%g,ackloss=%g,latency=%g,latencyms=%d,dup=%g,short=%g,killat=%d,killmidput=%t",
+		c.Seed, c.ErrorRate, c.AckLossRate, c.LatencyRate, c.Latency.Milliseconds(), c.DupRate, c.ShortReadRate, c.KillAt, c.KillMidPut)
 }

@@ -26,7 +26,8 @@ type Store struct {
 	cfg   Config
 	mu    sync.Mutex // guards rng
 	rng   *rand.Rand
-	muts  atomic.Int64 // mutating operations started
+	muts  atomic.Int64   // mutating operations started
+	dups  sync.WaitGroup // duplicates not yet sent
 }
 
 var _ store.Store = (*Store)(nil)
@@ -148,6 +149,10 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts store.Put
 	err := s.mutate(ctx, "put", key, func() error {
 		var err error
 		info, err = s.inner.Put(ctx, key, data, opts)
+		if err == nil {
+			data := append([]byte(nil), data...) // the caller may reuse its buffer
+			s.duplicate(func() { _, _ = s.inner.Put(context.Background(), key, data, opts) })
+		}
 		if hit, _ := s.roll(s.cfg.AckLossRate); err == nil && hit {
 			return fmt.Errorf("put %s: reply lost: %w", key, ErrInjected)
 		}
@@ -161,7 +166,27 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts store.Put
 
 // Delete forwards, with faults and the kill point.
 func (s *Store) Delete(ctx context.Context, key string) error {
-	return s.mutate(ctx, "delete", key, func() error { return s.inner.Delete(ctx, key) })
+	return s.mutate(ctx, "delete", key, func() error {
+		err := s.inner.Delete(ctx, key)
+		if err == nil {
+			s.duplicate(func() { _ = s.inner.Delete(context.Background(), key) })
+		}
+		return err
+	})
+}
+
+// duplicate sends a request again later, at DupRate: a late retransmission
+// whose outcome nobody reads (hence the ignored errors above).
+func (s *Store) duplicate(send func()) {
+	hit, frac := s.roll(s.cfg.DupRate)
+	if !hit {
+		return
+	}
+	s.dups.Add(1)
+	time.AfterFunc(time.Duration((1+frac)/2*float64(s.cfg.Latency)), func() {
+		defer s.dups.Done()
+		send()
+	})
 }
 
 // Stat forwards, with faults.
@@ -180,8 +205,11 @@ func (s *Store) List(ctx context.Context, prefix string, fn func(store.ObjectInf
 	return s.inner.List(ctx, prefix, fn)
 }
 
-// Close closes the inner store.
-func (s *Store) Close() error { return s.inner.Close() }
+// Close waits for pending duplicates, then closes the inner store.
+func (s *Store) Close() error {
+	s.dups.Wait()
+	return s.inner.Close()
+}
 
 // Now forwards, with faults.
 func (s *Store) Now(ctx context.Context) (time.Time, error) {

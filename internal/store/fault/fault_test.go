@@ -200,3 +200,49 @@ func equal(a, b []bool) bool {
 	}
 	return true
 }
+
+// A duplicated request arrives after later ones: a Put duplicated after a
+// Delete brings the object back; a Delete duplicated after a new Put removes
+// it again. Close waits for the duplicates.
+func TestDuplicates(t *testing.T) {
+	rows := []struct {
+		name      string
+		first     func(s store.Store) error
+		then      func(s store.Store) error
+		wantFound bool
+	}{
+		{"put after delete",
+			func(s store.Store) error { _, err := s.Put(context.Background(), "k", []byte("a"), store.PutOptions{}); return err },
+			func(s store.Store) error { return s.Delete(context.Background(), "k") },
+			true},
+		{"delete after put",
+			func(s store.Store) error { return s.Delete(context.Background(), "k") },
+			func(s store.Store) error { _, err := s.Put(context.Background(), "k", []byte("b"), store.PutOptions{}); return err },
+			false},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			inner := local.New(t.TempDir())
+			if _, err := inner.Put(context.Background(), "k", []byte("0"), store.PutOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			dup := fault.New(inner, fault.Config{DupRate: 1, Latency: 50 * time.Millisecond})
+			if err := row.first(dup); err != nil {
+				t.Fatal(err)
+			}
+			if err := row.then(inner); err != nil { // not duplicated
+				t.Fatal(err)
+			}
+			if err := dup.Close(); err != nil {
+				t.Fatal(err)
+			}
+			_, err := inner.Get(context.Background(), "k")
+			if found := err == nil; found != row.wantFound {
+				t.Fatalf("after the duplicate: found=%t (%v), want %t", found, err, row.wantFound)
+			}
+		})
+	}
+	if c, err := fault.Parse("dup=0.25"); err != nil || c.DupRate != 0.25 {
+		t.Fatalf("parse dup: %+v %v", c, err)
+	}
+}
