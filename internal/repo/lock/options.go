@@ -122,6 +122,10 @@ func (o Options) validate() error {
 		errs = append(errs, fmt.Errorf("refresh interval %v plus two retries (%v timeout + %v pause each) must fit in TTL %v minus safety margin %v",
 			o.RefreshInterval, o.RequestTimeout, o.RetryInterval, o.TTL, o.SafetyMargin))
 	}
+	if o.ContentionWait+o.RequestTimeout >= o.TTL-o.SafetyMargin {
+		errs = append(errs, fmt.Errorf("contention wait %v plus a request timeout %v must end before TTL %v minus safety margin %v (an acquire runs under the lease of its first write)",
+			o.ContentionWait, o.RequestTimeout, o.TTL, o.SafetyMargin))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("lock options: %w", err)
 	}
