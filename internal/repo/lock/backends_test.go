@@ -16,9 +16,9 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/store/fault"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 	"github.com/cloudstic/cloudstic/internal/store/s3"
-	"github.com/cloudstic/cloudstic/internal/store/fault"
 	"github.com/cloudstic/cloudstic/internal/store/sftp"
 	"github.com/cloudstic/cloudstic/internal/store/wrap"
 )

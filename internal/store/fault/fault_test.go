@@ -212,12 +212,18 @@ func TestDuplicates(t *testing.T) {
 		wantFound bool
 	}{
 		{"put after delete",
-			func(s store.Store) error { _, err := s.Put(context.Background(), "k", []byte("a"), store.PutOptions{}); return err },
+			func(s store.Store) error {
+				_, err := s.Put(context.Background(), "k", []byte("a"), store.PutOptions{})
+				return err
+			},
 			func(s store.Store) error { return s.Delete(context.Background(), "k") },
 			true},
 		{"delete after put",
 			func(s store.Store) error { return s.Delete(context.Background(), "k") },
-			func(s store.Store) error { _, err := s.Put(context.Background(), "k", []byte("b"), store.PutOptions{}); return err },
+			func(s store.Store) error {
+				_, err := s.Put(context.Background(), "k", []byte("b"), store.PutOptions{})
+				return err
+			},
 			false},
 	}
 	for _, row := range rows {
