@@ -3,19 +3,65 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 )
 
-func lockJSON(l lock.Info) map[string]any {
-	m := map[string]any{"key": l.Key, "operation": l.Operation, "holder": l.Holder, "acquired_at": l.AcquiredAt,
-		"expires_at": l.ExpiresAt, "is_shared": l.IsShared, "stale": l.Stale}
-	if l.Err != nil {
-		m["error"] = l.Err.Error()
+// lockDoc is one lock object in the -json output of locks and break-lock.
+// An unreadable object has readable false, an error and an excerpt of its
+// bytes, and no payload fields.
+type lockDoc struct {
+	Key        string     `json:"key"`
+	Kind       string     `json:"kind"`
+	Readable   bool       `json:"readable"`
+	Operation  string     `json:"operation,omitempty"`
+	Holder     string     `json:"holder,omitempty"`
+	AcquiredAt *time.Time `json:"acquired_at,omitempty"`
+	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
+	IsShared   bool       `json:"is_shared"`
+	Stale      bool       `json:"stale"`
+	Size       int64      `json:"size"`
+	ModTime    *time.Time `json:"mod_time,omitempty"`
+	Error      string     `json:"error,omitempty"`
+	Excerpt    string     `json:"excerpt,omitempty"`
+}
+
+// lockKind names a lock object's kind by its key.
+func lockKind(l lock.Info) string {
+	switch {
+	case l.Key == lock.ExclusiveKey:
+		return "exclusive"
+	case strings.HasPrefix(l.Key, lock.IntentPrefix):
+		return "intent"
+	default:
+		return "shared"
 	}
-	return m
+}
+
+func lockJSON(l lock.Info) lockDoc {
+	d := lockDoc{Key: l.Key, Kind: lockKind(l), Readable: l.Err == nil, IsShared: l.IsShared, Stale: l.Stale, Size: l.Size}
+	if !l.ModTime.IsZero() {
+		d.ModTime = &l.ModTime
+	}
+	if l.Err != nil {
+		d.Error, d.Excerpt = l.Err.Error(), l.Excerpt
+		return d
+	}
+	d.Operation, d.Holder, d.AcquiredAt, d.ExpiresAt = l.Operation, l.Holder, &l.AcquiredAt, &l.ExpiresAt
+	return d
+}
+
+// describeLock is one line about a lock for break-lock's text output.
+func describeLock(l lock.Info) string {
+	if l.Err != nil {
+		return fmt.Sprintf("%s: unreadable (%d bytes, written %s): %v; first bytes: %s", l.Key, l.Size,
+			l.ModTime.Format(time.RFC3339), l.Err, l.Excerpt)
+	}
+	return fmt.Sprintf("%s: operation: %s, holder: %s, acquired: %s, expires: %s, shared: %v", l.Key,
+		l.Operation, l.Holder, l.AcquiredAt.Format(time.RFC3339Nano), l.ExpiresAt.Format(time.RFC3339Nano), l.IsShared)
 }
 
 func runLocks(ctx context.Context, a *app, args []string) error {
@@ -35,7 +81,7 @@ func runLocks(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if a.g.json {
-		out := make([]map[string]any, 0, len(locks))
+		out := make([]lockDoc, 0, len(locks))
 		for _, l := range locks {
 			out = append(out, lockJSON(l))
 		}
@@ -48,22 +94,30 @@ func runLocks(ctx context.Context, a *app, args []string) error {
 	}
 	tw := tabwriter.NewWriter(a.io.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TYPE\tSTATE\tOPERATION\tHOLDER\tAGE\tEXPIRES\tKEY")
-	now := time.Now()
+	var unreadable []lock.Info
 	for _, l := range locks {
-		kind, state := "exclusive", "live"
-		if l.IsShared {
-			kind = "shared"
+		if l.Err != nil {
+			fmt.Fprintf(tw, "%s\tunreadable\t-\t-\t-\t-\t%s\n", lockKind(l), l.Key)
+			unreadable = append(unreadable, l)
+			continue
 		}
+		state := "live"
 		if l.Stale {
 			state = "stale"
 		}
-		if l.Err != nil {
-			state = "unreadable: " + l.Err.Error()
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", kind, state, l.Operation, l.Holder,
-			now.Sub(l.AcquiredAt).Round(time.Second), l.ExpiresAt.Local().Format(time.RFC3339), l.Key)
+		// The age is by the store's clock, as the lock judges staleness:
+		// this host's clock may be off.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", lockKind(l), state, l.Operation, l.Holder,
+			l.Age.Round(time.Second), l.ExpiresAt.Local().Format(time.RFC3339), l.Key)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, l := range unreadable {
+		fmt.Fprintf(a.io.Stdout, "unreadable %s (%d bytes, written %s by the store's clock): %v\n  first bytes: %s\n",
+			l.Key, l.Size, l.ModTime.Format(time.RFC3339), l.Err, l.Excerpt)
+	}
+	return nil
 }
 
 func runBreakLock(ctx context.Context, a *app, args []string) error {
@@ -79,21 +133,25 @@ func runBreakLock(ctx context.Context, a *app, args []string) error {
 	defer a.closeStore()
 	removed, err := lock.Break(ctx, st, *staleOnly, a.lockOptions())
 	if a.g.json {
-		out := make([]map[string]any, 0, len(removed))
+		out := make([]lockDoc, 0, len(removed))
 		for _, l := range removed {
 			out = append(out, lockJSON(l))
 		}
 		if err == nil {
-			a.writeJSON(map[string]any{"removed": out})
+			a.writeJSON(breakLockDoc{Removed: out})
 		}
 		return err
 	}
 	for _, l := range removed {
-		fmt.Fprintf(a.io.Stdout, "removed %s: operation: %s, holder: %s, acquired: %s, expires: %s, shared: %v\n", l.Key,
-			l.Operation, l.Holder, l.AcquiredAt.Format(time.RFC3339Nano), l.ExpiresAt.Format(time.RFC3339Nano), l.IsShared)
+		fmt.Fprintf(a.io.Stdout, "removed %s\n", describeLock(l))
 	}
 	if len(removed) == 0 && err == nil {
 		fmt.Fprintln(a.io.Stdout, "no locks to remove")
 	}
 	return err
+}
+
+// breakLockDoc is break-lock's -json document.
+type breakLockDoc struct {
+	Removed []lockDoc `json:"removed"`
 }

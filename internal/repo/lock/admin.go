@@ -62,6 +62,7 @@ func describe(o object, storeNow time.Time, opts Options) Info {
 		info = Info{Key: o.key, IsShared: o.key != ExclusiveKey && !isIntent(o.key), Err: o.bad, Excerpt: excerpt(o.data)}
 	} else {
 		info = infoOf(o.key, o.p, isStale(o.p, o.info.ModTime, storeNow, opts), nil)
+		info.Age = storeNow.Sub(o.p.AcquiredAt)
 	}
 	info.Size, info.ModTime = int64(len(o.data)), o.info.ModTime
 	return info

@@ -34,6 +34,8 @@ type Info struct {
 	// Size and ModTime are the store's (ModTime by the store's clock).
 	Size    int64
 	ModTime time.Time
+	// Age is the time since AcquiredAt by the store's clock (List only).
+	Age time.Duration
 	// Err is set when the object cannot be read or parsed (for a held
 	// Lock's Info: why its lease was lost); Excerpt then holds its first
 	// bytes, escaped, for a human to judge.
