@@ -125,6 +125,7 @@ func (a *app) openStore(ctx context.Context, forInit bool) (store.Store, error) 
 	var logf func(string, ...any)
 	if a.g.debug {
 		logf = a.debugf
+		a.debugf("lock protocol: %s", lock.Protocol(inner.Capabilities()))
 	}
 	a.st = wrap.NewLogging(inner, logf)
 	return a.st, nil

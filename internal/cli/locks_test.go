@@ -43,3 +43,13 @@ func TestUnreadableLockShown(t *testing.T) {
 		t.Fatalf("after break-lock:\n%s", r.stdout)
 	}
 }
+
+// -debug names the lock protocol the store's capabilities select.
+func TestDebugNamesLockProtocol(t *testing.T) {
+	dir := t.TempDir()
+	uxOK(t, dir, "init", "-password", "pw")
+	r := uxOK(t, dir, "locks", "-debug")
+	if want := "lock protocol: intents + create-if-absent + compare-and-swap (store has both conditional writes)"; !strings.Contains(r.stderr, want) {
+		t.Fatalf("stderr lacks %q:\n%s", want, r.stderr)
+	}
+}
