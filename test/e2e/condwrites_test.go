@@ -11,10 +11,10 @@ import (
 // the declared capabilities select.
 func TestS3ConditionalWritesSettings(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ setting, declares string }{
-		{"auto", "declares create-if-absent true, compare-and-swap true"},
-		{"create-only", "declares create-if-absent true, compare-and-swap false"},
-		{"none", "declares create-if-absent false, compare-and-swap false"},
+	for _, tc := range []struct{ setting, declares, protocol string }{
+		{"auto", "declares create-if-absent true, compare-and-swap true", "lock protocol: intents + create-if-absent + compare-and-swap"},
+		{"create-only", "declares create-if-absent true, compare-and-swap false", "lock protocol: intents + create-if-absent (store has no compare-and-swap"},
+		{"none", "declares create-if-absent false, compare-and-swap false", "lock protocol: intents only (store has no create-if-absent"},
 	} {
 		t.Run(tc.setting, func(t *testing.T) {
 			t.Parallel()
@@ -26,6 +26,9 @@ func TestS3ConditionalWritesSettings(t *testing.T) {
 			src := smallTree(t, 7)
 			mustRun(t, r.with("backup", "-source", "local:"+src)...)
 			mustRun(t, r.with("check")...)
+			if res := mustRun(t, r.with("prune", "-debug")...); !strings.Contains(res.stderr, tc.protocol) {
+				t.Errorf("-debug does not name the lock protocol %q:\n%s", tc.protocol, res.stderr)
+			}
 			res = mustRun(t, r.with("list")...)
 			if n := strings.Count(res.stdout, "\n"); n < 2 {
 				t.Errorf("list shows no snapshot:\n%s", res.stdout)
