@@ -88,6 +88,11 @@ func (l *Lock) refresh(ctx context.Context) error {
 	for i, k := range keys {
 		nk, err := l.rewrite(ctx, k)
 		if err != nil {
+			// Keep what was rewritten (its new version is what the next
+			// compare-and-swap must name); the lease's anchor stays.
+			l.mu.Lock()
+			copy(l.keys, keys[:i])
+			l.mu.Unlock()
 			return err
 		}
 		keys[i] = nk

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -339,5 +340,35 @@ func TestCheckAndOptions(t *testing.T) {
 		if _, err := AcquireShared(context.Background(), st, "backup", o); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}
+	}
+}
+
+// An exclusive holder whose intent's refresh fails after its exclusive key
+// was rewritten remembers the key's new version: the retry succeeds instead
+// of losing the lease on a compare-and-swap against the old version.
+func TestPartialRefreshKeepsNewVersion(t *testing.T) {
+	clk := newFake()
+	st := newTestStore(t, clk)
+	l, err := acquire(t, clk, st, false, "prune", testOpts(clk, "me"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release(t, l)
+	var failed atomic.Bool
+	st.hook = func(_ context.Context, op, key string) error {
+		if op == "put" && isIntent(key) && failed.CompareAndSwap(false, true) {
+			return errInjected // the first intent refresh fails
+		}
+		return nil
+	}
+	waiting(t, clk, 2)
+	clk.Advance(DefaultRefreshInterval)
+	waitFor(t, "the failed refresh", failed.Load)
+	want := l.Info().ExpiresAt
+	waiting(t, clk, 2)
+	clk.Advance(DefaultRetryInterval)
+	waitFor(t, "the retry", func() bool { return l.Context().Err() != nil || l.Info().ExpiresAt.After(want) })
+	if err := l.Check(context.Background()); err != nil {
+		t.Fatalf("after a partial refresh and its retry: %v", err)
 	}
 }
