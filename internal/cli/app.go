@@ -28,6 +28,8 @@ type app struct {
 	cmd *command
 	g   globals
 	st  *wrap.Logging
+	// history records lease events for tests (historyEnv), or is nil.
+	history *history
 	// errMu serialises messages written to stderr from many goroutines
 	// (engine warnings, -debug store logging).
 	errMu sync.Mutex
@@ -230,7 +232,11 @@ func indexedSnapshots(ctx context.Context, r *repo.Repository) ([]snapshot.WithI
 
 // lockOptions are the lock settings for this run.
 func (a *app) lockOptions() lock.Options {
-	return lock.Options{Wait: a.g.lockWait}
+	o := lock.Options{Wait: a.g.lockWait}
+	if a.history != nil {
+		o.Trace = a.history.lease
+	}
+	return o
 }
 
 // withLock runs fn holding a shared or exclusive lock, handing it the

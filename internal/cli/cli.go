@@ -104,8 +104,23 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 		return ExitUsage
 	}
 	a.cmd = cmd
+	if path := stdio.Getenv(historyEnv); path != "" {
+		h, err := openHistory(path)
+		if err != nil {
+			return a.finish(err)
+		}
+		a.history = h
+	}
 	err := cmd.run(ctx, a, args[1:])
-	return a.finish(err)
+	code := a.finish(err)
+	if a.history != nil {
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		a.history.exit(code, msg)
+	}
+	return code
 }
 
 // finish prints err, on one line, and maps it to an exit code.

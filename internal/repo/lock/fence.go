@@ -64,6 +64,8 @@ func (f *fenced) Put(ctx context.Context, key string, data []byte, opts store.Pu
 		return store.ObjectInfo{}, err
 	}
 	defer done()
+	f.l.trace(TraceWrite, key)
+	defer f.l.trace(TraceWritten, key)
 	return f.inner.Put(ctx, key, data, opts)
 }
 
@@ -73,6 +75,8 @@ func (f *fenced) Delete(ctx context.Context, key string) error {
 		return err
 	}
 	defer done()
+	f.l.trace(TraceWrite, key)
+	defer f.l.trace(TraceWritten, key)
 	return f.inner.Delete(ctx, key)
 }
 

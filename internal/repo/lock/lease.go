@@ -100,6 +100,7 @@ func (l *Lock) refresh(ctx context.Context) error {
 	l.mu.Lock()
 	l.keys, l.at = keys, at
 	l.mu.Unlock()
+	l.trace(TraceRenewed, "")
 	return nil
 }
 

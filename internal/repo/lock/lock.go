@@ -81,6 +81,7 @@ func newLock(ctx context.Context, a *acquirer, keys []heldKey, at anchor) *Lock 
 	leaseCtx, leaseCancel := context.WithCancel(context.WithoutCancel(ctx))
 	l := &Lock{st: a.st, opts: a.opts, caps: a.caps, sclock: a.sclock, ctx: lctx, cancel: cancel,
 		leaseCtx: leaseCtx, leaseCancel: leaseCancel, stop: make(chan struct{}), keys: keys, at: at}
+	l.trace(TraceAcquired, "")
 	l.wg.Add(2)
 	go l.refresher()
 	go l.watchdog()
@@ -188,11 +189,15 @@ func stillOurs(ctx context.Context, st store.Store, caps store.Capabilities, k h
 // lose records the first reason the lease was lost and cancels Context.
 func (l *Lock) lose(err error) error {
 	l.mu.Lock()
-	if l.lost == nil {
+	first := l.lost == nil
+	if first {
 		l.lost = err
 	}
 	err = l.lost
 	l.mu.Unlock()
+	if first {
+		l.trace(TraceLost, "")
+	}
 	l.cancel(err)
 	l.leaseCancel() // a lost lease is never refreshed again
 	return err
@@ -228,6 +233,7 @@ func (l *Lock) Release(ctx context.Context) error {
 				break
 			}
 		}
+		l.trace(TraceReleased, "")
 		l.cancel(context.Canceled)
 		l.leaseCancel()
 	})

@@ -62,6 +62,9 @@ type Options struct {
 	// Wait: retry a blocked acquire with jittered backoff for this long
 	// (0 = fail at once).
 	Wait time.Duration
+	// Trace, when set, is told of every step of a held lease's life and of
+	// every write through its fenced store (tests record histories with it).
+	Trace func(TraceEvent)
 	// Hostname and PID name the holder, "<hostname> (pid <pid>)"
 	// (defaults: os.Hostname, os.Getpid).
 	Hostname string

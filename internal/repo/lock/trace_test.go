@@ -1,0 +1,44 @@
+package lock
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// Options.Trace sees a lease's life and its fenced writes, in order.
+func TestTrace(t *testing.T) {
+	clk := newFake()
+	st := newTestStore(t, clk)
+	var mu sync.Mutex
+	var got []string
+	o := testOpts(clk, "me")
+	o.Trace = func(ev TraceEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ev.SafeEndIn <= 0 || !isIntent(ev.Lease) {
+			t.Errorf("event %+v: want the intent as lease and time left", ev)
+		}
+		got = append(got, ev.Event+" "+ev.Key)
+	}
+	l, err := acquire(t, clk, st, false, "prune", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Fence(st).Put(context.Background(), "data/x", []byte("x"), store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := l.Info().ExpiresAt
+	waiting(t, clk, 2)
+	clk.Advance(DefaultRefreshInterval)
+	waitFor(t, "refresh", func() bool { return l.Info().ExpiresAt.After(want) })
+	release(t, l)
+	mu.Lock()
+	defer mu.Unlock()
+	if s := strings.Join(got, ","); s != "acquired ,write data/x,written data/x,renewed ,released " {
+		t.Fatalf("trace %q", s)
+	}
+}
