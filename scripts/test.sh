@@ -2,8 +2,8 @@
 # test.sh: the whole test suite, as CI runs it on a fresh machine.
 #
 # Installs what the tests need (spin from Debian; versitygw through the Go
-# module proxy; openssh-server from Debian), starts a real S3 server and a
-# real SFTP server on 127.0.0.1, then runs go vet and every Go test with the
+# module proxy; openssh-server from Debian), starts a real S3 server, a
+# real SFTP server and Toxiproxy (network faults) on 127.0.0.1, then runs go vet and every Go test with the
 # race detector, and stops the servers again. Servers a test needs and
 # cannot find make the test fail, never skip.
 #
@@ -30,11 +30,14 @@ s3env="$(scripts/s3-server.sh)" || { log "the S3 test server did not start"; exi
 eval "$s3env"
 sftpenv="$(scripts/sftp-server.sh)" || { log "the SFTP test server did not start"; exit 1; }
 eval "$sftpenv"
+toxienv="$(scripts/toxiproxy-server.sh)" || { log "Toxiproxy did not start"; exit 1; }
+eval "$toxienv"
 # In CI the servers are stopped at the end; on a developer's machine they are
 # left running so the next run (and other shells) reuse them.
 cleanup() {
 	scripts/s3-server.sh --stop || true
 	scripts/sftp-server.sh --stop || true
+	scripts/toxiproxy-server.sh --stop || true
 }
 if [ -n "${CI:-}" ]; then trap cleanup EXIT; fi
 

@@ -220,6 +220,8 @@ const releaseAttempts = 3
 func (l *Lock) Release(ctx context.Context) error {
 	var err error
 	l.once.Do(func() {
+		// The holder's work under the lock ends here, before its keys go.
+		l.trace(TraceReleased, "")
 		close(l.stop)
 		l.waitLease(ctx)
 		// A lock left behind by one failed request blocks everyone else
@@ -233,7 +235,6 @@ func (l *Lock) Release(ctx context.Context) error {
 				break
 			}
 		}
-		l.trace(TraceReleased, "")
 		l.cancel(context.Canceled)
 		l.leaseCancel()
 	})
