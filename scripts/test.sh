@@ -23,7 +23,13 @@ apt_install() { # packages...
 	apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 \
 		|| { apt-get update -q >&2 && apt-get install -y -q --no-install-recommends "${missing[@]}" >&2; }
 }
-apt_install spin gcc tmux git
+apt_install spin gcc tmux git fuse3 unzip
+# The mount tests use FUSE for real. Some containers have the fuse module in
+# the kernel but no device node: create it (10:229 is the FUSE device).
+if [ ! -e /dev/fuse ]; then
+	log "/dev/fuse is missing: creating it with mknod /dev/fuse c 10 229"
+	mknod -m 0666 /dev/fuse c 10 229
+fi
 
 # Each script prints export lines; their own logs go to stderr.
 s3env="$(scripts/s3-server.sh)" || { log "the S3 test server did not start"; exit 1; }

@@ -64,6 +64,7 @@ func commands() []command {
 		{"find", "search snapshots for files by name, path, time and size", "find [PATTERN...] [-snapshot ID]... [-path-prefix DIR] [-newer T] [-older T] [-size +N|-N|N]... [-i]", runFind},
 		{"dump", "write one file of a snapshot to stdout, or a directory as a tar or zip archive", "dump SNAPSHOT|latest PATH [-archive tar|zip]", runDump},
 		{"stats", "show sizes, deduplication and compression of snapshots, or the repository's growth", "stats [SNAPSHOT...] [-mode restore-size|files-by-contents|raw-data|blobs-per-file] [-growth]", runStats},
+		{"mount", "browse the snapshots as a read-only file system (FUSE)", "mount MOUNTPOINT [-cache-size 64M] [-allow-other]", runMount},
 		{"cat", "print a repository object as JSON", "cat config | snapshot ID | tree ID | lock KEY", runCat},
 		{"key", "manage the passwords and keys that open the repository", "key list | add [-label L] [-new-password P | -new-encryption-key HEX64] | add-recovery [-label L] | passwd [-new-password P] | remove LABEL|ID", runKey},
 		{"forget", "remove snapshots by id or by a retention policy", "forget [SNAPSHOT...] [-keep-last N] [-keep-hourly N] [-keep-daily N] [-keep-weekly N] [-keep-monthly N] [-keep-yearly N] [-tag T]... [-source URI] [-host H] [-group-by source,host,path] [-prune] [-dry-run]", runForget},

@@ -15,6 +15,10 @@ func browseExamples(name string) []string {
 	case "stats":
 		return []string{"cloudstic stats", "cloudstic stats latest -mode raw-data", "cloudstic stats -mode files-by-contents -json",
 			"cloudstic stats -growth"}
+	case "mount":
+		return []string{"cloudstic mount /mnt/backup    # an existing directory; Ctrl-C (or fusermount -u /mnt/backup) unmounts",
+			"ls /mnt/backup/snapshots/latest/    # in another shell; also hosts/HOST/, tags/TAG/, ids/ID",
+			"cloudstic mount -store s3:my-bucket/backups -cache-size 256M ~/backup"}
 	}
 	return nil
 }

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	"github.com/cloudstic/cloudstic/internal/engine/mount"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+func runMount(ctx context.Context, a *app, args []string) error {
+	fs := a.flags()
+	cacheSize := fs.String("cache-size", "64M", "memory for file contents read through the mount (K, M, G)")
+	allowOther := fs.Bool("allow-other", false, "let other users use the mount (the kernel checks the snapshot's permissions; non-root needs user_allow_other in /etc/fuse.conf)")
+	pos, err := a.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErr("give one mount point: mount DIRECTORY")
+	}
+	cacheBytes, err := parseByteSize(*cacheSize)
+	if err != nil || cacheBytes < 1<<20 {
+		return usageErr("-cache-size %q: give at least 1M (e.g. 64M, 1G)", *cacheSize)
+	}
+	mountpoint := pos[0]
+	if err := mount.CheckDevice(mount.DevFuse); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(mountpoint); err != nil || !fi.IsDir() {
+		return usageErr("mount point %s: not an existing directory (create it first)", mountpoint)
+	}
+	r, err := a.openRepo(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.closeStore()
+	opts := mount.Options{CacheBytes: cacheBytes, AllowOther: *allowOther, Warnf: a.warnf,
+		FsName: "cloudstic:" + store.Describe(r.Store())}
+	return a.withLock(ctx, r.Store(), false, "mount", func(lockCtx context.Context, _ *lock.Lock) error {
+		a.infof("Serving the snapshots of %s at %s (read-only); press Ctrl-C or run 'fusermount -u %s' to unmount",
+			a.g.store, mountpoint, mountpoint)
+		err := mount.Serve(lockCtx, r, mountpoint, opts)
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			err = nil // Ctrl-C is how a mount normally ends
+		}
+		if err == nil {
+			a.infof("Unmounted %s", mountpoint)
+		}
+		return err
+	})
+}
