@@ -168,6 +168,11 @@ func TestMount(t *testing.T) {
 		_, err := os.Stat(filepath.Join(m.dir, "ids", second[:8], "after-mount"))
 		return err == nil
 	})
+	// The kernel may keep the old latest link for up to a second more.
+	m.waitFor("latest to move", func() bool {
+		target, err := os.Readlink(filepath.Join(m.dir, "latest"))
+		return err == nil && target == mustReadlink(t, filepath.Join(m.dir, "ids", second[:8]))[len("../"):]
+	})
 	got, err := os.ReadFile(filepath.Join(m.dir, "latest", "after-mount"))
 	if err != nil || string(got) != "new\n" {
 		t.Errorf("latest/after-mount: %q, %v", got, err)
@@ -282,4 +287,13 @@ func TestMountErrors(t *testing.T) {
 	if strings.Contains(msg, "\n") || !strings.Contains(msg, "FUSE is not available") || !strings.Contains(msg, "/dev/fuse") {
 		t.Errorf("want one line naming the missing /dev/fuse, got %q", msg)
 	}
+}
+
+func mustReadlink(t *testing.T, p string) string {
+	t.Helper()
+	target, err := os.Readlink(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target
 }
