@@ -252,7 +252,7 @@ func TestMountCatTouchesOnlyItsPack(t *testing.T) {
 		}
 	}
 	if len(read) != 1 {
-		t.Errorf("cat of one 8 KiB file read %d packs, want 1 (of %d): %v", len(read), packs, read)
+		t.Errorf("cat of one 8 KiB file read %d packs, want 1 (of %d); store requests:\n%s", len(read), packs, m.log()[before:])
 	}
 	m.stop(os.Interrupt)
 }

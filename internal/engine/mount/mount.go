@@ -123,6 +123,7 @@ type mountFS struct {
 	opts  Options
 	snaps *snapList
 	blobs *blobCache
+	trees *treeCache
 }
 
 func newFS(r *repo.Repository, opts Options) *mountFS {
@@ -138,7 +139,7 @@ func newFS(r *repo.Repository, opts Options) *mountFS {
 	if opts.Warnf == nil {
 		opts.Warnf = func(string, ...any) {}
 	}
-	return &mountFS{r: r, opts: opts, blobs: newBlobCache(r, opts.CacheBytes),
+	return &mountFS{r: r, opts: opts, blobs: newBlobCache(r, opts.CacheBytes), trees: newTreeCache(r, 4096),
 		snaps: &snapList{r: r, clock: opts.Clock, every: opts.Refresh, warnf: opts.Warnf, indexed: map[string]bool{}}}
 }
 

@@ -2,7 +2,6 @@ package mount
 
 import (
 	"context"
-	"sync"
 	"syscall"
 	"time"
 
@@ -145,12 +144,11 @@ func (l *linkEntry) Readlink(context.Context) ([]byte, syscall.Errno) {
 	return []byte(l.node.LinkTarget), 0
 }
 
-// dirEntry is a directory of a snapshot; its tree is read on first use.
+// dirEntry is a directory of a snapshot; its tree is read when first
+// used, through the mount's tree cache.
 type dirEntry struct {
 	fs.Inode
 	entry
-	mu   sync.Mutex
-	tree *tree.Tree // nil until loaded
 }
 
 var (
@@ -159,17 +157,11 @@ var (
 )
 
 func (d *dirEntry) load(ctx context.Context) (*tree.Tree, syscall.Errno) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.tree == nil {
-		// A failure is not kept: it may have been an interruption.
-		t, err := d.m.r.LoadTree(ctx, d.node.Subtree)
-		if err != nil {
-			return nil, d.m.errno("directory "+d.display(), err)
-		}
-		d.tree = t
+	t, err := d.m.trees.get(ctx, d.node.Subtree)
+	if err != nil {
+		return nil, d.m.errno("directory "+d.display(), err)
 	}
-	return d.tree, 0
+	return t, 0
 }
 
 func (d *dirEntry) display() string {
