@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
-	"github.com/cloudstic/cloudstic/internal/engine/exclude"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
@@ -20,15 +17,13 @@ import (
 func runBackup(ctx context.Context, a *app, args []string) error {
 	fs := a.flags()
 	source := fs.String("source", "", "what to back up: local:PATH")
-	var tags, excludes multiFlag
+	var tags multiFlag
 	fs.Var(&tags, "tag", "tag the snapshot (repeatable)")
-	fs.Var(&excludes, "exclude", "skip what this gitignore-style pattern matches: *.tmp, cache/ (directories only), /build (at the source root), !keep.log (repeatable; last match wins)")
-	var excludeFiles, ifPresent multiFlag
-	fs.Var(&excludeFiles, "exclude-file", "read exclude patterns from this file, in gitignore syntax (# comments, blank lines; repeatable)")
-	fs.Var(&ifPresent, "exclude-if-present", "skip every directory holding an entry of this name, e.g. .nobackup (repeatable)")
-	excludeCaches := fs.Bool("exclude-caches", false, "skip every directory holding a CACHEDIR.TAG file with its standard signature")
-	largerThan := fs.String("exclude-larger-than", "", "skip files larger than this size: bytes, or with a k, M, G or T suffix (powers of 1024)")
-	oneFS := fs.Bool("one-file-system", false, "do not cross mount points: directories on another device than the source are stored empty")
+	var ex excludeFlags
+	ex.register(fs)
+	host := fs.String("host", "", "record this host name instead of the machine's (the parent snapshot is looked for under it)")
+	when := fs.String("time", "", "record this snapshot time instead of now, to import old data: 2006-01-02 15:04:05 (local time) or RFC 3339")
+	ignoreEmpty := fs.Bool("ignore-empty-snapshot", false, "scan and report, but write no snapshot when nothing differs from the previous one")
 	dryRun := fs.Bool("dry-run", false, "show what would be stored, store nothing")
 	compression := fs.String("compression", "auto",
 		"how file contents are compressed: fast (s2), small (zstd: about a quarter smaller on text, 2.5 times the CPU), off, or auto (fast on a local disk, small on remote stores)")
@@ -55,19 +50,17 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 			path = filepath.Join(home, path[2:])
 		}
 	}
-	patterns, err := excludePatterns(excludes, excludeFiles)
-	if err != nil {
+	opts := backup.Options{Path: path, Tags: tags, DryRun: *dryRun, Warnf: a.warnf, Uploaders: uploaders(a),
+		Compression: comp, Hostname: *host, IgnoreEmpty: *ignoreEmpty}
+	if err := ex.options(&opts); err != nil {
 		return err
 	}
-	var maxSize int64
-	if *largerThan != "" {
-		if maxSize, err = parseSize(*largerThan); err != nil {
-			return usageErr("-exclude-larger-than %q: %v", *largerThan, err)
-		}
+	if *host != "" && strings.TrimSpace(*host) == "" {
+		return usageErr("-host %q: want a host name", *host)
 	}
-	for _, name := range ifPresent {
-		if name == "" || strings.ContainsRune(name, '/') || name == "." || name == ".." {
-			return usageErr("-exclude-if-present %q: want a file name, without /", name)
+	if *when != "" {
+		if opts.Time, err = parseTime(*when); err != nil {
+			return usageErr("-time %q: %v", *when, err)
 		}
 	}
 	r, err := a.openRepo(ctx)
@@ -75,9 +68,6 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	opts := backup.Options{Path: path, Tags: tags, Excludes: patterns, DryRun: *dryRun, Warnf: a.warnf,
-		Uploaders: uploaders(a), Compression: comp, ExcludeIfPresent: ifPresent, ExcludeCaches: *excludeCaches,
-		ExcludeLargerThan: maxSize, OneFileSystem: *oneFS}
 	if a.g.verbose {
 		opts.Verbosef = a.infof
 	}
@@ -88,56 +78,18 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	return a.withLock(ctx, r.Store(), false, "backup", run)
 }
 
-// excludePatterns checks the -exclude patterns and reads the
-// -exclude-file files: the gitignore lines of a backup, flags first, in
-// order, so that a file's "!" lines can re-include what a flag excluded.
-func excludePatterns(flags, files []string) ([]string, error) {
-	for _, p := range flags {
-		if err := exclude.ParsePattern(p); err != nil {
-			return nil, usageErr("-exclude: %v", err)
+// parseTime reads -time: RFC 3339, or a date and time (seconds
+// optional) or a date alone in the local time zone.
+func parseTime(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{time.DateTime, "2006-01-02 15:04", "2006-01-02T15:04:05", time.DateOnly} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
 		}
 	}
-	lines := append([]string(nil), flags...)
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, usageErr("-exclude-file: %v", err)
-		}
-		more, err := exclude.ReadLines(f)
-		f.Close() //nolint:errcheck // read-only
-		if err != nil {
-			return nil, usageErr("-exclude-file %s: %v", name, err)
-		}
-		if _, err := exclude.NewMatcher(more); err != nil {
-			return nil, usageErr("-exclude-file %s: %v", name, err)
-		}
-		lines = append(lines, more...)
-	}
-	return lines, nil
-}
-
-// parseSize reads a size: bytes, or a number with a k, M, G or T suffix
-// (powers of 1024, any case, optionally followed by B or iB).
-func parseSize(s string) (int64, error) {
-	num := strings.ToLower(s)
-	for _, unit := range []string{"ib", "b"} {
-		if cut, ok := strings.CutSuffix(num, unit); ok && cut != "" {
-			num = cut
-			break
-		}
-	}
-	shift := 0
-	if i := strings.IndexAny(num, "kmgt"); i >= 0 && i == len(num)-1 {
-		shift, num = 10*(1+strings.IndexByte("kmgt", num[i])), num[:i]
-	}
-	v, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || v <= 0 {
-		return 0, errors.New("want a positive number of bytes, or a size like 500k, 10M, 2G")
-	}
-	if v > math.MaxInt64>>shift {
-		return 0, errors.New("too large")
-	}
-	return v << shift, nil
+	return time.Time{}, errors.New("want 2006-01-02 15:04:05, 2006-01-02 or RFC 3339 (2006-01-02T15:04:05Z)")
 }
 
 // uploaders is how many packs are uploaded at once. A local disk keeps up
@@ -183,6 +135,9 @@ func (a *app) backup(ctx context.Context, r *repo.Repository, opts backup.Option
 	if errors.Is(err, backup.ErrSource) {
 		return fmt.Errorf("cannot back up %s: %w", opts.Path, err)
 	}
+	if errors.Is(err, backup.ErrFutureTime) {
+		return usageErr("-time: %v", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -192,8 +147,11 @@ func (a *app) backup(ctx context.Context, r *repo.Repository, opts backup.Option
 	s := res.Snapshot.Summary
 	if a.g.json {
 		out := map[string]any{"summary": s, "dry_run": opts.DryRun, "errors": len(res.Errors)}
-		if !opts.DryRun {
+		if !opts.DryRun && !res.Unchanged {
 			out["snapshot_id"] = res.ID.String()
+		}
+		if opts.IgnoreEmpty {
+			out["unchanged"] = res.Unchanged
 		}
 		if res.Parent != nil {
 			out["parent"] = res.Parent.ID.String()
@@ -208,9 +166,12 @@ func (a *app) backup(ctx context.Context, r *repo.Repository, opts backup.Option
 		fmt.Fprintf(w, "Dirs:        %d new, %d changed, %d unmodified\n", s.DirsNew, s.DirsChanged, s.DirsUnmodified)
 		fmt.Fprintf(w, "Added:       %s in %d blobs (%s read of %s)\n", humanBytes(s.BytesAdded), s.BlobsAdded, humanBytes(s.BytesRead), humanBytes(s.BytesTotal))
 		fmt.Fprintf(w, "Duration:    %.1fs\n", s.DurationSeconds)
-		if opts.DryRun {
+		switch {
+		case res.Unchanged:
+			fmt.Fprintf(w, "Nothing changed since snapshot %s: no snapshot written (-ignore-empty-snapshot)\n", res.Parent.ID.String()[:8])
+		case opts.DryRun:
 			fmt.Fprintln(w, "Dry run: nothing was stored")
-		} else {
+		default:
 			fmt.Fprintf(w, "Snapshot %s saved\n", res.ID.String()[:8])
 		}
 	}

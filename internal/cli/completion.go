@@ -21,6 +21,8 @@ func examples(name string) []string {
 		return []string{"cloudstic backup -source local:~/Documents -tag daily",
 			"cloudstic backup -source local:/srv -exclude '*.tmp' -exclude 'cache/' -exclude-caches -quiet",
 			"cloudstic backup -source local:~/ -exclude-file ~/.config/cloudstic/excludes -exclude-if-present .nobackup -one-file-system",
+			"cloudstic backup -source local:/srv -ignore-empty-snapshot -host web1",
+			"cloudstic backup -source local:/mnt/old-disk -time '2019-06-30 12:00:00' -tag import",
 			"cloudstic backup -source local:. -dry-run -json"}
 	case "restore":
 		return []string{"cloudstic restore -output ./restored", "cloudstic restore 1a2b3c -output docs.zip -path Documents/",

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync/atomic"
+	"time"
 
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/engine/exclude"
@@ -43,8 +44,16 @@ type Options struct {
 	OneFileSystem bool
 	// DryRun computes everything but stores nothing.
 	DryRun bool
-	// Hostname defaults to os.Hostname.
+	// Hostname defaults to os.Hostname. With the source, it picks the
+	// parent snapshot.
 	Hostname string
+	// Time, when set, is the snapshot's time instead of the clock's (to
+	// import old data). It may not be later than the clock: the parent's
+	// time tells which of its entries had settled (see settled).
+	Time time.Time
+	// IgnoreEmpty writes no snapshot when the tree and the source
+	// directory's own metadata equal the parent snapshot's.
+	IgnoreEmpty bool
 	// Workers is the number of file and blob workers (default GOMAXPROCS).
 	Workers int
 	// Uploaders is the number of concurrent pack uploads (default 2).
@@ -70,9 +79,15 @@ type Progress struct {
 	CurrentFile        atomic.Value // string
 }
 
+// ErrFutureTime means Options.Time is later than the clock.
+var ErrFutureTime = errors.New("snapshot time is in the future")
+
 // Result is what a run produced.
 type Result struct {
-	ID       id.ID // zero on a dry run
+	ID id.ID // zero on a dry run, and when Unchanged with IgnoreEmpty
+	// Unchanged: with IgnoreEmpty, nothing differed from the parent
+	// snapshot, and no snapshot was written.
+	Unchanged bool
 	Snapshot *snapshot.Snapshot
 	Parent   *snapshot.WithID
 	Errors   []error // files and directories that could not be read
@@ -85,6 +100,13 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 		opts.Clock = clock.Real{}
 	}
 	start := opts.Clock.Now()
+	when := start
+	if !opts.Time.IsZero() {
+		if opts.Time.After(start) {
+			return nil, fmt.Errorf("%w: %s", ErrFutureTime, opts.Time.Format(time.RFC3339))
+		}
+		when = opts.Time
+	}
 	abs, real, fi, err := resolveSource(opts.Path)
 	if err != nil {
 		return nil, err
@@ -103,7 +125,7 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 		opts.Uploaders = 2
 	}
 	snap := &snapshot.Snapshot{
-		Time: start.UTC(), Source: "local:" + abs, Hostname: opts.Hostname, Path: abs,
+		Time: when.UTC(), Source: "local:" + abs, Hostname: opts.Hostname, Path: abs,
 		Tags: opts.Tags, Program: "cloudstic", Nonce: make([]byte, 16), Excludes: opts.excludeSet(),
 	}
 	if _, err := rand.Read(snap.Nonce); err != nil {
@@ -145,6 +167,10 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 	res.Errors = w.errs.list()
 	sum.Errors = int64(len(res.Errors))
 	sum.DurationSeconds = opts.Clock.Now().Sub(start).Seconds()
+	if opts.IgnoreEmpty && res.Parent != nil && sameAsParent(snap, res.Parent.Snapshot) {
+		res.Unchanged = true
+		return res, nil
+	}
 	if opts.DryRun {
 		return res, nil
 	}
@@ -177,6 +203,15 @@ func (o *Options) excludeSet() *snapshot.ExcludeSet {
 		return nil
 	}
 	return set
+}
+
+// sameAsParent says whether snap stores what its parent stored: the same
+// tree and the same metadata of the source directory itself.
+func sameAsParent(snap, parent *snapshot.Snapshot) bool {
+	if snap.Tree != parent.Tree || (snap.Root == nil) != (parent.Root == nil) {
+		return false
+	}
+	return snap.Root == nil || snap.Root.Equal(parent.Root)
 }
 
 // resolveSource returns the source directory's absolute path as given, the
