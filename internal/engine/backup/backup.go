@@ -88,9 +88,9 @@ type Result struct {
 	// Unchanged: with IgnoreEmpty, nothing differed from the parent
 	// snapshot, and no snapshot was written.
 	Unchanged bool
-	Snapshot *snapshot.Snapshot
-	Parent   *snapshot.WithID
-	Errors   []error // files and directories that could not be read
+	Snapshot  *snapshot.Snapshot
+	Parent    *snapshot.WithID
+	Errors    []error // files and directories that could not be read
 }
 
 // Run backs up opts.Path into r. r's index must be loaded. snaps are the
