@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # test.sh: the whole test suite, as CI runs it on a fresh machine.
 #
-# Installs what the tests need (spin from Debian; versitygw through the Go
-# module proxy; openssh-server from Debian), starts a real S3 server, a
-# real SFTP server and Toxiproxy (network faults) on 127.0.0.1, then runs go vet and every Go test with the
-# race detector, and stops the servers again. Servers a test needs and
+# Installs what the tests need (spin from Debian; versitygw, local-kms and
+# Toxiproxy's server through the Go module proxy; openssh-server from Debian),
+# starts a real S3 server, a real SFTP server, Toxiproxy (network faults) and a
+# local KMS server, reached on 127.0.0.1, then runs go vet and every Go test
+# with the race detector, and stops the servers again. Servers a test needs and
 # cannot find make the test fail, never skip.
 #
 # Usage: scripts/test.sh [extra go test args, e.g. -run TestX ./internal/...]
@@ -38,12 +39,15 @@ sftpenv="$(scripts/sftp-server.sh)" || { log "the SFTP test server did not start
 eval "$sftpenv"
 toxienv="$(scripts/toxiproxy-server.sh)" || { log "Toxiproxy did not start"; exit 1; }
 eval "$toxienv"
+kmsenv="$(scripts/kms-server.sh)" || { log "the KMS test server did not start"; exit 1; }
+eval "$kmsenv"
 # In CI the servers are stopped at the end; on a developer's machine they are
 # left running so the next run (and other shells) reuse them.
 cleanup() {
 	scripts/s3-server.sh --stop || true
 	scripts/sftp-server.sh --stop || true
 	scripts/toxiproxy-server.sh --stop || true
+	scripts/kms-server.sh --stop || true
 }
 if [ -n "${CI:-}" ]; then trap cleanup EXIT; fi
 

@@ -51,6 +51,7 @@ type globals struct {
 	noCache       bool
 	s3            s3Flags
 	sftp          sftpFlags
+	kms           kmsFlags
 }
 
 func envOr(getenv func(string) string, name, def string) string {
@@ -76,6 +77,7 @@ func (g *globals) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.BoolVar(&g.noCache, "no-cache", false, "do not use the local metadata cache of remote repositories (also CLOUDSTIC_NO_CACHE=1)")
 	g.s3.register(fs, getenv)
 	g.sftp.register(fs, getenv)
+	g.kms.register(fs, getenv)
 }
 
 // flags returns a FlagSet holding the global flags.
@@ -146,32 +148,47 @@ func (a *app) closeStore() {
 	}
 }
 
-// credentials returns what was given to unlock an encrypted repository,
-// prompting for a password on a terminal when nothing was.
-func (a *app) credentials(confirm bool) (repo.Credentials, error) {
+// credentials returns what was given to unlock an encrypted repository:
+// the secret flags and, with -kms-key-arn, a KMS client. When nothing was
+// given it prompts for a password on a terminal (twice with confirm).
+func (a *app) credentials(ctx context.Context, confirm bool) (repo.Credentials, error) {
 	c := repo.Credentials{Password: a.g.password, PlatformKey: a.g.encryptionKey, RecoveryKey: a.g.recoveryKey}
-	if c.Password != "" || c.PlatformKey != "" || c.RecoveryKey != "" {
+	if a.g.kms.keyARN != "" {
+		k, err := a.openKMS(ctx, a.g.kms.keyARN)
+		if err != nil {
+			return c, err
+		}
+		c.KMS = k
+	}
+	if c.Password != "" || c.PlatformKey != "" || c.RecoveryKey != "" || c.KMS != nil {
 		return c, nil
 	}
+	pw, err := a.askPassword(confirm)
+	c.Password = pw
+	return c, err
+}
+
+// askPassword prompts for the repository password on a terminal (twice
+// with confirm); it returns "" when stdin is not a terminal.
+func (a *app) askPassword(confirm bool) (string, error) {
 	f, ok := a.io.Stdin.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return c, nil
+		return "", nil
 	}
 	pw, err := a.prompt(f, "repository password: ")
 	if err != nil {
-		return c, err
+		return "", err
 	}
 	if confirm {
 		again, err := a.prompt(f, "enter the password again: ")
 		if err != nil {
-			return c, err
+			return "", err
 		}
 		if again != pw {
-			return c, errors.New("the passwords do not match")
+			return "", errors.New("the passwords do not match")
 		}
 	}
-	c.Password = pw
-	return c, nil
+	return pw, nil
 }
 
 func (a *app) prompt(f *os.File, label string) (string, error) {
@@ -199,7 +216,7 @@ func (a *app) openRepo(ctx context.Context) (*repo.Repository, error) {
 	}
 	var creds repo.Credentials
 	if cfg.Encrypted {
-		if creds, err = a.credentials(false); err != nil {
+		if creds, err = a.credentials(ctx, false); err != nil {
 			return nil, err
 		}
 	}
@@ -212,10 +229,11 @@ func (a *app) openRepo(ctx context.Context) (*repo.Repository, error) {
 	}
 	switch {
 	case errors.Is(err, repo.ErrNeedCredential):
-		return nil, errors.New("repository is encrypted: give -password (or CLOUDSTIC_PASSWORD), -encryption-key or -recovery-key")
-	case errors.Is(err, repo.ErrWrongCredential):
+		return nil, errors.New("repository is encrypted: give -password (or CLOUDSTIC_PASSWORD), -encryption-key, -recovery-key or -kms-key-arn")
+	case errors.Is(err, repo.ErrWrongCredential), err != nil && creds.KMS != nil:
 		// Keep the details: they name key slots that are damaged, which
-		// is not the same problem as a mistyped password.
+		// is not the same problem as a mistyped password, and say why KMS
+		// refused.
 		return nil, fmt.Errorf("cannot open repository at %s: %w", a.g.store, err)
 	}
 	return r, err

@@ -55,7 +55,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"init", "create a repository", "init [-password P | -encryption-key HEX64 | -no-encryption] [-add-recovery-key]", runInit},
+		{"init", "create a repository", "init [-password P | -encryption-key HEX64 | -kms-key-arn ARN [-kms-region R] [-kms-endpoint URL] | -no-encryption] [-prompt] [-add-recovery-key]", runInit},
 		{"backup", "back up a directory", "backup -source local:PATH [-tag T]... [-exclude PATTERN]... [-exclude-file F]... [-exclude-if-present NAME]... [-exclude-caches] [-exclude-larger-than SIZE] [-one-file-system] [-host NAME] [-time TIME] [-ignore-empty-snapshot] [-compression auto|fast|small|off] [-dry-run]", runBackup},
 		{"restore", "restore a snapshot", "restore [SNAPSHOT|latest] [-output PATH] [-format dir|zip] [-path FILE|DIR/] [-dry-run]", runRestore},
 		{"list", "list snapshots", "list", runList},
@@ -66,7 +66,7 @@ func commands() []command {
 		{"stats", "show sizes, deduplication and compression of snapshots, or the repository's growth", "stats [SNAPSHOT...] [-mode restore-size|files-by-contents|raw-data|blobs-per-file] [-growth]", runStats},
 		{"mount", "browse the snapshots as a read-only file system (FUSE)", "mount MOUNTPOINT [-cache-size 64M] [-allow-other]", runMount},
 		{"cat", "print a repository object as JSON", "cat config | snapshot ID | tree ID | lock KEY", runCat},
-		{"key", "manage the passwords and keys that open the repository", "key list | add [-label L] [-new-password P | -new-encryption-key HEX64] | add-recovery [-label L] | passwd [-new-password P] | remove LABEL|ID", runKey},
+		{"key", "manage the passwords and keys that open the repository", "key list | add [-label L] [-new-password P | -new-encryption-key HEX64 | -kms-key-arn ARN | -new-kms-key-arn ARN] | add-recovery [-label L] | passwd [-new-password P] | remove LABEL|ID", runKey},
 		{"forget", "remove snapshots by id or by a retention policy", "forget [SNAPSHOT...] [-keep-last N] [-keep-hourly N] [-keep-daily N] [-keep-weekly N] [-keep-monthly N] [-keep-yearly N] [-tag T]... [-source URI] [-host H] [-group-by source,host,path] [-prune] [-dry-run]", runForget},
 		{"prune", "delete data no snapshot uses", "prune [-max-unused 30%] [-margin 1h] [-dry-run]", runPrune},
 		{"check", "verify the repository", "check [SNAPSHOT] [-read-data] [-read-data-subset N/M|P%]", runCheck},

@@ -25,6 +25,7 @@ func runKey(ctx context.Context, a *app, args []string) error {
 	label := fs.String("label", "", "label of the new key slot (default: \"password N\", \"recovery N\"...)")
 	newPassword := fs.String("new-password", a.io.Getenv("CLOUDSTIC_NEW_PASSWORD"), "the new password (env CLOUDSTIC_NEW_PASSWORD; prompted on a terminal when missing)")
 	newKey := fs.String("new-encryption-key", "", "add a platform key slot for this key (64 hex digits) instead of a password")
+	newKMS := fs.String("new-kms-key-arn", "", "add a kms-platform slot for this AWS KMS key while opening with -kms-key-arn (key add -kms-key-arn alone adds one for that key, opening with the other credential given)")
 	if len(args) == 0 {
 		return usageErr("give a subcommand: %s (run 'cloudstic key -h')", strings.Join(keySubcommands(), ", "))
 	}
@@ -53,6 +54,15 @@ func runKey(ctx context.Context, a *app, args []string) error {
 	if sub == "list" {
 		return a.keyList(ctx)
 	}
+	// "key add -kms-key-arn ARN" adds a slot for ARN: the repository is
+	// then opened with the other credential given, not with that key.
+	addKMS := *newKMS
+	if sub == "add" && addKMS == "" && *newKey == "" && *newPassword == "" && a.g.kms.keyARN != "" {
+		addKMS, a.g.kms.keyARN = a.g.kms.keyARN, ""
+	}
+	if *newKMS != "" && sub != "add" {
+		return usageErr("-new-kms-key-arn belongs to 'key add'")
+	}
 	kr, err := a.openKeyring(ctx)
 	if err != nil {
 		return err
@@ -60,6 +70,9 @@ func runKey(ctx context.Context, a *app, args []string) error {
 	defer a.closeStore()
 	switch sub {
 	case "add":
+		if addKMS != "" {
+			return a.keyAddKMS(ctx, kr, *label, addKMS)
+		}
 		return a.keyAdd(ctx, kr, *label, *newPassword, *newKey)
 	case "add-recovery":
 		return a.keyAddRecovery(ctx, kr, *label)
@@ -81,7 +94,7 @@ func (a *app) openKeyring(ctx context.Context) (*repo.Keyring, error) {
 	if err != nil {
 		return nil, err
 	}
-	creds, err := a.credentials(false)
+	creds, err := a.credentials(ctx, false)
 	if err != nil {
 		a.closeStore()
 		return nil, err
@@ -97,9 +110,11 @@ func (a *app) openKeyring(ctx context.Context) (*repo.Keyring, error) {
 	case errors.Is(err, repo.ErrNotEncrypted):
 		return nil, fmt.Errorf("repository at %s is not encrypted: it has no keys to manage", a.g.store)
 	case errors.Is(err, repo.ErrNeedCredential):
-		return nil, errors.New("changing keys needs the current credential: give -password (or CLOUDSTIC_PASSWORD), -encryption-key or -recovery-key")
-	case errors.Is(err, repo.ErrWrongCredential):
+		return nil, errors.New("changing keys needs the current credential: give -password (or CLOUDSTIC_PASSWORD), -encryption-key, -recovery-key or -kms-key-arn")
+	case errors.Is(err, repo.ErrWrongCredential) && creds.KMS == nil:
 		return nil, fmt.Errorf("cannot open repository at %s: wrong password or key", a.g.store)
+	case creds.KMS != nil:
+		return nil, fmt.Errorf("cannot open repository at %s: %w", a.g.store, err)
 	}
 	return nil, err
 }
@@ -123,6 +138,9 @@ func (a *app) keyList(ctx context.Context) error {
 		out := make([]map[string]any, 0, len(slots))
 		for _, s := range slots {
 			m := map[string]any{"id": s.ID, "kind": s.Kind, "label": s.Label, "created": s.Created}
+			if s.KMSKeyARN != "" {
+				m["kms_key_arn"] = s.KMSKeyARN
+			}
 			if s.Err != nil {
 				m["error"] = s.Err.Error()
 			}
@@ -132,13 +150,17 @@ func (a *app) keyList(ctx context.Context) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.io.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tLABEL\tCREATED")
+	fmt.Fprintln(tw, "ID\tKIND\tLABEL\tCREATED\tKMS KEY")
 	for _, s := range slots {
 		kind := s.Kind
 		if s.Err != nil {
 			kind = "error: " + s.Err.Error()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID[:min(8, len(s.ID))], kind, s.Label, s.Created.Local().Format("2006-01-02 15:04:05"))
+		arn := s.KMSKeyARN
+		if arn == "" {
+			arn = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID[:min(8, len(s.ID))], kind, s.Label, s.Created.Local().Format("2006-01-02 15:04:05"), arn)
 	}
 	return tw.Flush()
 }
@@ -159,6 +181,22 @@ func (a *app) keyAdd(ctx context.Context, kr *repo.Keyring, label, newPassword, 
 		secret = []byte(pw)
 	}
 	s, err := kr.Add(ctx, kind, label, secret)
+	if errors.Is(err, repo.ErrLabelTaken) {
+		return usageErr("%v: choose another -label (see 'cloudstic key list')", err)
+	}
+	if err != nil {
+		return err
+	}
+	return a.keyReport("added", s, "")
+}
+
+// keyAddKMS adds a kms-platform slot for keyARN.
+func (a *app) keyAddKMS(ctx context.Context, kr *repo.Keyring, label, keyARN string) error {
+	c, err := a.openKMS(ctx, keyARN)
+	if err != nil {
+		return err
+	}
+	s, err := kr.AddKMS(ctx, c, label)
 	if errors.Is(err, repo.ErrLabelTaken) {
 		return usageErr("%v: choose another -label (see 'cloudstic key list')", err)
 	}
@@ -190,6 +228,9 @@ func (a *app) keyPasswd(ctx context.Context, kr *repo.Keyring, label, newPasswor
 			return err
 		}
 		newPassword = pw
+	}
+	if cur, err := kr.Find(ctx, kr.Current()); err == nil && cur.Kind == crypt.SlotKMS {
+		return usageErr("key passwd replaces the slot you opened with, here the kms-platform slot %s: add a password with 'key add' instead", cur.ID[:8])
 	}
 	s, err := kr.ChangePassword(ctx, newPassword, label)
 	if errors.Is(err, repo.ErrLabelTaken) {
@@ -223,7 +264,11 @@ func (a *app) keyRemove(ctx context.Context, kr *repo.Keyring, ref string) error
 // phrase, shown once.
 func (a *app) keyReport(verb string, s repo.KeySlot, words string) error {
 	if a.g.json {
-		out := map[string]any{verb: map[string]any{"id": s.ID, "kind": s.Kind, "label": s.Label}}
+		slot := map[string]any{"id": s.ID, "kind": s.Kind, "label": s.Label}
+		if s.KMSKeyARN != "" {
+			slot["kms_key_arn"] = s.KMSKeyARN
+		}
+		out := map[string]any{verb: slot}
 		if words != "" {
 			out["recovery_key"] = words
 		}
@@ -234,7 +279,11 @@ func (a *app) keyReport(verb string, s repo.KeySlot, words string) error {
 	case "changed":
 		fmt.Fprintf(a.io.Stdout, "Password changed: new key slot %s (%s); the old slot was removed\n", s.ID[:8], s.Label)
 	default:
-		fmt.Fprintf(a.io.Stdout, "Key slot %s %s (%s, %s)\n", s.ID[:8], verb, s.Kind, s.Label)
+		kind := s.Kind
+		if s.KMSKeyARN != "" {
+			kind += " " + s.KMSKeyARN
+		}
+		fmt.Fprintf(a.io.Stdout, "Key slot %s %s (%s, %s)\n", s.ID[:8], verb, kind, s.Label)
 	}
 	if words != "" {
 		fmt.Fprintf(a.io.Stdout, "\nRecovery key (write it down now; it is not shown again):\n\n  %s\n\n", words)

@@ -16,7 +16,8 @@ func examples(name string) []string {
 	switch name {
 	case "init":
 		return []string{"cloudstic init -password secret", "cloudstic init -store s3:my-bucket/backups -add-recovery-key",
-			"cloudstic init -store local:/mnt/usb/backup -no-encryption"}
+			"cloudstic init -store local:/mnt/usb/backup -no-encryption",
+			"cloudstic init -store s3:my-bucket/backups -kms-key-arn arn:aws:kms:eu-west-1:111122223333:key/ID -prompt"}
 	case "backup":
 		return []string{"cloudstic backup -source local:~/Documents -tag daily",
 			"cloudstic backup -source local:/srv -exclude '*.tmp' -exclude 'cache/' -exclude-caches -quiet",
@@ -39,7 +40,9 @@ func examples(name string) []string {
 			"cloudstic cat lock index/lock.exclusive"}
 	case "key":
 		return []string{"cloudstic key list", "cloudstic key add -label laptop -new-password s3cret",
-			"cloudstic key add-recovery", "cloudstic key passwd -new-password n3w", "cloudstic key remove laptop"}
+			"cloudstic key add-recovery", "cloudstic key passwd -new-password n3w", "cloudstic key remove laptop",
+			"cloudstic key add -kms-key-arn arn:aws:kms:eu-west-1:111122223333:key/ID    # opened with the password",
+			"cloudstic key add-recovery -kms-key-arn arn:aws:kms:eu-west-1:111122223333:key/ID"}
 	case "forget":
 		return []string{"cloudstic forget 1a2b3c", "cloudstic forget -keep-daily 7 -keep-weekly 4 -keep-monthly 12 -dry-run",
 			"cloudstic forget -keep-last 10 -prune"}

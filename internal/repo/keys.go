@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/repo/crypt"
+	"github.com/cloudstic/cloudstic/internal/repo/kms"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
@@ -34,6 +35,8 @@ type KeySlot struct {
 	Kind    string    `json:"kind"`
 	Label   string    `json:"label"`
 	Created time.Time `json:"created"`
+	// KMSKeyARN is the KMS key of a kms-platform slot.
+	KMSKeyARN string `json:"kms_key_arn,omitempty"`
 	// Current is set on the slot the keyring was opened with.
 	Current bool `json:"current"`
 	// Err is set when the slot could not be read or parsed.
@@ -69,7 +72,7 @@ func ListKeys(ctx context.Context, st store.Store) ([]KeySlot, error) {
 		if slot, err := crypt.DecodeSlot(data); err != nil {
 			k.Err = err
 		} else {
-			k.Kind, k.Label = slot.Kind, slot.Label
+			k.Kind, k.Label, k.KMSKeyARN = slot.Kind, slot.Label, slot.KMSKeyARN
 		}
 		out = append(out, k)
 	}
@@ -86,6 +89,7 @@ func ListKeys(ctx context.Context, st store.Store) ([]KeySlot, error) {
 // it can add slots, and knows which slot it was opened with.
 type Keyring struct {
 	st      store.Store
+	repoID  string
 	master  []byte
 	current string // id of the slot that opened
 }
@@ -102,32 +106,11 @@ func OpenKeyring(ctx context.Context, st store.Store, creds Credentials) (*Keyri
 	if creds.empty() {
 		return nil, ErrNeedCredential
 	}
-	kind, secret, err := creds.secret()
+	master, id, err := unlock(ctx, st, cfg.ID, creds)
 	if err != nil {
 		return nil, err
 	}
-	slots, err := ListKeys(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	for _, k := range slots {
-		if k.Err != nil || k.Kind != kind {
-			continue
-		}
-		data, err := st.Get(ctx, k.Key())
-		if err != nil {
-			return nil, fmt.Errorf("reading key slot %s: %w", k.Key(), err)
-		}
-		slot, err := crypt.DecodeSlot(data)
-		if err != nil {
-			continue
-		}
-		master, err := slot.Unwrap(secret)
-		if err == nil {
-			return &Keyring{st: st, master: master, current: k.ID}, nil
-		}
-	}
-	return nil, ErrWrongCredential
+	return &Keyring{st: st, repoID: cfg.ID, master: master, current: id}, nil
 }
 
 // Current returns the id of the slot the keyring was opened with.
@@ -146,6 +129,22 @@ func (k *Keyring) List(ctx context.Context) ([]KeySlot, error) {
 // SlotPlatform or SlotRecovery) wrapping the master secret with secret.
 // Labels are unique; an empty label becomes "<kind> N".
 func (k *Keyring) Add(ctx context.Context, kind, label string, secret []byte) (KeySlot, error) {
+	return k.add(ctx, kind, label, func(label string) error {
+		return AddSlot(ctx, k.st, kind, label, secret, k.master)
+	})
+}
+
+// AddKMS stores a new kms-platform slot: the master secret encrypted by
+// c's key for this repository (checked to decrypt back first).
+func (k *Keyring) AddKMS(ctx context.Context, c *kms.Client, label string) (KeySlot, error) {
+	return k.add(ctx, crypt.SlotKMS, label, func(label string) error {
+		return addKMSSlot(ctx, k.st, c, label, k.repoID, k.master)
+	})
+}
+
+// add resolves the label of a new slot of kind, lets write store it, and
+// returns it as listed.
+func (k *Keyring) add(ctx context.Context, kind, label string, write func(label string) error) (KeySlot, error) {
 	slots, err := ListKeys(ctx, k.st)
 	if err != nil {
 		return KeySlot{}, err
@@ -167,7 +166,7 @@ func (k *Keyring) Add(ctx context.Context, kind, label string, secret []byte) (K
 	for _, s := range slots {
 		before[s.ID] = true
 	}
-	if err := AddSlot(ctx, k.st, kind, label, secret, k.master); err != nil {
+	if err := write(label); err != nil {
 		return KeySlot{}, err
 	}
 	after, err := ListKeys(ctx, k.st)

@@ -7,26 +7,34 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/repo/cache"
 	"github.com/cloudstic/cloudstic/internal/repo/crypt"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
+	"github.com/cloudstic/cloudstic/internal/repo/kms"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
-// Credentials open an encrypted repository; set any one.
+// Credentials open an encrypted repository. Set at least one; when KMS is
+// set, kms-platform slots are tried first, then the one secret given (a
+// platform key before a recovery key before a password). Init makes one
+// slot for KMS and one for the secret.
 type Credentials struct {
 	Password    string
 	PlatformKey string // 64 hex digits
 	RecoveryKey string // 24 words
+	// KMS opens kms-platform slots with its key.
+	KMS *kms.Client
 }
 
-func (c Credentials) empty() bool {
-	return c.Password == "" && c.PlatformKey == "" && c.RecoveryKey == ""
+func (c Credentials) empty() bool { return !c.hasSecret() && c.KMS == nil }
+
+// hasSecret reports whether a password, platform key or recovery key is set.
+func (c Credentials) hasSecret() bool {
+	return c.Password != "" || c.PlatformKey != "" || c.RecoveryKey != ""
 }
 
 // secret returns the slot kind and secret bytes of the credential given.
@@ -130,12 +138,19 @@ func Init(ctx context.Context, st store.Store, opts InitOptions) (*Repository, s
 		if err != nil {
 			return nil, "", err
 		}
-		kind, secret, err := opts.secret()
-		if err != nil {
-			return nil, "", err
+		if opts.KMS != nil {
+			if err := addKMSSlot(ctx, st, opts.KMS, "initial "+crypt.SlotKMS, cfg.ID, master); err != nil {
+				return nil, "", err
+			}
 		}
-		if err := AddSlot(ctx, st, kind, "initial "+kind, secret, master); err != nil {
-			return nil, "", err
+		if opts.hasSecret() {
+			kind, secret, err := opts.secret()
+			if err != nil {
+				return nil, "", err
+			}
+			if err := AddSlot(ctx, st, kind, "initial "+kind, secret, master); err != nil {
+				return nil, "", err
+			}
 		}
 		if opts.AddRecoveryKey {
 			entropy, w, err := crypt.NewRecoveryKey()
@@ -177,6 +192,11 @@ func AddSlot(ctx context.Context, st store.Store, kind, label string, secret, ma
 	if err != nil {
 		return err
 	}
+	return writeSlot(ctx, st, slot)
+}
+
+// writeSlot stores slot under a new random name.
+func writeSlot(ctx context.Context, st store.Store, slot *crypt.Slot) error {
 	data, err := slot.Encode()
 	if err != nil {
 		return err
@@ -207,7 +227,7 @@ func Open(ctx context.Context, st store.Store, creds Credentials) (*Repository, 
 	if creds.empty() {
 		return nil, ErrNeedCredential
 	}
-	master, err := unlock(ctx, st, creds)
+	master, _, err := unlock(ctx, st, cfg.ID, creds)
 	if err != nil {
 		return nil, err
 	}
@@ -216,60 +236,4 @@ func Open(ctx context.Context, st store.Store, creds Credentials) (*Repository, 
 		return nil, err
 	}
 	return newRepository(st, cfg, key)
-}
-
-// unlock tries every key slot of the credential's kind.
-func unlock(ctx context.Context, st store.Store, creds Credentials) ([]byte, error) {
-	kind, secret, err := creds.secret()
-	if err != nil {
-		return nil, err
-	}
-	var slotErrs []error
-	tried := 0
-	err = st.List(ctx, "keys/", func(oi store.ObjectInfo) error {
-		if strings.Contains(strings.TrimPrefix(oi.Key, "keys/"), "/") {
-			return nil
-		}
-		data, err := st.Get(ctx, oi.Key)
-		if err != nil {
-			return fmt.Errorf("reading key slot %s: %w", oi.Key, err)
-		}
-		slot, err := crypt.DecodeSlot(data)
-		if err != nil {
-			slotErrs = append(slotErrs, fmt.Errorf("%s: %w", oi.Key, err))
-			return nil
-		}
-		if slot.Kind != kind {
-			return nil
-		}
-		tried++
-		master, err := slot.Unwrap(secret)
-		if err == nil {
-			secret = master
-			return errFound
-		}
-		if !errors.Is(err, crypt.ErrWrongCredential) {
-			slotErrs = append(slotErrs, fmt.Errorf("%s: %w", oi.Key, err))
-		}
-		return nil
-	})
-	if errors.Is(err, errFound) {
-		return secret, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if tried == 0 {
-		return nil, fmt.Errorf("%w: the repository has no %s key slot%s", ErrWrongCredential, kind, joinErrs(slotErrs))
-	}
-	return nil, fmt.Errorf("%w%s", ErrWrongCredential, joinErrs(slotErrs))
-}
-
-var errFound = errors.New("found")
-
-func joinErrs(errs []error) string {
-	if len(errs) == 0 {
-		return ""
-	}
-	return " (also: " + errors.Join(errs...).Error() + ")"
 }

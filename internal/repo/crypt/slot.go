@@ -16,6 +16,9 @@ const (
 	SlotPassword = "password"
 	SlotPlatform = "platform"
 	SlotRecovery = "recovery"
+	// SlotKMS holds the master secret as encrypted by an AWS KMS key; the
+	// repository layer unwraps it through KMS (internal/repo/kms).
+	SlotKMS = "kms-platform"
 )
 
 // Errors from unwrapping key slots.
@@ -61,10 +64,23 @@ func DefaultKDF() (KDFParams, error) {
 // JSON under keys/<id>: it holds nothing but the KDF parameters and the
 // sealed master secret.
 type Slot struct {
-	Kind    string     `json:"kind"`
-	Label   string     `json:"label,omitempty"`
-	KDF     *KDFParams `json:"kdf,omitempty"`
-	Wrapped []byte     `json:"wrapped"`
+	Kind  string     `json:"kind"`
+	Label string     `json:"label,omitempty"`
+	KDF   *KDFParams `json:"kdf,omitempty"`
+	// KMSKeyARN (kms-platform slots) is the ARN of the KMS key that
+	// encrypted Wrapped, as KMS reported it.
+	KMSKeyARN string `json:"kms_key_arn,omitempty"`
+	// RepositoryID (kms-platform slots) is the repository id of the
+	// encryption context. KMS checks the context; this copy only lets a
+	// slot moved to another repository be named as such without a request.
+	RepositoryID string `json:"repository_id,omitempty"`
+	Wrapped      []byte `json:"wrapped"`
+}
+
+// NewKMSSlot returns a kms-platform slot holding blob, the master secret as
+// KMS key keyARN encrypted it for repository repoID.
+func NewKMSSlot(label, keyARN, repoID string, blob []byte) *Slot {
+	return &Slot{Kind: SlotKMS, Label: label, KMSKeyARN: keyARN, RepositoryID: repoID, Wrapped: blob}
 }
 
 // Bounds a hostile slot cannot exceed (they would make us allocate or spin).
@@ -92,6 +108,8 @@ func wrappingKey(kind string, secret []byte, kdf *KDFParams) ([]byte, error) {
 		return passwordKey(secret, kdf), nil
 	case SlotPlatform, SlotRecovery:
 		return derive(secret, "slot "+kind), nil
+	case SlotKMS:
+		return nil, fmt.Errorf("%w: a kms-platform slot is opened through KMS, not with a local secret", ErrBadSlot)
 	default:
 		return nil, fmt.Errorf("%w: unknown kind %q", ErrBadSlot, kind)
 	}
@@ -149,6 +167,10 @@ func DecodeSlot(data []byte) (*Slot, error) {
 	}
 	switch s.Kind {
 	case SlotPassword, SlotPlatform, SlotRecovery:
+	case SlotKMS:
+		if s.KMSKeyARN == "" || len(s.Wrapped) == 0 {
+			return nil, fmt.Errorf("%w: kms-platform slot without a key ARN or ciphertext", ErrBadSlot)
+		}
 	default:
 		return nil, fmt.Errorf("%w: unknown kind %q", ErrBadSlot, s.Kind)
 	}
