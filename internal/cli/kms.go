@@ -32,5 +32,8 @@ func (a *app) openKMS(ctx context.Context, keyARN string) (*kms.Client, error) {
 	if errors.Is(err, awsconf.ErrNoCredentials) {
 		return nil, fmt.Errorf("%w: give AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or AWS_PROFILE for KMS", err)
 	}
+	if errors.Is(err, kms.ErrNoRegion) {
+		return nil, fmt.Errorf("%w (-kms-region, CLOUDSTIC_KMS_REGION or AWS_REGION)", err)
+	}
 	return c, err
 }

@@ -20,7 +20,11 @@ func kmsClient(t *testing.T, srv *kmstest.Server, keyARN string) *kms.Client {
 	t.Helper()
 	t.Setenv("AWS_ACCESS_KEY_ID", "test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	c, err := kms.Open(context.Background(), kms.Config{KeyARN: keyARN, Endpoint: srv.Endpoint})
+	cfg := kms.Config{KeyARN: keyARN, Endpoint: srv.Endpoint}
+	if !strings.HasPrefix(keyARN, "arn:") {
+		cfg.Region = srv.Region // an alias name carries no region; an ARN does
+	}
+	c, err := kms.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,9 @@ var (
 	ErrKeyNotFound = errors.New("the KMS key does not exist")
 	// ErrWrongKey means the ciphertext was made by another KMS key.
 	ErrWrongKey = errors.New("wrong KMS key for this key slot")
+	// ErrNoRegion means neither the key ARN, Config.Region nor the AWS
+	// configuration names a region.
+	ErrNoRegion = errors.New("no AWS region for KMS: give a key ARN or a region")
 	// ErrContextMismatch means KMS refused the ciphertext for this
 	// repository's encryption context: the slot belongs to another
 	// repository, or was altered.
@@ -91,6 +94,9 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("kms: %w", err)
+	}
+	if awsCfg.Region == "" {
+		return nil, fmt.Errorf("kms: %w", ErrNoRegion)
 	}
 	api := kms.NewFromConfig(awsCfg, func(o *kms.Options) {
 		if cfg.Endpoint != "" {

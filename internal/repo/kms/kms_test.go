@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"net"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/repo/kms"
@@ -15,7 +17,11 @@ func open(t *testing.T, srv *kmstest.Server, keyARN string) *kms.Client {
 	t.Helper()
 	t.Setenv("AWS_ACCESS_KEY_ID", "test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	c, err := kms.Open(context.Background(), kms.Config{KeyARN: keyARN, Endpoint: srv.Endpoint})
+	cfg := kms.Config{KeyARN: keyARN, Endpoint: srv.Endpoint}
+	if !strings.HasPrefix(keyARN, "arn:") {
+		cfg.Region = srv.Region // an alias name carries no region; an ARN does
+	}
+	c, err := kms.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +82,15 @@ func TestEncryptDecrypt(t *testing.T) {
 		{"missing key", open(t, srv, "arn:aws:kms:"+srv.Region+":111122223333:key/00000000-0000-0000-0000-000000000000"), "repo-1", kms.ErrKeyNotFound},
 		{"unreachable", noServer, "repo-1", kms.ErrUnreachable},
 	}
+	t.Run("no region", func(t *testing.T) {
+		t.Setenv("AWS_REGION", "")
+		t.Setenv("AWS_DEFAULT_REGION", "")
+		t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+		_, err := kms.Open(ctx, kms.Config{KeyARN: "alias/x", Endpoint: srv.Endpoint})
+		if !errors.Is(err, kms.ErrNoRegion) {
+			t.Fatalf("Open without a region: %v, want ErrNoRegion", err)
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tt.client.Decrypt(ctx, blob, tt.repoID)
