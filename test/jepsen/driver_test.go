@@ -31,12 +31,14 @@ const (
 
 // run is one network-fault test run.
 type run struct {
-	t        *testing.T
-	seed     uint64
-	dir      string
-	store    string // s3:BUCKET/PREFIX
-	endpoint string // the S3 server, for setup and final checks
-	history  string
+	t    *testing.T
+	seed uint64
+	dir  string
+	// storeArgs are the flags that reach the repository through addr (the
+	// server's or a proxy's host:port).
+	storeArgs func(addr string) []string
+	direct    string // the server's host:port, for setup and final checks
+	history   string
 
 	mu        sync.Mutex
 	snapshots map[string]snap // of backups that reported success, by id
@@ -75,42 +77,80 @@ func needEnv(t *testing.T, names ...string) {
 }
 
 // TestNetworkFaults runs client processes looping over backup, forget
-// -prune, prune and restore against the S3 server, each through its own
-// Toxiproxy proxy, while a nemesis injects latency above the lease, slow
-// bandwidth, connection resets, partitions (one outlasting the lease) and
-// stops a process for longer than the lease. The recorded history must
-// show no overlapping holdings and no write past a lease's safe end; every
-// backup that reported success must be listed and restore byte for byte;
-// check -read-data must be clean; every failed process must say why in one
-// line, and none may hang.
+// -prune, prune and restore against the S3 server and against the SFTP
+// server, each client through its own Toxiproxy proxy, while a nemesis
+// injects latency above the lease, slow bandwidth, connection resets,
+// partitions (one outlasting the lease) and stops a process for longer than
+// the lease. The recorded history must show no overlapping holdings, no
+// write past a lease's safe end and no process exiting 0 after losing its
+// lease while working; every backup that reported success must be listed
+// and restore byte for byte; check -read-data must be clean; every failed
+// process must say why in one line, and none may hang.
 func TestNetworkFaults(t *testing.T) {
-	needEnv(t, "S3_TEST_ENDPOINT", "S3_TEST_BUCKET", "TOXIPROXY_TEST_ADDR")
+	needEnv(t, "S3_TEST_ENDPOINT", "S3_TEST_BUCKET", "SFTP_TEST_ADDR", "SFTP_TEST_USER", "SFTP_TEST_KEY",
+		"SFTP_TEST_PATH", "SFTP_TEST_HOST_PUBKEY", "TOXIPROXY_TEST_ADDR")
 	seed := uint64(time.Now().UnixNano())
 	if s, err := strconv.ParseUint(os.Getenv("CLOUDSTIC_JEPSEN_SEED"), 10, 64); err == nil {
 		seed = s
 	}
 	t.Logf("seed %d (replay with CLOUDSTIC_JEPSEN_SEED=%d)", seed, seed)
-	r := &run{t: t, seed: seed, dir: t.TempDir(), endpoint: os.Getenv("S3_TEST_ENDPOINT"),
-		store:     fmt.Sprintf("s3:%s/jepsen-%d", os.Getenv("S3_TEST_BUCKET"), seed),
-		snapshots: map[string]snap{}, faults: map[string]int{}}
-	r.history = filepath.Join(r.dir, "history.jsonl")
-	if code, stderr := r.cli(context.Background(), r.endpoint, "init"); code != 0 {
-		t.Fatalf("init: %s", stderr)
+	for _, backend := range []string{"s3", "sftp"} {
+		t.Run(backend, func(t *testing.T) {
+			r := &run{t: t, seed: seed, dir: t.TempDir(), snapshots: map[string]snap{}, faults: map[string]int{}}
+			r.history = filepath.Join(r.dir, "history.jsonl")
+			r.exercise(backend)
+		})
+	}
+}
+
+// exercise sets up the proxies and the repository on backend, runs the
+// clients and the nemesis, and checks the outcome.
+func (r *run) exercise(backend string) {
+	t := r.t
+	switch backend {
+	case "s3":
+		u, err := url.Parse(os.Getenv("S3_TEST_ENDPOINT"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.direct = u.Host
+		repo := fmt.Sprintf("s3:%s/jepsen-%d", os.Getenv("S3_TEST_BUCKET"), r.seed)
+		r.storeArgs = func(addr string) []string { return []string{"-store", repo, "-s3-endpoint", "http://" + addr} }
+	case "sftp":
+		r.direct = os.Getenv("SFTP_TEST_ADDR")
+		knownHosts := filepath.Join(r.dir, "known_hosts")
+		repo := fmt.Sprintf("/%s/jepsen-%d", strings.TrimPrefix(os.Getenv("SFTP_TEST_PATH"), "/"), r.seed)
+		r.storeArgs = func(addr string) []string {
+			return []string{"-store", "sftp://" + os.Getenv("SFTP_TEST_USER") + "@" + addr + "/" + repo,
+				"-store-sftp-key", os.Getenv("SFTP_TEST_KEY"), "-store-sftp-known-hosts", knownHosts}
+		}
 	}
 	clients, ops := envInt("CLOUDSTIC_JEPSEN_CLIENTS", defaultClients), envInt("CLOUDSTIC_JEPSEN_OPS", defaultOps)
 	tp := toxiproxy.NewClient(os.Getenv("TOXIPROXY_TEST_ADDR"))
-	upstream, err := url.Parse(r.endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
 	proxies := make([]*toxiproxy.Proxy, clients)
+	hosts := []string{r.direct}
 	for i := range proxies {
-		p, err := tp.CreateProxy(fmt.Sprintf("jepsen-%d-c%d", seed, i), "127.0.0.1:0", upstream.Host)
+		p, err := tp.CreateProxy(fmt.Sprintf("jepsen-%s-%d-c%d", backend, r.seed, i), "127.0.0.1:0", r.direct)
 		if err != nil {
 			t.Fatalf("toxiproxy: %v", err)
 		}
 		defer p.Delete() //nolint:errcheck // the server is stopped after the tests anyway
 		proxies[i] = p
+		hosts = append(hosts, p.Listen)
+	}
+	if backend == "sftp" {
+		// The proxies are the same server on other ports.
+		var kh strings.Builder
+		for _, h := range hosts {
+			host, port, _ := strings.Cut(h, ":")
+			fmt.Fprintf(&kh, "[%s]:%s %s\n", host, port, os.Getenv("SFTP_TEST_HOST_PUBKEY"))
+		}
+		if err := os.WriteFile(filepath.Join(r.dir, "known_hosts"), []byte(kh.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, stderr := r.cli(context.Background(), r.direct, "init"); code != 0 {
+		t.Fatalf("init: %s", stderr)
 	}
 	procs := make([]*processSlot, clients)
 	for i := range procs {
@@ -127,7 +167,7 @@ func TestNetworkFaults(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.client(i, ops, "http://"+proxies[i].Listen, procs[i])
+			r.client(i, ops, proxies[i].Listen, procs[i])
 		}()
 	}
 	wg.Wait()
@@ -152,7 +192,7 @@ func (r *run) cli(ctx context.Context, endpoint string, args ...string) (int, st
 func (r *run) cliOut(ctx context.Context, slot *processSlot, endpoint string, args ...string) (int, string, string) {
 	ctx, cancel := context.WithTimeout(ctx, processDeadline)
 	defer cancel()
-	full := append(append([]string{}, args...), "-store", r.store, "-s3-endpoint", endpoint, "-no-cache")
+	full := append(append(append([]string{}, args...), r.storeArgs(endpoint)...), "-no-cache")
 	cmd := exec.CommandContext(ctx, binary, full...)
 	cmd.Env = append(os.Environ(), "CLOUDSTIC_PASSWORD=jepsen", "CLOUDSTIC_TEST_HISTORY="+r.history)
 	var out, errb bytes.Buffer
@@ -362,6 +402,7 @@ func (r *run) fault(kind string, proxy *toxiproxy.Proxy, slot *processSlot, hold
 	switch kind {
 	case "long-partition":
 		hold = 40 * time.Second // past the 30 s safe end: heals after the lease ran out
+		r.awaitHolder(slot, stop)
 		toxic = "cut"
 		_, err = proxy.AddToxic(toxic, "timeout", "", 1, toxiproxy.Attributes{"timeout": 0})
 	case "partition":
@@ -378,6 +419,7 @@ func (r *run) fault(kind string, proxy *toxiproxy.Proxy, slot *processSlot, hold
 		_, err = proxy.AddToxic(toxic, "reset_peer", "", 0.5, toxiproxy.Attributes{"timeout": 100 + mrand.IntN(500)})
 	case "sigstop":
 		hold = 35 * time.Second // longer than the 30 s safe end
+		r.awaitHolder(slot, stop)
 		slot.mu.Lock()
 		if c := slot.cmd; c != nil && c.Process != nil {
 			err = c.Process.Signal(syscall.SIGSTOP)
@@ -397,7 +439,15 @@ func (r *run) fault(kind string, proxy *toxiproxy.Proxy, slot *processSlot, hold
 	case <-time.After(hold):
 	}
 	if toxic != "" {
-		if err := proxy.RemoveToxic(toxic); err != nil {
+		// The API answers slowly under load; a reset request is retried.
+		var err error
+		for range 5 {
+			if err = proxy.RemoveToxic(toxic); err == nil {
+				break
+			}
+			<-time.After(300 * time.Millisecond)
+		}
+		if err != nil {
 			r.t.Errorf("nemesis: removing %s: %v", toxic, err)
 		}
 	}
@@ -408,6 +458,53 @@ func (r *run) fault(kind string, proxy *toxiproxy.Proxy, slot *processSlot, hold
 		_ = c.Process.Signal(syscall.SIGCONT) // it may have ended meanwhile
 	}
 	slot.mu.Unlock()
+}
+
+// awaitHolder waits (up to 30 s) until the client's current process holds
+// a lock, by the history, so that a long fault hits a lock holder at work.
+func (r *run) awaitHolder(slot *processSlot, stop chan struct{}) {
+	for range 300 {
+		slot.mu.Lock()
+		pid := 0
+		if slot.cmd != nil && slot.cmd.Process != nil {
+			pid = slot.cmd.Process.Pid
+		}
+		slot.mu.Unlock()
+		if pid != 0 && r.holds(pid) {
+			return
+		}
+		select {
+		case <-stop:
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// holds reports whether process pid holds a lock by the history so far.
+func (r *run) holds(pid int) bool {
+	f, err := os.Open(r.history)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	events, err := Read(f)
+	if err != nil {
+		return false // a line being written: look again
+	}
+	held := false
+	suffix := "/" + strconv.Itoa(pid)
+	for _, e := range events {
+		if strings.HasSuffix(e.Proc, suffix) {
+			switch e.Event {
+			case Acquired:
+				held = true
+			case Released, Lost, Exit:
+				held = false
+			}
+		}
+	}
+	return held
 }
 
 // finalChecks verifies the history, the processes' outcomes and the
@@ -439,7 +536,7 @@ func (r *run) finalChecks() {
 			}
 		}
 	}
-	code, stdout, stderr := r.cliOut(context.Background(), nil, r.endpoint, "list", "-json")
+	code, stdout, stderr := r.cliOut(context.Background(), nil, r.direct, "list", "-json")
 	if code != 0 {
 		t.Fatalf("list: %s", stderr)
 	}
@@ -455,13 +552,13 @@ func (r *run) finalChecks() {
 			continue
 		}
 		out := filepath.Join(r.dir, "final-"+id)
-		if code, _, stderr := r.cliOut(context.Background(), nil, r.endpoint, "restore", id, "-output", out); code != 0 {
+		if code, _, stderr := r.cliOut(context.Background(), nil, r.direct, "restore", id, "-output", out, "-lock-wait", "2m"); code != 0 {
 			t.Errorf("restoring %s: %s", id, stderr)
 			continue
 		}
 		r.compare(id, out)
 	}
-	if code, _, stderr := r.cliOut(context.Background(), nil, r.endpoint, "check", "-read-data"); code != 0 {
+	if code, _, stderr := r.cliOut(context.Background(), nil, r.direct, "check", "-read-data"); code != 0 {
 		t.Errorf("check -read-data: %s", stderr)
 	}
 	t.Logf("%d processes (%d failed, as faults make them), faults %v, %d acquisitions (%d exclusive), %d leases lost, %d writes, %d snapshots verified, %d violations",

@@ -76,12 +76,16 @@ type Report struct {
 }
 
 // Check replays events (in any order; they are sorted by Mono) and reports
-// overlapping holdings and writes started past their lease's safe end.
+// overlapping holdings, writes started past their lease's safe end, and
+// processes that exited 0 although a lease was lost while they worked
+// under it (a loss after the release began is no failure: the work was
+// done).
 func Check(events []Event) Report {
 	sort.SliceStable(events, func(i, j int) bool { return events[i].Mono < events[j].Mono })
 	var rep Report
 	open := map[string]*holding{}
 	var done []*holding
+	lostWhileWorking := map[string]bool{} // by process
 	closeLease := func(h *holding, at int64) {
 		h.end = min(at, h.safeEnd)
 		delete(open, h.lease)
@@ -113,11 +117,17 @@ func Check(events []Event) Report {
 		case Lost, Released:
 			if e.Event == Lost {
 				rep.Lost++
+				if h != nil {
+					lostWhileWorking[e.Proc] = true
+				}
 			}
 			if h != nil {
 				closeLease(h, e.Mono)
 			}
 		case Exit:
+			if e.Code == 0 && lostWhileWorking[e.Proc] {
+				rep.Violations = append(rep.Violations, Violation{fmt.Sprintf("%s exited 0 although it lost a lease while working under it", e.Proc), e.Mono})
+			}
 			for _, h := range open {
 				if h.proc == e.Proc {
 					closeLease(h, e.Mono)

@@ -46,6 +46,15 @@ func TestCheck(t *testing.T) {
 {"proc":"a","mono":10,"event":"acquired","lease":"a1","kind":"shared","safe_end":100}
 {"proc":"a","mono":101,"event":"write","lease":"a1","key":"snapshots/s"}
 {"proc":"a","mono":120,"event":"lost","lease":"a1"}`, []string{"a wrote snapshots/s 1 ns after its lease's safe end"}},
+		{"exit 0 after losing the lease while working", `
+{"proc":"a","mono":10,"event":"acquired","lease":"a1","kind":"shared","safe_end":100}
+{"proc":"a","mono":50,"event":"lost","lease":"a1"}
+{"proc":"a","mono":60,"event":"exit","code":0}`, []string{"a exited 0 although it lost a lease while working under it"}},
+		{"a loss after the release began is no failure", `
+{"proc":"a","mono":10,"event":"acquired","lease":"a1","kind":"shared","safe_end":100}
+{"proc":"a","mono":50,"event":"released","lease":"a1"}
+{"proc":"a","mono":51,"event":"lost","lease":"a1"}
+{"proc":"a","mono":60,"event":"exit","code":0}`, nil},
 		{"write without the lease", `
 {"proc":"a","mono":10,"event":"write","lease":"zz","key":"data/x"}`, []string{"a wrote data/x under lease zz, which it does not hold"}},
 	}
