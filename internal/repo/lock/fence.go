@@ -30,7 +30,7 @@ func (f *fenced) begin(ctx context.Context) (context.Context, context.CancelFunc
 		return nil, nil, err
 	}
 	if f.l.leaseCtx.Err() != nil {
-		return nil, nil, fmt.Errorf("%w: %s was released", ErrLeaseLost, f.l.keys[0].key)
+		return nil, nil, fmt.Errorf("%w: %s was released", ErrLeaseLost, f.l.Info().Key)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(f.l.leaseCtx, cancel)

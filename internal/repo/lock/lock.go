@@ -57,6 +57,7 @@ type Lock struct {
 	st     store.Store
 	opts   Options
 	caps   store.Capabilities
+	shared bool
 	sclock *storeClock
 	ctx    context.Context // the work's: ends with the caller's, on loss and on Release
 	cancel context.CancelCauseFunc
@@ -79,7 +80,7 @@ type Lock struct {
 func newLock(ctx context.Context, a *acquirer, keys []heldKey, at anchor) *Lock {
 	lctx, cancel := context.WithCancelCause(ctx)
 	leaseCtx, leaseCancel := context.WithCancel(context.WithoutCancel(ctx))
-	l := &Lock{st: a.st, opts: a.opts, caps: a.caps, sclock: a.sclock, ctx: lctx, cancel: cancel,
+	l := &Lock{st: a.st, opts: a.opts, caps: a.caps, shared: keys[0].key != ExclusiveKey, sclock: a.sclock, ctx: lctx, cancel: cancel,
 		leaseCtx: leaseCtx, leaseCancel: leaseCancel, stop: make(chan struct{}), keys: keys, at: at}
 	l.trace(TraceAcquired, "")
 	l.wg.Add(2)
@@ -104,7 +105,7 @@ func (l *Lock) Info() Info {
 }
 
 // Shared reports whether this is a shared lock.
-func (l *Lock) Shared() bool { return l.keys[0].key != ExclusiveKey }
+func (l *Lock) Shared() bool { return l.shared }
 
 // StoreNow is a lower bound of the store's current time, from the lock's
 // own writes: what prune compares object ages with.
@@ -155,7 +156,7 @@ func (l *Lock) valid() error {
 		return nil
 	}
 	return l.lose(fmt.Errorf("%w: %s not refreshed in time: its last write was sent more than %v ago (TTL %v minus safety margin %v; did this machine sleep or lose the store?)",
-		ErrLeaseLost, l.keys[0].key, l.opts.TTL-l.opts.SafetyMargin, l.opts.TTL, l.opts.SafetyMargin))
+		ErrLeaseLost, l.Info().Key, l.opts.TTL-l.opts.SafetyMargin, l.opts.TTL, l.opts.SafetyMargin))
 }
 
 // stillOurs tells whether k's key holds our last write: by version where the
