@@ -1,186 +1,498 @@
 /*
- * Promela model of the cloudstic repository lock (internal/repo/lock).
- * docs/lock/check.sh verifies each variant with spin; docs/lock.md explains.
+ * Promela model of the cloudstic repository lock, protocol v2 (issue 15):
+ * intents, store-clock staleness, leases with a safe end, on stores with
+ * create-if-absent + compare-and-swap, create-if-absent only, or neither.
+ * docs/lock/check.sh runs every configuration and every broken variant;
+ * docs/lock/model.md explains the abstractions and the results.
  *
- * The store is linearizable: every store request is one atomic step. Time
- * is abstracted to the lease rule the implementation enforces with its
- * watchdog: a holder stops working (leaves its critical section) before its
- * lease can be judged expired by anyone, so "the lease expired" is an event
- * that only happens to a lock whose holder is outside its critical section.
+ * Abstractions (see model.md):
+ * - The store is linearizable: each request (Put, Get, Stat+Get, List,
+ *   Delete, conditional write) is one atomic step.
+ * - Time is discrete: a global store clock `now` ticks from 0 to TMAX; any
+ *   number of steps may happen within one tick, any number of ticks between
+ *   two steps of a process. A request's mtime is the tick it is applied at.
+ * - A lease starts at the tick of the process's first Put of an attempt
+ *   (refresh: of the first Put of the refresh) and every request made under
+ *   it is fenced: it is only sent while now < ls + SAFE. A process counts as
+ *   in its critical section from entering until it releases, or until
+ *   ls + WIN (WIN = SAFE + REQ: a data write sent just before the safe end
+ *   may land REQ ticks later) if it stops refreshing, crashes or stalls.
+ * - Staleness: a judge estimates the store clock with an error of at most
+ *   TOL either way (est in [now-TOL, now+TOL], chosen anew at each judgement)
+ *   and calls an object stale iff est > mtime + TTL. The design's extra
+ *   condition (est > expires_at) and the mtime resolution R only delay
+ *   staleness, so leaving them out (R = 0) makes the proof stronger.
  *
- * Compile-time switches (spin -DNAME=0|1):
- *   CIA     store has atomic create-if-absent (else: check, plain write)
- *   SETTLE  without CIA: the settle delay outlasts every other acquirer's
- *           check-to-write gap (the timing assumption of the fallback)
- *   RELIST  exclusive lists the shared locks AFTER writing its key (our
- *           protocol); 0 = the seed's reference ordering, which lists them
- *           only BEFORE writing.
+ * Property (monitor): no exclusive holder is in its critical section
+ * together with any other holder, exclusive or shared. break-lock's victims
+ * (a process whose object break-lock deleted) are exempt only until the end
+ * of the lease they held at that moment (bend = ls + WIN); after it they
+ * must not overlap anyone.
  */
-#ifndef CIA
-#define CIA 1
+
+/* store configuration: 1 create-if-absent + CAS, 2 create-if-absent only,
+ * 3 neither */
+#ifndef STORE
+#define STORE 1
 #endif
-#ifndef SETTLE
-#define SETTLE 1
+#ifndef INTENTS   /* 0: no intents (the v1 protocol; broken variants) */
+#define INTENTS 1
 #endif
-#ifndef RELIST
+#ifndef RELIST    /* exclusive lists shared keys again after claiming X */
 #define RELIST 1
 #endif
-
-#define NE 2      /* exclusive acquirers (prune) */
-#define NS 1      /* shared acquirers: one suffices, shared locks never conflict */
-#define ROUNDS 2  /* acquisition attempts per process (bounds versions) */
-
-byte X = 0;        /* index/lock.exclusive: 0 absent, else writer id 1..NE */
-byte XV = 0;       /* its version (ETag): bumped by every write */
-bool Xstale = 0;   /* the lease written in the current version expired */
-bool S[NS];        /* index/lock.shared/<key of shared process i> exists */
-bool Sstale[NS];   /* ... and its lease expired */
-byte pending = 0;  /* fallback acquirers between their check and their write */
-
-byte inE = 0;      /* processes working under an exclusive lock */
-byte inS = 0;      /* processes working under a shared lock */
-
-ltl mutex { [] (inE <= 1 && (inE == 0 || inS == 0)) }
-
-inline liveX()    { (X != 0 && !Xstale) }
-
-proctype Exclusive(byte id) {
-	byte v;         /* version we wrote */
-	byte seen;      /* version judged stale */
-	byte i;
-	byte round = 0;
-	bool stale;
-	bool lost;
-again:
-	if
-	:: round >= ROUNDS -> goto end
-	:: round < ROUNDS -> round++
-	fi;
-#if !RELIST
-	/* seed: look at the shared locks before writing, never after */
-	i = 0;
-	do
-	:: i < NS && S[i] && !Sstale[i] -> goto again
-	:: i < NS && !(S[i] && !Sstale[i]) -> i++
-	:: i >= NS -> break
-	od;
+#ifndef RECHECK   /* non-CAS refresh re-checks intents/shared (or X) after
+                   * its Puts before the extended lease counts */
+#define RECHECK 1
 #endif
-#if CIA
-	/* Put(IfAbsent) */
-	atomic {
-		if
-		:: X == 0 -> X = id; XV++; Xstale = 0; v = XV; goto verify
-		:: else -> skip
-		fi
-	}
-	/* ErrExists: Stat then Get; live -> conflict */
-	atomic {
-		if
-		:: X == 0 -> goto again
-		:: else -> seen = XV; stale = Xstale
-		fi
-	}
+#ifndef COARSE    /* broken: CAS compares size + mtime tick, not a version */
+#define COARSE 0
+#endif
+#ifndef SETTLE    /* broken, with INTENTS=0 STORE=3: wait SETTLE ticks, verify */
+#define SETTLE 0
+#endif
+#ifndef LOCALCLOCK /* broken: the last exclusive judges by its own fast clock */
+#define LOCALCLOCK 0
+#endif
+#ifndef NE        /* intent-aware exclusive processes (prune) */
+#define NE 2
+#endif
+#ifndef NS        /* intent-aware shared processes (backup) */
+#define NS 1
+#endif
+#ifndef NW        /* seed-style shared writers: put key, re-read X only */
+#define NW 0
+#endif
+#ifndef BREAK     /* an admin runs break-lock once, at any moment */
+#define BREAK 0
+#endif
+#ifndef GHOST     /* X may initially hold a crashed holder's lock (mtime 0) */
+#define GHOST 1
+#endif
+#ifndef ATT       /* acquisition attempts per process */
+#define ATT 1
+#endif
+#ifndef NREF      /* refreshes per holder */
+#define NREF 1
+#endif
+#ifndef TMAX
+#define TMAX 4
+#endif
+
+/* time, in ticks */
+#define TTL 4
+#ifndef MARGIN
+#define MARGIN 2
+#endif
+#define TOL 1
+#define REQ 1
+#define SKEW TTL          /* LOCALCLOCK: the judge's clock is a TTL fast */
+#define SAFE (TTL - MARGIN)
+#define WIN (SAFE + REQ)
+
+#define NP 4              /* process slots 1..NP */
+#define GH 5              /* owner id of the crashed ghost holder */
+
+#define ISE(q) ((q) >= 1 && (q) <= NE)
+#define ISS(q) ((q) > NE && (q) <= NE + NS + NW)
+
+byte now = 0;
+
+/* index/lock.exclusive: exists, owner, version (unique per write: the
+ * exact version, and the per-write nonce content comparison sees), mtime */
+bool xe = 0;
+byte xo = 0;
+byte xv = 0;
+byte xm = 0;
+
+/* each process's own uniquely named key: its intent (exclusive) or its
+ * shared key (shared, seed-style writer): exists, mtime. Only its owner
+ * writes it, so "still ours" is "still there" (no version needed). */
+bool oe[NP + 1];
+byte om[NP + 1];
+
+/* leases and the monitor's bookkeeping */
+byte ls[NP + 1];   /* lease start */
+bool incs[NP + 1]; /* in critical section (until release, or ls + WIN) */
+byte att[NP + 1];  /* attempt number = lease epoch */
+bool vic[NP + 1];  /* break-lock deleted an object of this lease */
+byte vatt[NP + 1];
+byte bend[NP + 1]; /* end of the lease it held then */
+
+#define INCS(p) (incs[p] && now < ls[p] + WIN)
+#define EXEMPT(p) (vic[p] && vatt[p] == att[p] && now < bend[p])
+#define CONFLICT(p, q) (ISE(p) && (q) != (p) && (ISE(q) || ISS(q)) && \
+	INCS(p) && INCS(q) && !EXEMPT(p) && !EXEMPT(q))
+#define ROW(p) (CONFLICT(p, 1) || CONFLICT(p, 2) || CONFLICT(p, 3) || CONFLICT(p, 4))
+#define BAD (ROW(1) || ROW(2) || ROW(3) || ROW(4))
+
+/* A violation can only begin when a process enters its critical section,
+ * extends its lease, or time passes (an exemption ends): each of those
+ * steps asserts the property (cheaper than a monitor process). */
+#define CHECK assert(!BAD)
+
+/* judgement of staleness with the local variable est */
+#define LIVE(m) (est <= (m) + TTL)
+#define LIVEKEY(q) (oe[q] && LIVE(om[q]))
+#define FI(p, q) (ISE(q) && (q) != (p) && LIVEKEY(q))
+#define FOREIGNINTENT(p) (FI(p, 1) || FI(p, 2) || FI(p, 3) || FI(p, 4))
+#define SL(p, q) (ISS(q) && (q) != (p) && LIVEKEY(q))
+#define SHAREDLIVE(p) (SL(p, 1) || SL(p, 2) || SL(p, 3) || SL(p, 4))
+#define LIVEX (xe && LIVE(xm))
+
+#if LOCALCLOCK
+#define JUDGE(p) if :: (p) == NE -> est = now + SKEW \
+	:: else -> if :: est = now + TOL :: est = (now >= TOL -> now - TOL : 0) fi fi
+#else
+#define JUDGE(p) if :: est = now + TOL :: est = (now >= TOL -> now - TOL : 0) fi
+#endif
+
+/* a request under the lease: not sent once the safe end has passed */
+#define FENCE(p, where) if :: now >= ls[p] + SAFE -> goto where :: else -> skip fi
+
+#if COARSE
+#define SAMEX (xm == myxm)
+
+#else
+#define SAMEX (xv == myxv)
+
+#endif
+
+#if COARSE
+#define WRITEX(p) xe = 1; xo = p; xv++; xm = now; myxv = xv; myxm = now
+#define WRITEO(p) oe[p] = 1; om[p] = now
+#define COARSEVARS byte seenm, myxm;
+#define SEEN seenm = xm
+#else
+#define WRITEX(p) xe = 1; xo = p; xv++; xm = now; myxv = xv
+#define WRITEO(p) oe[p] = 1; om[p] = now
+#define COARSEVARS
+#define SEEN skip
+#endif
+
+inline victim(q) {
 	if
-	:: !stale -> goto again
+	:: q >= 1 && q <= NP && !(vic[q] && vatt[q] == att[q]) ->
+		vic[q] = 1; vatt[q] = att[q]; bend[q] = ls[q] + WIN
+	:: else -> skip
+	fi
+}
+
+/* break-lock: deletes the exclusive key, every intent and every shared key
+ * (one atomic step: an abstraction of its List + Deletes, see model.md) */
+proctype Break() {
+	byte q = 1;
+	atomic {
+		if :: xe -> victim(xo); xe = 0 :: else -> skip fi;
+		do
+		:: q <= NP -> if :: oe[q] -> victim(q); oe[q] = 0 :: else -> skip fi; q++
+		:: q > NP -> break
+		od;
+		q = 0
+	}
+}
+
+/* an intent-aware exclusive acquirer (prune) */
+proctype Exc(byte p) {
+	byte est, seenv, myxv, t1, nref;
+	COARSEVARS
+attempt:
+	if
+	:: att[p] >= ATT -> goto finish
 	:: else -> skip
 	fi;
-	/* stale: take over with compare-and-swap on the version judged */
+#if INTENTS
+	/* 1. Put own intent; the (provisional) lease starts */
+	atomic { att[p]++; WRITEO(p); ls[p] = now };
+	/* 2. List intents, then List shared */
 	atomic {
-		if
-		:: X != 0 && XV == seen -> X = id; XV++; Xstale = 0; v = XV
-		:: else -> goto again
-		fi
-	}
+		FENCE(p, attempt); JUDGE(p);
+		if :: FOREIGNINTENT(p) -> est = 0; goto withdrawI :: else -> est = 0 fi
+	};
+	atomic {
+		FENCE(p, attempt); JUDGE(p);
+		if :: SHAREDLIVE(p) -> est = 0; goto withdrawI :: else -> est = 0 fi
+	};
 #else
-	/* no create-if-absent: check, then a plain write */
+	atomic { att[p]++; ls[p] = now };
+#endif
+	/* 3. read index/lock.exclusive (Stat, then Get) */
 	atomic {
+#if INTENTS
+		FENCE(p, attempt);
+#endif
+		JUDGE(p);
 		if
-		:: X != 0 && !Xstale -> goto again
-		:: else -> pending++
+		:: !xe -> est = 0; goto create
+		:: LIVEX -> est = 0; goto withdrawI
+		:: else -> est = 0; seenv = xv; SEEN
 		fi
-	}
-	atomic { X = id; XV++; Xstale = 0; v = XV; pending-- }
+	};
+	/* stale: take over */
+#if STORE == 1
+	/* compare-and-swap on the version judged */
+	atomic {
+#if INTENTS
+		FENCE(p, attempt);
+#else
+		ls[p] = now;
+#endif
+		if
+#if COARSE
+		:: xe && xm == seenm -> WRITEX(p)
+#else
+		:: xe && xv == seenv -> seenv = 0; WRITEX(p)
+#endif
+		:: else -> seenv = 0; goto withdrawI
+		fi
+	};
+	goto relist;
+#elif STORE == 2
+	/* delete-if-same: Get and compare, then an unconditional Delete */
+	atomic {
+#if INTENTS
+		FENCE(p, attempt);
+#endif
+		if :: xe && xv == seenv -> seenv = 0 :: else -> seenv = 0; goto withdrawI fi
+	};
+	atomic {
+#if INTENTS
+		FENCE(p, attempt);
+#endif
+		xe = 0
+	};
+	goto create;
+#else
+	goto create;
+#endif
+create:
+#if STORE != 3
+	/* create-if-absent */
+	atomic {
+#if INTENTS
+		FENCE(p, attempt);
+#else
+		ls[p] = now;
+#endif
+		if :: !xe -> WRITEX(p) :: else -> goto withdrawI fi
+	};
+#else
+	/* plain Put */
+	atomic {
+#if INTENTS
+		FENCE(p, attempt);
+#else
+		ls[p] = now;
+#endif
+		WRITEX(p); t1 = now
+	};
 #if SETTLE
-	(pending == 0);  /* wait SettleDelay */
-#endif
-#endif
-verify:
-	/* re-read: still our write? */
-	if
-	:: X == id && XV == v -> skip
-	:: !(X == id && XV == v) -> goto again
-	fi;
-#if RELIST
-	/* symmetric write-then-check: list the shared locks */
-	i = 0;
-	do
-	:: i < NS && S[i] && !Sstale[i] ->
-		/* withdraw, only if still ours */
-		atomic { if :: X == id && XV == v -> X = 0 :: else -> skip fi };
-		goto again
-	:: i < NS && !(S[i] && !Sstale[i]) -> i++
-	:: i >= NS -> break
-	od;
-#endif
-	inE++;
-	/* work; refresh = compare-and-swap on our version */
-	if
-	:: atomic { X == id && XV == v -> XV++; v = XV }  /* one refresh */
-	:: skip
-	fi;
-	inE--;
-	if
-	:: lost = 0  /* done: release (delete only if still ours) */
-	:: lost = 1  /* lease lost (refresh failures, sleep): the watchdog
-	                stopped the work above; the key stays and expires */
-	fi;
+	/* settle-only: wait, then verify the key still holds our write */
+	(now >= t1 + SETTLE);
 	atomic {
-		if
-		:: X == id && XV == v && !lost -> X = 0
-		:: X == id && XV == v && lost -> Xstale = 1
-		:: !(X == id && XV == v) -> skip
-		fi
-	}
-	goto again;
-end:
+		FENCE(p, attempt); t1 = 0;
+		if :: xe && xv == myxv -> skip :: else -> goto attempt fi
+	};
+#endif
+#endif
+relist:
+	/* 4. List shared again (Dekker against seed-style shared writers) */
+	atomic {
+		FENCE(p, attempt);
+#if RELIST
+		JUDGE(p);
+		if :: SHAREDLIVE(p) -> est = 0; goto withdrawX :: else -> est = 0; incs[p] = 1; CHECK fi
+#else
+		incs[p] = 1; CHECK
+#endif
+	};
+
+	/* critical section: refresh, then release or stop (crash, stall) */
+	do
+	:: nref < NREF -> nref++;
+#if STORE == 1
+		/* CAS on own versions: intent, then exclusive key */
+		atomic {
+			FENCE(p, lost);
+			if :: oe[p] -> WRITEO(p); t1 = now :: else -> goto lost fi
+		};
+		atomic {
+			FENCE(p, lost);
+			if :: xe && SAMEX -> WRITEX(p); ls[p] = t1; t1 = 0; CHECK :: else -> goto lost fi
+		}
+#else
+		/* Get + compare (per-write nonce) + Put: intent, exclusive key */
+		atomic { FENCE(p, lost); if :: oe[p] -> skip :: else -> goto lost fi };
+		atomic { FENCE(p, lost); WRITEO(p); t1 = now };
+		atomic { FENCE(p, lost); if :: xe && xo == p && xv == myxv -> skip :: else -> goto lost fi };
+#if RECHECK
+		atomic { FENCE(p, lost); WRITEX(p) };
+		/* List intents and shared keys: our intent gone (broken) => lost;
+		 * a foreign live one is polled once more later (a contender
+		 * withdraws); lasting => lost. Only then does the new lease count. */
+		atomic {
+			FENCE(p, lost); JUDGE(p);
+			if
+			:: !oe[p] -> est = 0; goto lost
+			:: oe[p] && (FOREIGNINTENT(p) || SHAREDLIVE(p)) -> est = 0
+			:: else -> est = 0; ls[p] = t1; t1 = 0; CHECK; goto refreshed
+			fi
+		};
+		atomic {
+			FENCE(p, lost); JUDGE(p);
+			if
+			:: !oe[p] || FOREIGNINTENT(p) || SHAREDLIVE(p) -> est = 0; goto lost
+			:: else -> est = 0; ls[p] = t1; t1 = 0; CHECK
+			fi
+		};
+refreshed:
+		skip
+#else
+		atomic { FENCE(p, lost); WRITEX(p); ls[p] = t1; t1 = 0; CHECK }
+#endif
+#endif
+	:: break
+	od;
+	if
+	:: skip   /* done: release */
+	:: goto finish  /* crash or stall: the objects stay and expire */
+	fi;
+	incs[p] = 0;
+#if STORE == 1
+	/* delete the exclusive key only if it still holds our version */
+	atomic { FENCE(p, finish); if :: xe && SAMEX -> xe = 0 :: else -> skip fi };
+#else
+	atomic { FENCE(p, finish); if :: xe && xo == p && xv == myxv -> skip :: else -> goto releaseI fi };
+	atomic { FENCE(p, finish); xe = 0 };
+releaseI:
+#endif
+#if INTENTS
+	atomic { FENCE(p, finish); oe[p] = 0 };
+#endif
+	goto finish;
+
+lost:
+	/* lease lost: stop (counted in the critical section until ls + WIN) */
+	goto finish;
+
+withdrawX:
+	/* a live shared key after our claim: withdraw the key if still ours */
+#if STORE == 1
+	atomic { FENCE(p, attempt); if :: xe && SAMEX -> xe = 0 :: else -> skip fi };
+#else
+	atomic { FENCE(p, attempt); if :: xe && xo == p && xv == myxv -> skip :: else -> goto withdrawI fi };
+	atomic { FENCE(p, attempt); xe = 0 };
+#endif
+withdrawI:
+#if INTENTS
+	atomic { FENCE(p, attempt); oe[p] = 0 };
+#endif
+	goto attempt;
+finish:
 	skip
 }
 
-proctype Shared(byte id) {
-	byte round = 0;
-again:
+/* an intent-aware shared acquirer (backup) */
+proctype Sh(byte p) {
+	byte est, t1, nref;
+attempt:
 	if
-	:: round >= ROUNDS -> goto end
-	:: round < ROUNDS -> round++
-	fi;
-	/* Get exclusive */
-	if
-	:: liveX() -> goto again
+	:: att[p] >= ATT -> goto finish
 	:: else -> skip
 	fi;
-	/* Put our own (uniquely named) key */
-	atomic { S[id] = 1; Sstale[id] = 0 };
-	/* re-read exclusive: a live one wins, we withdraw */
+	/* 1. Put own shared key; the lease starts */
+	atomic { att[p]++; WRITEO(p); ls[p] = now };
+	/* 2. Get the exclusive key */
+	atomic { FENCE(p, attempt); JUDGE(p); if :: LIVEX -> est = 0; goto withdraw :: else -> est = 0 fi };
+	/* 3. List intents; on contention keep the key and poll once more */
+	atomic {
+		FENCE(p, attempt); JUDGE(p);
+		if :: FOREIGNINTENT(p) -> est = 0 :: else -> est = 0; incs[p] = 1; CHECK; goto cs fi
+	};
+	atomic { FENCE(p, attempt); JUDGE(p); if :: LIVEX -> est = 0; goto withdraw :: else -> est = 0 fi };
+	atomic {
+		FENCE(p, attempt); JUDGE(p);
+		if :: FOREIGNINTENT(p) -> est = 0; goto withdraw :: else -> est = 0; incs[p] = 1; CHECK; goto cs fi
+	};
+withdraw:
+	atomic { FENCE(p, attempt); oe[p] = 0 };
+	goto attempt;
+cs:
+	do
+	:: nref < NREF -> nref++;
+#if STORE == 1
+		atomic {
+			FENCE(p, finish);
+			if :: oe[p] -> WRITEO(p); ls[p] = now; CHECK :: else -> goto finish fi
+		}
+#else
+		atomic { FENCE(p, finish); if :: oe[p] -> skip :: else -> goto finish fi };
+#if RECHECK
+		atomic { FENCE(p, finish); WRITEO(p); t1 = now };
+		/* Get the exclusive key (a live one means our key was broken and
+		 * an exclusive holder took over), then Stat our own key (gone:
+		 * broken); only then does the new lease count */
+		atomic { FENCE(p, finish); JUDGE(p); if :: LIVEX -> est = 0; goto finish :: else -> est = 0 fi };
+		atomic { FENCE(p, finish); if :: !oe[p] -> goto finish :: else -> ls[p] = t1; t1 = 0; CHECK fi }
+#else
+		atomic { FENCE(p, finish); WRITEO(p); ls[p] = now; CHECK }
+#endif
+#endif
+	:: break
+	od;
 	if
-	:: liveX() -> S[id] = 0; goto again
-	:: else -> skip
+	:: incs[p] = 0; atomic { FENCE(p, finish); oe[p] = 0 }  /* release */
+	:: skip     /* crash or stall */
 	fi;
-	inS++;
-	inS--;
-	if
-	:: S[id] = 0            /* release */
-	:: Sstale[id] = 1       /* lease lost; the key expires */
-	fi;
-	goto again;
-end:
+finish:
 	skip
+}
+
+/* a seed-style shared writer (Cloudstic): Get X, Put key, Get X again */
+proctype Seed(byte p) {
+	byte est;
+	atomic { JUDGE(p); if :: LIVEX -> est = 0; goto finish :: else -> est = 0 fi };
+	atomic { att[p]++; WRITEO(p); ls[p] = now };
+	atomic {
+		FENCE(p, finish); JUDGE(p);
+		if :: LIVEX -> est = 0 :: else -> est = 0; incs[p] = 1; CHECK; goto cs fi
+	};
+	atomic { FENCE(p, finish); oe[p] = 0 };
+	goto finish;
+cs:
+	if
+	:: incs[p] = 0; atomic { FENCE(p, finish); oe[p] = 0 }
+	:: skip
+	fi;
+finish:
+	skip
+}
+
+active proctype clock() {
+	do
+	:: now < TMAX -> atomic { now++; CHECK }
+	:: else -> break
+	od
 }
 
 init {
+	byte i = 1;
 	atomic {
-		run Exclusive(1);
-		run Exclusive(2);
-		run Shared(0);
-
+#if GHOST
+		if
+		:: skip
+		:: xe = 1; xo = GH; xv = 1; xm = 0
+		fi;
+#endif
+		do
+		:: i <= NE -> run Exc(i); i++
+		:: i > NE && i <= NE + NS -> run Sh(i); i++
+		:: i > NE + NS && i <= NE + NS + NW -> run Seed(i); i++
+		:: else -> break
+		od;
+#if BREAK
+		run Break();
+#endif
+		i = 0
 	}
 }
