@@ -57,8 +57,9 @@ run() {
 
 # Every run has the store clock, per-judgement clock error of up to TOL,
 # refresh, crash/stall (stale takeover) and, where BREAK=1, an admin's
-# break-lock at any moment. GHOST=1: the exclusive key may start out holding
-# a crashed holder's lock. Process sets: E = intent-aware exclusive (prune),
+# break-lock at any moment. GHOST=1 (the E,E + ghost runs): the exclusive key
+# may start out holding a crashed holder's lock; elsewhere a holder that stops
+# is taken over once stale. Sizes are kept to a few minutes in all. Process sets: E = intent-aware exclusive (prune),
 # S = intent-aware shared (backup), W = seed-style shared writer.
 for s in 1 2 3; do
 	case $s in
@@ -68,9 +69,9 @@ for s in 1 2 3; do
 	esac
 	run "$store: E,E + break"   safe -DSTORE=$s -DNE=2 -DNS=0 -DNW=0 -DBREAK=1 -DGHOST=0
 	run "$store: E,E + ghost"   safe -DSTORE=$s -DNE=2 -DNS=0 -DNW=0 -DBREAK=0
-	run "$store: E,S + break"   safe -DSTORE=$s -DNE=1 -DNS=1 -DNW=0 -DBREAK=1
-	run "$store: E,W + break"   safe -DSTORE=$s -DNE=1 -DNS=0 -DNW=1 -DBREAK=1
-	run "$store: E,E,W"         safe -DSTORE=$s -DNE=2 -DNS=0 -DNW=1 -DBREAK=0
+	run "$store: E,S + break"   safe -DSTORE=$s -DNE=1 -DNS=1 -DNW=0 -DBREAK=1 -DGHOST=0
+	run "$store: E,W + break"   safe -DSTORE=$s -DNE=1 -DNS=0 -DNW=1 -DBREAK=1 -DGHOST=0
+	run "$store: E,E,W"         safe -DSTORE=$s -DNE=2 -DNS=0 -DNW=1 -DBREAK=0 -DGHOST=0
 done
 
 # The coarse-versions counterexample needs 3 processes and break-lock; the
