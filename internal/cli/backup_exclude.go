@@ -28,6 +28,35 @@ func (e *excludeFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&e.oneFS, "one-file-system", false, "do not cross mount points: directories on another device than the source are stored empty")
 }
 
+// xattrFlags are backup's -skip-xattrs and -xattr-namespaces.
+type xattrFlags struct {
+	skip       bool
+	namespaces string
+}
+
+func (x *xattrFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&x.skip, "skip-xattrs", false, "record no extended attributes")
+	fs.StringVar(&x.namespaces, "xattr-namespaces", "", "record only extended attributes with these name prefixes, comma-separated, e.g. user.,trusted.")
+}
+
+// options checks the flags and sets them in opts.
+func (x *xattrFlags) options(opts *backup.Options) error {
+	if x.namespaces == "" {
+		opts.SkipXattrs = x.skip
+		return nil
+	}
+	if x.skip {
+		return usageErr("-skip-xattrs and -xattr-namespaces exclude each other")
+	}
+	for _, ns := range strings.Split(x.namespaces, ",") {
+		if ns = strings.TrimSpace(ns); ns == "" {
+			return usageErr("-xattr-namespaces %q: an empty prefix; want e.g. user.,trusted.", x.namespaces)
+		}
+		opts.XattrNamespaces = append(opts.XattrNamespaces, ns)
+	}
+	return nil
+}
+
 // options checks the flags and sets the exclude rules of opts.
 func (e *excludeFlags) options(opts *backup.Options) error {
 	patterns, err := excludePatterns(e.patterns, e.files)

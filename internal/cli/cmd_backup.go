@@ -21,6 +21,8 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	fs.Var(&tags, "tag", "tag the snapshot (repeatable)")
 	var ex excludeFlags
 	ex.register(fs)
+	var xf xattrFlags
+	xf.register(fs)
 	host := fs.String("host", "", "record this host name instead of the machine's (the parent snapshot is looked for under it)")
 	when := fs.String("time", "", "record this snapshot time instead of now, to import old data: 2006-01-02 15:04:05 (local time) or RFC 3339")
 	ignoreEmpty := fs.Bool("ignore-empty-snapshot", false, "scan and report, but write no snapshot when nothing differs from the previous one")
@@ -53,6 +55,9 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	opts := backup.Options{Path: path, Tags: tags, DryRun: *dryRun, Warnf: a.warnf, Uploaders: uploaders(a),
 		Compression: comp, Hostname: *host, IgnoreEmpty: *ignoreEmpty}
 	if err := ex.options(&opts); err != nil {
+		return err
+	}
+	if err := xf.options(&opts); err != nil {
 		return err
 	}
 	if *host != "" && strings.TrimSpace(*host) == "" {

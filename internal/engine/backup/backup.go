@@ -42,6 +42,11 @@ type Options struct {
 	ExcludeLargerThan int64
 	// OneFileSystem keeps directories on another device than Path empty.
 	OneFileSystem bool
+	// SkipXattrs records no extended attributes.
+	SkipXattrs bool
+	// XattrNamespaces, when set, records only the extended attributes
+	// whose names start with one of these prefixes.
+	XattrNamespaces []string
 	// DryRun computes everything but stores nothing.
 	DryRun bool
 	// Hostname defaults to os.Hostname. With the source, it picks the

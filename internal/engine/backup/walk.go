@@ -92,6 +92,7 @@ func newWalker(ctx context.Context, r *repo.Repository, opts Options, filter *ex
 		files: make(chan fileJob, 4*opts.Workers), blobs: make(chan blobJob, opts.Workers),
 		dirSlots: make(chan struct{}, opts.Workers), chunkBufs: pack.NewBuffers(4 * opts.Workers),
 		chunkers: make(chan *chunker.Chunker, chunkers(opts.Workers))}
+	w.cap.SkipXattrs, w.cap.XattrNamespaces = opts.SkipXattrs, opts.XattrNamespaces
 	for range cap(w.chunkers) {
 		w.chunkers <- nil
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -17,6 +18,11 @@ import (
 // group names of the ids it meets; it is safe for concurrent use.
 type Capturer struct {
 	names *idNames
+	// SkipXattrs records no extended attributes (and reads none).
+	SkipXattrs bool
+	// XattrNamespaces, when set, records only the attributes whose names
+	// start with one of these prefixes (e.g. "user.", "trusted.").
+	XattrNamespaces []string
 }
 
 // NewCapturer returns a Capturer with empty name caches.
@@ -46,7 +52,8 @@ func (c *Capturer) NodeSince(path string, fi fs.FileInfo, prev *tree.Node) (tree
 		return tree.Node{}, err
 	}
 	if prev != nil && prev.Type == n.Type && prev.CTime == n.CTime && prev.Inode == n.Inode && prev.Device == n.Device {
-		n.Xattrs = prev.Xattrs
+		// prev may have been captured with other xattr settings.
+		n.Xattrs = c.keptXattrs(prev.Xattrs)
 		n.LinkTarget = prev.LinkTarget
 		return n, nil
 	}
@@ -57,12 +64,36 @@ func (c *Capturer) NodeSince(path string, fi fs.FileInfo, prev *tree.Node) (tree
 		}
 		n.LinkTarget = target
 	}
+	if c.SkipXattrs {
+		return n, nil
+	}
 	xattrs, err := readXattrs(path)
 	if err != nil {
 		return tree.Node{}, fmt.Errorf("fsmeta: capture %s: %w", path, err)
 	}
-	n.Xattrs = xattrs
+	n.Xattrs = c.keptXattrs(xattrs)
 	return n, nil
+}
+
+// keptXattrs is the part of xattrs that SkipXattrs and XattrNamespaces
+// keep (the list itself when all of it).
+func (c *Capturer) keptXattrs(xattrs []tree.Xattr) []tree.Xattr {
+	if c.SkipXattrs {
+		return nil
+	}
+	if len(c.XattrNamespaces) == 0 || len(xattrs) == 0 {
+		return xattrs
+	}
+	var kept []tree.Xattr
+	for _, x := range xattrs {
+		for _, ns := range c.XattrNamespaces {
+			if strings.HasPrefix(x.Name, ns) {
+				kept = append(kept, x)
+				break
+			}
+		}
+	}
+	return kept
 }
 
 // stat fills the fields of a node that come from its lstat result.
