@@ -4,7 +4,8 @@
 # Installs what the tests need (spin from Debian; versitygw, local-kms and
 # Toxiproxy's server through the Go module proxy; openssh-server from Debian),
 # starts a real S3 server, a real SFTP server, Toxiproxy (network faults) and a
-# local KMS server, reached on 127.0.0.1, then runs go vet and every Go test
+# local KMS server, reached on 127.0.0.1, then runs go vet, golangci-lint
+# (scripts/lint.sh installs it through the Go module proxy) and every Go test
 # with the race detector, and stops the servers again. Servers a test needs and
 # cannot find make the test fail, never skip.
 #
@@ -53,6 +54,8 @@ if [ -n "${CI:-}" ]; then trap cleanup EXIT; fi
 
 log "go vet"
 go vet ./...
+log "golangci-lint (.golangci.yml)"
+scripts/lint.sh
 # -count=1: several packages test the built binary, which go test's result
 # cache does not track, so cached results could hide a regression.
 log "go test -race"

@@ -43,7 +43,7 @@ func countingListener(t *testing.T, hold bool) (string, *atomic.Int64) {
 	var n atomic.Int64
 	var wg sync.WaitGroup
 	done := make(chan struct{})
-	t.Cleanup(func() { close(done); ln.Close(); wg.Wait() })
+	t.Cleanup(func() { close(done); ln.Close(); wg.Wait() }) //nolint:errcheck // test server teardown
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -54,13 +54,13 @@ func countingListener(t *testing.T, hold bool) (string, *atomic.Int64) {
 			}
 			n.Add(1)
 			if !hold {
-				c.Close()
+				c.Close() //nolint:errcheck // hanging up is the test server's answer
 				continue
 			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				defer c.Close()
+				defer c.Close() //nolint:errcheck // test server teardown
 				<-done
 			}()
 		}
@@ -107,7 +107,7 @@ func TestClosedMetadataPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
-	ln.Close()
+	ln.Close() //nolint:errcheck // only its free port was wanted
 	noCredentialEnv(t, "http://"+addr)
 	if _, err := Load(context.Background(), Options{Region: "us-east-1"}); !errors.Is(err, ErrNoCredentials) {
 		t.Fatalf("Load: %v, want ErrNoCredentials", err)
@@ -197,7 +197,7 @@ func captureStderr(t *testing.T) func() string {
 		}
 		restored = true
 		os.Stderr = old
-		w.Close()
+		w.Close() //nolint:errcheck // ends the capture; the reader returns what was written
 		return <-out
 	}
 	t.Cleanup(func() { restore() })

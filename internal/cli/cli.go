@@ -82,12 +82,17 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 	if stdio.Getenv == nil {
 		stdio.Getenv = func(string) string { return "" }
 	}
+	stdio.Stdout = &recordingWriter{w: stdio.Stdout}
 	a := &app{io: stdio}
 	if len(args) > 1 && args[0] == "help" {
 		args = []string{args[1], "-h"} // full help: flags and examples
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
 		a.printHelp(stdio.Stdout, args)
+		if err := a.outputErr(); err != nil {
+			fmt.Fprintf(stdio.Stderr, "cloudstic: writing output: %v\n", err)
+			return ExitError
+		}
 		if len(args) == 0 {
 			return ExitUsage
 		}
@@ -126,6 +131,11 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 
 // finish prints err, on one line, and maps it to an exit code.
 func (a *app) finish(err error) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) || errors.Is(err, errPartial) {
+		if werr := a.outputErr(); werr != nil {
+			err = fmt.Errorf("writing output: %w", werr)
+		}
+	}
 	switch {
 	case err == nil:
 		return ExitOK
@@ -310,7 +320,7 @@ func (a *app) writeJSON(v any) {
 	enc := json.NewEncoder(a.io.Stdout)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
-		fmt.Fprintf(a.io.Stderr, "cloudstic: writing JSON: %v\n", err)
+		a.outputFailed(fmt.Errorf("writing JSON: %w", err))
 	}
 }
 

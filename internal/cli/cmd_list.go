@@ -92,9 +92,10 @@ func runLs(ctx context.Context, a *app, args []string) error {
 			return
 		}
 		name := displayName(p)
-		if n.Type == tree.TypeDir {
+		switch n.Type {
+		case tree.TypeDir:
 			name += "/"
-		} else if n.Type == tree.TypeSymlink {
+		case tree.TypeSymlink:
 			name += " -> " + displayName(n.LinkTarget)
 		}
 		if *long {

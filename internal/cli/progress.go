@@ -380,7 +380,7 @@ func (t *scanTotals) scan(opts *backup.Options, stop <-chan struct{}) {
 		if err != nil || p == root {
 			return nil
 		}
-		rel, _ := filepath.Rel(root, p) //nolint:errcheck // p is below root
+		rel, _ := filepath.Rel(root, p) // p is below root
 		dec, info, err := filter.Entry(filepath.Dir(p), filepath.ToSlash(rel), d)
 		switch {
 		case err != nil || dec == exclude.Skip:

@@ -62,7 +62,7 @@ func (r *Repository) loadSealed(ctx context.Context, key string) ([]byte, error)
 	}
 	var data []byte
 	if r.cache != nil {
-		data, err = r.cache.Get(key) // checked against its name; any error: ask the store
+		data, _ = r.cache.Get(key) // checked against its name; any error: ask the store
 	}
 	if data == nil {
 		if data, err = r.st.Get(ctx, key); err != nil {

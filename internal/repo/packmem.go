@@ -41,7 +41,7 @@ func (m *packMemory) alloc(size int) []byte {
 		return make([]byte, 0, size) // the heap serves as well, only less frugally
 	}
 	// A hint: without transparent huge pages it fails and changes nothing.
-	_ = unix.Madvise(buf, unix.MADV_HUGEPAGE) //nolint:errcheck // see above
+	_ = unix.Madvise(buf, unix.MADV_HUGEPAGE) // see above
 	m.regions = append(m.regions, buf)
 	return buf[:0]
 }
@@ -53,7 +53,7 @@ func (m *packMemory) free() {
 	for _, buf := range m.regions {
 		// Munmap fails only for an address that is not a mapping of ours;
 		// there is nothing to do about it but not to crash the backup.
-		_ = unix.Munmap(buf) //nolint:errcheck // see above
+		_ = unix.Munmap(buf) // see above
 	}
 	m.regions = nil
 	m.freed = true

@@ -233,7 +233,11 @@ func (r *repoState) restoreEqual(t *testing.T, id string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(dst)
+	defer func() {
+		if err := os.RemoveAll(dst); err != nil {
+			t.Error(err)
+		}
+	}()
 	mustRun(t, r.store, "restore", id, "-output", dst, "-quiet")
 	if d := want.diff(scan(t, dst)); d != "" {
 		t.Fatalf("snapshot %s does not restore byte for byte: %s", id[:8], d)

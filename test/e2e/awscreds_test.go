@@ -29,10 +29,10 @@ func metadataCounter(t *testing.T) (string, *atomic.Int64) {
 				return
 			}
 			n.Add(1)
-			c.Close()
+			c.Close() //nolint:errcheck // hanging up is the test server's answer
 		}
 	}()
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	t.Cleanup(func() { ln.Close(); wg.Wait() }) //nolint:errcheck // test server teardown
 	return "http://" + ln.Addr().String(), &n
 }
 

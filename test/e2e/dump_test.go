@@ -63,7 +63,7 @@ func TestDump(t *testing.T) {
 				if err := dump.Wait(); err != nil {
 					t.Fatalf("dump: %v: %s", err, dumpErr.String())
 				}
-				compareTrees(t, src, dst, cmpOpts{xattrs: info.xattrs, owners: info.owners})
+				compareTrees(t, src, dst, cmpOpts(info))
 			})
 			t.Run("zip of a subdirectory", func(t *testing.T) {
 				dir := t.TempDir()

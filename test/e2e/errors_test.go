@@ -166,7 +166,11 @@ func TestUnreadable(t *testing.T) {
 		if base, err = os.MkdirTemp("", "cloudstic-e2e-nobody-"); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { os.RemoveAll(base) })
+		t.Cleanup(func() {
+			if err := os.RemoveAll(base); err != nil {
+				t.Error(err)
+			}
+		})
 		if err := os.Chmod(base, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +183,11 @@ func TestUnreadable(t *testing.T) {
 	b.file("secret.txt", []byte("unreadable\n"), 0o000)
 	b.file("closed/inside", []byte("x\n"), 0o644)
 	b.check(os.Chmod(b.p("closed"), 0o000))
-	t.Cleanup(func() { os.Chmod(b.p("closed"), 0o755) })
+	t.Cleanup(func() { // so that t.TempDir's cleanup can remove it
+		if err := os.Chmod(b.p("closed"), 0o755); err != nil {
+			t.Error(err)
+		}
+	})
 	store := filepath.Join(base, "repo")
 	b.check(os.Mkdir(store, 0o700))
 	if o.cred != nil {

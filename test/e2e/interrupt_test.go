@@ -25,7 +25,9 @@ func TestInterruptReleasesLock(t *testing.T) {
 	if err := f.Truncate(64 << 30); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	c := runOpts{}.cmd(r.with("backup", "-source", "local:"+src))
 	var stderr strings.Builder
 	c.Stderr = &stderr
@@ -52,9 +54,9 @@ func TestInterruptReleasesLock(t *testing.T) {
 			signalled = true
 		}
 	}
-	<-exited
+	err = <-exited
 	if code := c.ProcessState.ExitCode(); code == 0 || code == 3 {
-		t.Errorf("interrupted backup exited %d, want an error exit; stderr:\n%s", code, stderr.String())
+		t.Errorf("interrupted backup exited %d (%v), want an error exit; stderr:\n%s", code, err, stderr.String())
 	}
 	var locks []any
 	decodeJSON(t, mustRun(t, r.with("locks", "-json")...), &locks)

@@ -88,7 +88,7 @@ func TestKMSRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	closed := "http://" + ln.Addr().String()
-	ln.Close()
+	ln.Close() //nolint:errcheck // only its free port was wanted
 	moved := filepath.Join(t.TempDir(), "moved")
 	kmsMustRun(t, "init", "-store", "local:"+moved, "-password", "pw")
 	copyKMSSlots(t, dir, moved)

@@ -57,8 +57,8 @@ func startMount(t *testing.T, r repoArgs, extra ...string) *mountProc {
 	t.Cleanup(func() {
 		if isMounted(m.dir) {
 			_ = m.cmd.Process.Signal(os.Interrupt) // best effort; the error below says what matters
-			<-m.exited
-			t.Errorf("%s was still mounted at the end of the test", m.dir)
+			err := <-m.exited
+			t.Errorf("%s was still mounted at the end of the test (the mount process ended: %v)", m.dir, err)
 		}
 	})
 	m.waitFor("the mount", func() bool { return isMounted(m.dir) })
@@ -142,7 +142,7 @@ func TestMount(t *testing.T) {
 	m := startMount(t, r)
 
 	latest := filepath.Join(m.dir, "snapshots", "latest")
-	compareTrees(t, src, latest+"/", cmpOpts{xattrs: info.xattrs, owners: info.owners})
+	compareTrees(t, src, latest+"/", cmpOpts(info))
 	// diff -r reads every file through the mount; fifos it cannot compare.
 	if out, err := exec.Command("diff", "-r", "--no-dereference", "-x", "fifo", src, latest+"/").CombinedOutput(); err != nil {
 		t.Errorf("diff -r: %v\n%s", err, out)

@@ -92,7 +92,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Run("dir", func(t *testing.T) {
 				dst := filepath.Join(t.TempDir(), "out")
 				mustRun(t, r.with("restore", out.SnapshotID, "-format", "dir", "-output", dst)...)
-				compareTrees(t, src, dst, cmpOpts{xattrs: info.xattrs, owners: info.owners})
+				compareTrees(t, src, dst, cmpOpts(info))
 			})
 			t.Run("zip", func(t *testing.T) {
 				z := filepath.Join(t.TempDir(), "out.zip")
@@ -163,7 +163,7 @@ func checkLs(t *testing.T, r repoArgs, src, sid string) {
 	for _, rel := range sortedKeys(scanTree(t, src)) {
 		// JSON strings cannot hold invalid UTF-8: the encoder
 		// substitutes U+FFFD, so expect what a JSON round trip gives.
-		b, _ := json.Marshal(filepath.ToSlash(rel)) //nolint:errcheck // a string always marshals
+		b, _ := json.Marshal(filepath.ToSlash(rel)) // a string always marshals
 		var s string
 		_ = json.Unmarshal(b, &s) // see above
 		want = append(want, s)

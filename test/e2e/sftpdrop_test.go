@@ -94,8 +94,8 @@ func cutConnection(t *testing.T, pid int, port, repoDir string, done <-chan erro
 	clientRe := regexp.MustCompile(`\s127\.0\.0\.1:(\d+)\s+127\.0\.0\.1:` + regexp.QuoteMeta(port) + `\s.*pid=` + strconv.Itoa(pid) + `,`)
 	for time.Now().Before(deadline) {
 		select {
-		case <-done:
-			t.Fatal("backup finished before its connection could be cut; give it more data")
+		case err := <-done:
+			t.Fatalf("backup finished (%v) before its connection could be cut; give it more data", err)
 		case <-time.After(50 * time.Millisecond): // often enough to catch a backup of a few seconds mid-way
 		}
 		out, err := exec.Command("ss", "-tnpH", "state", "established").Output()
@@ -112,7 +112,7 @@ func cutConnection(t *testing.T, pid int, port, repoDir string, done <-chan erro
 		line := serverRe.FindString(string(out))
 		var pids []int
 		for _, pm := range usersPids.FindAllStringSubmatch(line, -1) {
-			p, _ := strconv.Atoi(pm[1]) //nolint:errcheck // the regexp matched digits
+			p, _ := strconv.Atoi(pm[1]) // the regexp matched digits
 			pids = append(pids, p)
 		}
 		if len(pids) == 0 {
@@ -120,7 +120,7 @@ func cutConnection(t *testing.T, pid int, port, repoDir string, done <-chan erro
 		}
 		// Cut it mid-backup: once the first pack is stored, while more
 		// are still to come.
-		if packs, _ := filepath.Glob(filepath.Join(repoDir, "data", "*", "*")); len(packs) == 0 { //nolint:errcheck // a fixed, valid pattern
+		if packs, _ := filepath.Glob(filepath.Join(repoDir, "data", "*", "*")); len(packs) == 0 { // a fixed, valid pattern
 			continue
 		}
 		for _, p := range pids {

@@ -71,7 +71,11 @@ func s3Store(t *testing.T) []string {
 	if data := os.Getenv("S3_TEST_DATA_DIR"); data != "" {
 		// versitygw's posix backend keeps objects as files under
 		// DATA/BUCKET/KEY: remove our prefix when done.
-		t.Cleanup(func() { os.RemoveAll(filepath.Join(data, e["S3_TEST_BUCKET"], prefix)) })
+		t.Cleanup(func() {
+			if err := os.RemoveAll(filepath.Join(data, e["S3_TEST_BUCKET"], prefix)); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 	region := os.Getenv("S3_TEST_REGION")
 	if region == "" {
@@ -96,7 +100,11 @@ func sftpStore(t *testing.T) []string {
 	e := needEnv(t, "scripts/sftp-server.sh", "SFTP_TEST_USER", "SFTP_TEST_PORT", "SFTP_TEST_KEY", "SFTP_TEST_KNOWN_HOSTS", "SFTP_TEST_PATH")
 	dir := filepath.Join(e["SFTP_TEST_PATH"], randName(t, "e2e-"))
 	// The server runs on this machine: clean up directly.
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Cleanup(func() {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Error(err)
+		}
+	})
 	// An absolute remote path is written after a second slash.
 	url := "sftp://" + e["SFTP_TEST_USER"] + "@127.0.0.1:" + e["SFTP_TEST_PORT"] + "/" + dir
 	return []string{"-store", url, "-store-sftp-key", e["SFTP_TEST_KEY"], "-store-sftp-known-hosts", e["SFTP_TEST_KNOWN_HOSTS"]}

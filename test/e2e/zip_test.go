@@ -22,7 +22,7 @@ func compareZip(t *testing.T, src, zpath string) {
 	if err != nil {
 		t.Fatalf("opening the restored zip: %v", err)
 	}
-	defer zr.Close()
+	defer zr.Close() //nolint:errcheck // read-only
 	files := map[string]*zip.File{}
 	for _, f := range zr.File {
 		if _, dup := files[f.Name]; dup {
@@ -98,7 +98,7 @@ func readZip(t *testing.T, f *zip.File) []byte {
 	if err != nil {
 		t.Fatalf("zip: %s: %v", f.Name, err)
 	}
-	defer rc.Close()
+	defer rc.Close() //nolint:errcheck // read-only; ReadAll reports read errors
 	data, err := io.ReadAll(rc)
 	if err != nil {
 		t.Errorf("zip: %s: %v", f.Name, err)

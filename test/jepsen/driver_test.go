@@ -487,7 +487,7 @@ func (r *run) holds(pid int) bool {
 	if err != nil {
 		return false
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read-only
 	events, err := Read(f)
 	if err != nil {
 		return false // a line being written: look again
@@ -516,7 +516,7 @@ func (r *run) finalChecks() {
 		t.Fatal(err)
 	}
 	events, err := Read(f)
-	f.Close()
+	f.Close() //nolint:errcheck // read-only
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func TestBinaryRecordsHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read-only
 	events, err := Read(f)
 	if err != nil {
 		t.Fatal(err)

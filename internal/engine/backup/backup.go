@@ -121,7 +121,7 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 		return nil, err
 	}
 	if opts.Hostname == "" {
-		opts.Hostname, _ = os.Hostname() //nolint:errcheck // an empty hostname is acceptable
+		opts.Hostname, _ = os.Hostname() // an empty hostname is acceptable
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)

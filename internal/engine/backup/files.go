@@ -44,7 +44,7 @@ func (w *walker) readFile(job fileJob, small []byte) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", job.path, err)
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read-only source file; reads report their own errors
 	fr := &fileReader{w: w, path: job.path, node: job.node}
 	fr.node.Content = nil
 	if fr.node.Size < uint64(len(small)) {

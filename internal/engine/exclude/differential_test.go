@@ -140,7 +140,9 @@ func TestDifferentialGit(t *testing.T) {
 	trees, listsPerTree := 14, 14
 	seed := uint64(2026)
 	if s := os.Getenv("EXCLUDE_DIFF_SEED"); s != "" { // to explore more trees by hand
-		fmt.Sscan(s, &seed)
+		if _, err := fmt.Sscan(s, &seed); err != nil {
+			t.Fatalf("EXCLUDE_DIFF_SEED=%q: %v", s, err)
+		}
 		trees, listsPerTree = 100, 20
 	}
 	rng := rand.New(rand.NewPCG(16, seed))

@@ -120,7 +120,7 @@ func isCacheDir(dir string) bool {
 	if err != nil {
 		return false
 	}
-	defer fh.Close()
+	defer fh.Close() //nolint:errcheck // read-only
 	if fi, err := fh.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return false
 	}

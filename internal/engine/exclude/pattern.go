@@ -177,7 +177,7 @@ func (m *Matcher) Match(rel string, isDir bool) bool {
 		if p.dirOnly && !isDir {
 			continue
 		}
-		name := rel
+		var name string
 		switch {
 		case p.basename:
 			name = base
@@ -187,7 +187,7 @@ func (m *Matcher) Match(rel string, isDir bool) bool {
 			name = rel[len(p.prefix):]
 		}
 		// The pattern was validated, so Match cannot fail.
-		if ok, _ := doublestar.Match(p.glob, name); ok { //nolint:errcheck // validated in parseLine
+		if ok, _ := doublestar.Match(p.glob, name); ok { // validated in parseLine
 			return !p.negate
 		}
 	}

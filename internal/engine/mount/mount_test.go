@@ -152,7 +152,7 @@ func TestReadOnlyTheFilesPacks(t *testing.T) {
 	t.Run("random reads of a file never read before", func(t *testing.T) {
 		f, err := os.Open(filepath.Join(root, "big2"))
 		must(t, err)
-		defer f.Close()
+		defer f.Close() //nolint:errcheck // read-only
 		for _, off := range []int64{7 << 20, 1 << 20, 9<<20 - 10, 3<<20 + 12345, 0} {
 			buf := make([]byte, 100000)
 			n, err := f.ReadAt(buf, off)

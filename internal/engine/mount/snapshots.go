@@ -3,7 +3,6 @@ package mount
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -94,13 +93,4 @@ func nameSnapshots(snaps []snapshot.WithID) []named {
 		out = append(out, named{name: name, WithID: s})
 	}
 	return out
-}
-
-// find returns the snapshot named name.
-func find(list []named, name string) (named, bool) {
-	i := slices.IndexFunc(list, func(n named) bool { return n.name == name })
-	if i < 0 {
-		return named{}, false
-	}
-	return list[i], true
 }

@@ -53,7 +53,7 @@ func (m *mountFS) entryNode(ctx context.Context, parent *fs.Inode, snap, path st
 	default:
 		ops = &specialEntry{entry: e}
 	}
-	return parent.NewInode(ctx, ops, fs.StableAttr{Mode: out.Attr.Mode & syscall.S_IFMT, Ino: ino})
+	return parent.NewInode(ctx, ops, fs.StableAttr{Mode: out.Mode & syscall.S_IFMT, Ino: ino})
 }
 
 func uintString(v uint64) string {

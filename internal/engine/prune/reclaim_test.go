@@ -170,7 +170,7 @@ func TestMarginAppliesToUnindexedPacks(t *testing.T) {
 				t.Fatalf("leftover deleted: %v, want %v; %+v", !c.deleted, c.deleted, res)
 			}
 			wantKept, wantDeleted := 1, 0
-			var wantBytes int64 = size
+			wantBytes := size
 			if c.deleted {
 				wantKept, wantDeleted, wantBytes = 0, 1, 0
 			}

@@ -70,7 +70,7 @@ func TestBatchedRestoreIsolatesDamage(t *testing.T) {
 			}
 			continue
 		}
-		want, _ := os.ReadFile(filepath.Join(src, name)) //nolint:errcheck // written above
+		want, _ := os.ReadFile(filepath.Join(src, name)) // written above
 		if err != nil || string(data) != string(want) {
 			t.Errorf("%s: %v, content ok=%v", name, err, string(data) == string(want))
 		}

@@ -166,7 +166,7 @@ func TestRestoreSymlinkInTarget(t *testing.T) {
 		t.Errorf("file outside the target changed: %q %v", data, err)
 	}
 	for _, rel := range []string{"big.bin", "z.txt"} {
-		want, _ := os.ReadFile(filepath.Join(f.src, rel)) //nolint:errcheck // compared below
+		want, _ := os.ReadFile(filepath.Join(f.src, rel)) // compared below
 		if got, err := os.ReadFile(filepath.Join(out, rel)); err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s not restored next to the symlinks: %v", rel, err)
 		}

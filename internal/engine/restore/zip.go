@@ -21,7 +21,7 @@ var ErrOutputExists = errors.New("output file already exists")
 
 func restoreZip(ctx context.Context, r *repo.Repository, start entry, _ string, opts Options) (*Result, error) {
 	res := &Result{}
-	var out io.Writer = io.Discard
+	out := io.Discard // an io.Writer; the output file replaces it
 	var f *os.File
 	if !opts.DryRun {
 		var err error

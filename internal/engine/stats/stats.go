@@ -142,9 +142,9 @@ func (c *Counter) file(n *tree.Node) {
 			fresh += length
 		}
 	}
-	switch {
-	case fresh == 0:
-	case fresh == all:
+	switch fresh {
+	case 0:
+	case all:
 		c.t.UniqueData += int64(n.Size)
 	default:
 		c.t.UniqueData += int64(float64(n.Size) * float64(fresh) / float64(all))

@@ -20,7 +20,7 @@ var ErrNotFound = errors.New("path not found in snapshot")
 var ErrNotDir = errors.New("not a directory")
 
 // SkipDir, returned by a Walk callback for a directory, skips its contents.
-var SkipDir = errors.New("skip this directory")
+var SkipDir = errors.New("skip this directory") //nolint:staticcheck // ST1012: named after fs.SkipDir, whose role it plays
 
 // Root returns a directory node standing for a snapshot's root tree, with
 // the source directory's own metadata when the snapshot recorded it.

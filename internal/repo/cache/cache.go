@@ -166,7 +166,7 @@ func (c *Cache) ReadRange(key string, offset, length int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read-only; ReadAt reports read errors
 	buf := make([]byte, length)
 	if _, err := f.ReadAt(buf, offset); err != nil {
 		if errors.Is(err, io.EOF) {

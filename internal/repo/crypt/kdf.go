@@ -33,7 +33,7 @@ func prefault(n int) {
 	warm := make([]byte, n)
 	// Only advice: a kernel without transparent huge pages, or with them
 	// off, refuses it or ignores it, and the pages are simply small.
-	_ = unix.Madvise(warm, unix.MADV_HUGEPAGE) //nolint:errcheck // see above
+	_ = unix.Madvise(warm, unix.MADV_HUGEPAGE) // see above
 	for i := 0; i < len(warm); i += pageSize {
 		warm[i] = 1
 	}

@@ -61,7 +61,7 @@ func TestEncryptDecrypt(t *testing.T) {
 		t.Fatal(err)
 	}
 	closed := "http://" + ln.Addr().String()
-	ln.Close()
+	ln.Close() //nolint:errcheck // only its free port was wanted
 	t.Setenv("AWS_ACCESS_KEY_ID", "test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
 	noServer, err := kms.Open(ctx, kms.Config{KeyARN: keyA, Endpoint: closed})

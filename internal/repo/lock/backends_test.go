@@ -151,7 +151,11 @@ func TestBackendsConflictTable(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
 			st := b.open(t)
-			defer st.Close()
+			t.Cleanup(func() {
+				if err := st.Close(); err != nil {
+					t.Error(err)
+				}
+			})
 			for _, row := range rows {
 				t.Run(row.name, func(t *testing.T) {
 					var held []*lock.Lock

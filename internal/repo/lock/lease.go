@@ -42,7 +42,7 @@ func (l *Lock) refresher() {
 		}
 		var now *errLostNow
 		if errors.As(err, &now) {
-			l.lose(err)
+			_ = l.lose(err) // recorded: the holder's context ends with it
 			return
 		}
 		wait = l.opts.RetryInterval

@@ -88,7 +88,6 @@ func stressWorkersRun(dir string, proc int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer logf.Close()
 	var conflicts atomic.Int64
 	var wg sync.WaitGroup
 	errs := make([]error, stressWorkers)
@@ -100,7 +99,8 @@ func stressWorkersRun(dir string, proc int) (int64, error) {
 		}()
 	}
 	wg.Wait()
-	return conflicts.Load(), errors.Join(errs...)
+	// O_APPEND writes are unbuffered: Close reports what a write has not.
+	return conflicts.Load(), errors.Join(append(errs, logf.Close())...)
 }
 
 func stressWorker(st *local.Store, logf *os.File, proc, w int, conflicts *atomic.Int64) error {
@@ -147,7 +147,7 @@ func checkLog(t *testing.T, path string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read-only
 	active := map[string]int{}
 	holdings := 0
 	sc := bufio.NewScanner(f)

@@ -140,7 +140,7 @@ func FuzzCodecDecode(f *testing.F) {
 		if sealed {
 			c = codecs["sealed"]
 		}
-		wantID, _ := id.Parse(want) //nolint:errcheck // a bad id is the zero id, which is fine here
+		wantID, _ := id.Parse(want) // a bad id is the zero id, which is fine here
 		data, err := c.Decode(stored, wantID)
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) && !errors.Is(err, crypt.ErrAuth) {

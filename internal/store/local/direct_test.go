@@ -3,6 +3,7 @@ package local
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -79,15 +80,18 @@ func TestDirectWriteBypassesPageCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	if err := writeData(f, data); err != nil {
+		f.Close() //nolint:errcheck // already failing
 		t.Fatal(err)
 	}
 	m, err := unix.Mmap(int(f.Fd()), 0, len(data), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer unix.Munmap(m) //nolint:errcheck // test cleanup
+	defer unix.Munmap(m)              //nolint:errcheck // test cleanup
+	if err := f.Close(); err != nil { // the mapping outlives the descriptor
+		t.Fatal(err)
+	}
 	pages := (len(data) + os.Getpagesize() - 1) / os.Getpagesize()
 	resident := make([]byte, pages)
 	// x/sys/unix has no mincore wrapper for Linux.
@@ -116,7 +120,6 @@ func directSupported(t *testing.T, dir string) bool {
 		return false
 	}
 	defer os.Remove(f.Name()) //nolint:errcheck // test cleanup
-	defer f.Close()
 	_, err = f.Write(alignedBytes(t, directAlign, 0))
-	return err == nil
+	return errors.Join(err, f.Close()) == nil
 }

@@ -60,7 +60,7 @@ func TestConditionalWritesSetting(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { cleanPrefix(t, cfg) })
-			defer s.Close()
+			defer s.Close() //nolint:errcheck // only drops idle connections; it never fails
 			if got := s.Capabilities(); got != c.want {
 				t.Fatalf("Capabilities = %+v, want %+v", got, c.want)
 			}

@@ -67,7 +67,7 @@ func TestConditionalConflictRetried(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { cleanPrefix(t, cfg) })
-			defer s.Close()
+			defer s.Close() //nolint:errcheck // only drops idle connections; it never fails
 			// Reopen with the fault injected after the probe, on the
 			// same prefix, keeping the probed capabilities.
 			faulty, err := open(context.Background(), Config{
@@ -77,7 +77,7 @@ func TestConditionalConflictRetried(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer faulty.Close()
+			defer faulty.Close() //nolint:errcheck // only drops idle connections; it never fails
 			faulty.caps = s.caps
 			_, err = faulty.Put(context.Background(), "index/lock.exclusive", []byte("x"), store.PutOptions{IfAbsent: true})
 			if c.wantErr {

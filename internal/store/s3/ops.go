@@ -32,7 +32,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 		if err != nil {
 			return err
 		}
-		defer out.Body.Close()
+		defer out.Body.Close() //nolint:errcheck // a response body we only read; ReadAll reports read errors
 		data, err = io.ReadAll(out.Body)
 		if err == nil && out.ContentLength != nil && int64(len(data)) != *out.ContentLength {
 			err = fmt.Errorf("short body: %d of %d bytes", len(data), *out.ContentLength)
@@ -74,7 +74,7 @@ func (s *Store) GetRange(ctx context.Context, key string, offset, length int64) 
 		if err != nil {
 			return err
 		}
-		defer out.Body.Close()
+		defer out.Body.Close() //nolint:errcheck // a response body we only read; ReadAll reports read errors
 		// Read at most one byte more than asked, to catch a server that
 		// ignored the Range header.
 		data, err = io.ReadAll(io.LimitReader(out.Body, length+1))

@@ -154,7 +154,7 @@ func TestAgent(t *testing.T) {
 				return // listener closed
 			}
 			go func() {
-				defer c.Close()
+				defer c.Close() //nolint:errcheck // the test agent's side of a finished conversation
 				// ServeAgent ends with io.EOF when the client hangs up.
 				_ = agent.ServeAgent(keyring, c)
 			}()
