@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -88,6 +89,11 @@ func Break(ctx context.Context, st store.Store, staleOnly bool, opts Options) ([
 	}
 	var removed []Info
 	var errs []error
+	// Intents first: a prune that is releasing or refreshing (without
+	// compare-and-swap) while its lock is broken must not be able to
+	// reclaim the exclusive key after a new prune took it (lock.pml).
+	sort.SliceStable(infos, func(i, j int) bool { return isIntent(infos[i].Key) && !isIntent(infos[j].Key) })
+	sort.SliceStable(objs, func(i, j int) bool { return isIntent(objs[i].key) && !isIntent(objs[j].key) })
 	for i, info := range infos {
 		if staleOnly && (info.Err != nil || !info.Stale) {
 			continue

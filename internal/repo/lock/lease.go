@@ -77,31 +77,88 @@ func (l *Lock) watchdog() {
 	}
 }
 
-// refresh rewrites every key with expires_at one TTL from the store's time
-// now. The lease's new anchor is the moment the first rewrite was sent, once
-// all succeeded.
+// refresh rewrites every key with expires_at one TTL past the store's time,
+// the intent before the exclusive key (the order docs/lock/lock.pml
+// proves). On stores without compare-and-swap it then looks again for
+// others before the lease counts as extended (recheck). The lease's new
+// anchor is the moment the first rewrite was sent, once all succeeded.
 func (l *Lock) refresh(ctx context.Context) error {
 	l.mu.Lock()
 	keys := append([]heldKey(nil), l.keys...)
 	l.mu.Unlock()
 	at := anchorNow(l.opts.Clock)
-	for i, k := range keys {
-		nk, err := l.rewrite(ctx, k)
+	for i := len(keys) - 1; i >= 0; i-- {
+		nk, err := l.rewrite(ctx, keys[i])
 		if err != nil {
 			// Keep what was rewritten (its new version is what the next
 			// compare-and-swap must name); the lease's anchor stays.
 			l.mu.Lock()
-			copy(l.keys, keys[:i])
+			copy(l.keys[i+1:], keys[i+1:])
 			l.mu.Unlock()
 			return err
 		}
 		keys[i] = nk
 	}
 	l.mu.Lock()
-	l.keys, l.at = keys, at
+	l.keys = keys
+	l.mu.Unlock()
+	if !l.caps.CompareAndSwap {
+		if err := l.recheck(ctx); err != nil {
+			return err
+		}
+	}
+	l.mu.Lock()
+	l.at = at
 	l.mu.Unlock()
 	l.trace(TraceRenewed, "")
 	return nil
+}
+
+// recheck runs after a refresh by read, compare and write (no
+// compare-and-swap): a break-lock between the read and the write lets
+// another process in, and our write then re-created our key beside its
+// lock. So an exclusive holder lists the intents and shared keys, and
+// loses the lease if another live one stays for ContentionWait (a
+// contender that sees our intent backs off at once); a shared holder loses
+// it if the exclusive key is live or its own key is gone.
+func (l *Lock) recheck(ctx context.Context) error {
+	ctx, cancel, err := l.requestContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	l.mu.Lock()
+	keys := append([]heldKey(nil), l.keys...)
+	l.mu.Unlock()
+	if l.shared {
+		if err := exclusiveBlocks(ctx, l.st, nil, l.sclock.mustNow, l.opts); errors.Is(err, ErrLocked) {
+			return &errLostNow{fmt.Errorf("%w: another process holds the exclusive lock beside ours (break-lock?): %w", ErrLeaseLost, err)}
+		} else if err != nil {
+			return err
+		}
+		ours, err := l.stillOurs(ctx, keys[0])
+		if err == nil && !ours {
+			return &errLostNow{fmt.Errorf("%w: %s was removed (break-lock?)", ErrLeaseLost, keys[0].key)}
+		}
+		return err
+	}
+	intent := keys[len(keys)-1].key
+	start := anchorNow(l.opts.Clock)
+	for {
+		err := firstBlocking(ctx, l.st, IntentPrefix, intent, l.sclock.mustNow, l.opts)
+		if err == nil {
+			err = firstBlocking(ctx, l.st, SharedPrefix, "", l.sclock.mustNow, l.opts)
+		}
+		if err == nil || !errors.Is(err, ErrLocked) {
+			return err
+		}
+		if start.elapsed(l.opts.Clock) >= l.opts.ContentionWait {
+			return &errLostNow{fmt.Errorf("%w: another process holds a lock beside our exclusive one (break-lock?): %w", ErrLeaseLost, err)}
+		}
+		if !l.sleep(jitter(firstBackoff * 4)) {
+			return ctx.Err()
+		}
+	}
 }
 
 // rewrite writes k's key again with a fresh expiry and nonce:

@@ -278,3 +278,45 @@ func TestSkewedHostClocks(t *testing.T) {
 	}
 	release(t, l)
 }
+
+// On a store without compare-and-swap a refresh reads, compares and writes.
+// A break-lock between the read and the write lets prune B in; A's write
+// then overwrites B's exclusive key. The recheck after the refresh sees B's
+// intent and A loses its lease (B loses its own at its next refresh: both
+// stop, neither goes on beside the other). Found by spin (docs/lock/model.md).
+func TestRefreshRacingBreakLoses(t *testing.T) {
+	for _, sk := range storeKinds[1:] { // create-only, fallback
+		t.Run(sk.name, func(t *testing.T) {
+			clk := newFake()
+			st := newTestStore(t, clk)
+			st.caps = sk.caps
+			a, err := AcquireExclusive(as(context.Background(), "A"), st, "prune", testOpts(clk, "A"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Release(context.Background()) //nolint:errcheck // A loses its lease on purpose
+			reached, resume := pauseAt(st, "A", "put", ExclusiveKey)
+			waiting(t, clk, 2)
+			clk.Advance(DefaultRefreshInterval)
+			<-reached // A read its exclusive key, found it its own, and is about to write it
+			st.hook = nil
+			if _, err := Break(context.Background(), st, false, Options{Clock: clk}); err != nil {
+				t.Fatal(err)
+			}
+			b, err := acquire(t, clk, st, false, "prune", testOpts(clk, "B"))
+			if err != nil {
+				t.Fatalf("B after the break: %v", err)
+			}
+			defer b.Release(context.Background()) //nolint:errcheck // B may lose its lease too
+			resume()
+			// A's recheck waits ContentionWait for B's intent to go.
+			lost, err := advanceUntil(t, clk, 10*time.Millisecond, func() (bool, error) {
+				<-a.Context().Done()
+				return true, nil
+			})
+			if !lost || err != nil || !errors.Is(context.Cause(a.Context()), ErrLeaseLost) {
+				t.Fatalf("A after overwriting B's key: %v", context.Cause(a.Context()))
+			}
+		})
+	}
+}
