@@ -162,7 +162,7 @@ func (a *app) finish(err error) int {
 		msg = "interrupted; the lock was released and nothing already stored was changed"
 	}
 	if a.g.json {
-		a.writeJSON(map[string]any{"error": msg, "exit_code": code})
+		a.writeJSON(errorResult{Error: msg, ExitCode: code})
 	}
 	fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, msg)
 	return code
@@ -330,7 +330,7 @@ func runVersion(_ context.Context, a *app, args []string) error {
 		return err
 	}
 	if a.g.json {
-		a.writeJSON(map[string]string{"version": Version})
+		a.writeJSON(versionResult{Version: Version})
 		return nil
 	}
 	fmt.Fprintf(a.io.Stdout, "cloudstic %s\n", Version)

@@ -151,15 +151,15 @@ func (a *app) backup(ctx context.Context, r *repo.Repository, opts backup.Option
 	}
 	s := res.Snapshot.Summary
 	if a.g.json {
-		out := map[string]any{"summary": s, "dry_run": opts.DryRun, "errors": len(res.Errors)}
+		out := backupResult{Summary: s, DryRun: opts.DryRun, Errors: len(res.Errors)}
 		if !opts.DryRun && !res.Unchanged {
-			out["snapshot_id"] = res.ID.String()
+			out.SnapshotID = res.ID.String()
 		}
 		if opts.IgnoreEmpty {
-			out["unchanged"] = res.Unchanged
+			out.Unchanged = &res.Unchanged
 		}
 		if res.Parent != nil {
-			out["parent"] = res.Parent.ID.String()
+			out.Parent = res.Parent.ID.String()
 		}
 		a.writeJSON(out)
 	} else {

@@ -108,7 +108,7 @@ func (a *app) catSealed(ctx context.Context, kind, ref string) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"id": s.ID.String(), "snapshot": s.Snapshot}, nil
+		return catSnapshotResult{ID: s.ID.String(), Snapshot: s.Snapshot}, nil
 	}
 	tid, err := id.Parse(ref)
 	if err != nil {

@@ -47,7 +47,7 @@ func runCheck(ctx context.Context, a *app, args []string) error {
 		if res.Notes == nil {
 			res.Notes = []check.Problem{}
 		}
-		a.writeJSON(map[string]any{"ok": res.OK(), "result": res})
+		a.writeJSON(checkResult{OK: res.OK(), Result: res})
 	} else {
 		w := a.io.Stdout
 		fmt.Fprintf(w, "Checked:     %d snapshots, %d trees, %d referenced blobs\n", res.Snapshots, res.Trees, res.Blobs)

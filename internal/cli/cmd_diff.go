@@ -67,8 +67,8 @@ func runDiff(ctx context.Context, a *app, args []string) error {
 	}
 	sum := summarize(changes)
 	if a.g.json {
-		a.writeJSON(map[string]any{"snapshot1": s1.ID.String(), "snapshot2": s2.ID.String(),
-			"changes": nonNilChanges(changes), "summary": sum})
+		a.writeJSON(diffResult{Snapshot1: s1.ID.String(), Snapshot2: s2.ID.String(),
+			Changes: nonNilChanges(changes), Summary: sum})
 		return nil
 	}
 	marks := map[string]string{changeAdded: "+", changeRemoved: "-", changeModified: "M", changeMetadata: "U"}

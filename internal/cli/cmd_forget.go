@@ -79,11 +79,6 @@ type forgetJSONSnap struct {
 
 func (a *app) printForget(res *forget.Result, dryRun bool, pres *prune.Result) {
 	if a.g.json {
-		type group struct {
-			Key    forget.GroupKey  `json:"group"`
-			Keep   []forgetJSONSnap `json:"keep"`
-			Remove []forgetJSONSnap `json:"remove"`
-		}
 		conv := func(ds []forget.Decision) []forgetJSONSnap {
 			out := []forgetJSONSnap{}
 			for _, d := range ds {
@@ -91,19 +86,15 @@ func (a *app) printForget(res *forget.Result, dryRun bool, pres *prune.Result) {
 			}
 			return out
 		}
-		groups := []group{}
+		groups := []forgetGroup{}
 		for _, g := range res.Groups {
-			groups = append(groups, group{Key: g.Key, Keep: conv(g.Keep), Remove: conv(g.Remove)})
+			groups = append(groups, forgetGroup{Key: g.Key, Keep: conv(g.Keep), Remove: conv(g.Remove)})
 		}
 		removed := []string{}
 		for _, sid := range res.Removed {
 			removed = append(removed, sid.String())
 		}
-		out := map[string]any{"dry_run": dryRun, "groups": groups, "removed": removed}
-		if pres != nil {
-			out["prune"] = pres
-		}
-		a.writeJSON(out)
+		a.writeJSON(forgetResult{DryRun: dryRun, Groups: groups, Removed: removed, Prune: pres})
 		return
 	}
 	w := a.io.Stdout

@@ -43,11 +43,7 @@ func runInit(ctx context.Context, a *app, args []string) error {
 	}
 	cfg := r.Config()
 	if a.g.json {
-		out := map[string]any{"id": cfg.ID, "store": store.Describe(st), "encrypted": cfg.Encrypted}
-		if words != "" {
-			out["recovery_key"] = words
-		}
-		a.writeJSON(out)
+		a.writeJSON(initResult{ID: cfg.ID, Store: store.Describe(st), Encrypted: cfg.Encrypted, RecoveryKey: words})
 		return nil
 	}
 	fmt.Fprintf(a.io.Stdout, "Created repository %s at %s (encrypted: %v)\n", cfg.ID[:8], a.g.store, cfg.Encrypted)

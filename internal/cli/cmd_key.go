@@ -135,16 +135,13 @@ func (a *app) keyList(ctx context.Context) error {
 		return err
 	}
 	if a.g.json {
-		out := make([]map[string]any, 0, len(slots))
+		out := make([]keyListEntry, 0, len(slots))
 		for _, s := range slots {
-			m := map[string]any{"id": s.ID, "kind": s.Kind, "label": s.Label, "created": s.Created}
-			if s.KMSKeyARN != "" {
-				m["kms_key_arn"] = s.KMSKeyARN
-			}
+			e := keyListEntry{ID: s.ID, Kind: s.Kind, Label: s.Label, Created: s.Created, KMSKeyARN: s.KMSKeyARN}
 			if s.Err != nil {
-				m["error"] = s.Err.Error()
+				e.Error = s.Err.Error()
 			}
-			out = append(out, m)
+			out = append(out, e)
 		}
 		a.writeJSON(out)
 		return nil
@@ -264,13 +261,15 @@ func (a *app) keyRemove(ctx context.Context, kr *repo.Keyring, ref string) error
 // phrase, shown once.
 func (a *app) keyReport(verb string, s repo.KeySlot, words string) error {
 	if a.g.json {
-		slot := map[string]any{"id": s.ID, "kind": s.Kind, "label": s.Label}
-		if s.KMSKeyARN != "" {
-			slot["kms_key_arn"] = s.KMSKeyARN
-		}
-		out := map[string]any{verb: slot}
-		if words != "" {
-			out["recovery_key"] = words
+		ref := &keySlotRef{ID: s.ID, Kind: s.Kind, Label: s.Label, KMSKeyARN: s.KMSKeyARN}
+		out := keyChangeResult{RecoveryKey: words}
+		switch verb {
+		case "added":
+			out.Added = ref
+		case "changed":
+			out.Changed = ref
+		case "removed":
+			out.Removed = ref
 		}
 		a.writeJSON(out)
 		return nil

@@ -32,10 +32,10 @@ func runList(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if a.g.json {
-		out := make([]map[string]any, 0, len(snaps))
+		out := make([]listEntry, 0, len(snaps))
 		for i, s := range snaps {
-			out = append(out, map[string]any{"seq": i + 1, "id": s.ID.String(), "created": s.Time, "source": s.Source,
-				"host": s.Hostname, "path": s.Path, "tags": nonNil(s.Tags), "tree": s.Tree.String(), "summary": s.Summary})
+			out = append(out, listEntry{Seq: i + 1, ID: s.ID.String(), Created: s.Time, Source: s.Source,
+				Host: s.Hostname, Path: s.Path, Tags: nonNil(s.Tags), Tree: s.Tree.String(), Summary: s.Summary})
 		}
 		a.writeJSON(out)
 		return nil
@@ -84,11 +84,11 @@ func runLs(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	var entries []map[string]any
+	entries := []lsEntry{}
 	err = walkTree(ctx, r, snap.Tree, "", func(p string, n *tree.Node) {
 		if a.g.json {
-			entries = append(entries, map[string]any{"path": p, "type": n.Type, "size": n.Size, "mode": fmt.Sprintf("%04o", n.Mode),
-				"mtime": time.Unix(0, n.MTime).UTC(), "uid": n.UID, "gid": n.GID, "target": n.LinkTarget})
+			entries = append(entries, lsEntry{Path: p, Type: n.Type, Size: n.Size, Mode: fmt.Sprintf("%04o", n.Mode),
+				MTime: time.Unix(0, n.MTime).UTC(), UID: n.UID, GID: n.GID, Target: n.LinkTarget})
 			return
 		}
 		name := displayName(p)
@@ -113,7 +113,7 @@ func runLs(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if a.g.json {
-		a.writeJSON(map[string]any{"snapshot_id": snap.ID.String(), "entries": entries})
+		a.writeJSON(lsResult{SnapshotID: snap.ID.String(), Entries: entries})
 	}
 	return nil
 }

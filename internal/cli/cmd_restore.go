@@ -70,9 +70,9 @@ func (a *app) restore(ctx context.Context, r *repo.Repository, ref string, opts 
 		return err
 	}
 	if a.g.json {
-		a.writeJSON(map[string]any{"snapshot_id": snap.ID.String(), "output": opts.Output, "format": opts.Format,
-			"dry_run": opts.DryRun, "files": res.Files, "dirs": res.Dirs, "symlinks": res.Symlinks,
-			"hardlinks": res.Hardlinks, "bytes": res.Bytes, "skipped": nonNil(res.Skipped), "damaged": nonNil(res.Damaged)})
+		a.writeJSON(restoreResult{SnapshotID: snap.ID.String(), Output: opts.Output, Format: opts.Format,
+			DryRun: opts.DryRun, Files: res.Files, Dirs: res.Dirs, Symlinks: res.Symlinks,
+			Hardlinks: res.Hardlinks, Bytes: res.Bytes, Skipped: nonNil(res.Skipped), Damaged: nonNil(res.Damaged)})
 	} else {
 		verb := "Restored"
 		if opts.DryRun {

@@ -72,8 +72,8 @@ func (a *app) stats(ctx context.Context, r *repo.Repository, snaps []snapshot.Wi
 	}
 	t := c.Totals()
 	if a.g.json {
-		a.writeJSON(map[string]any{"mode": mode, "totals": t, "dedup_ratio": round2(t.DedupRatio()),
-			"compression_ratio": round2(t.CompressionRatio()), "space_ratio": round2(t.SpaceRatio())})
+		a.writeJSON(statsResult{Mode: mode, Totals: t, DedupRatio: round2(t.DedupRatio()),
+			CompressionRatio: round2(t.CompressionRatio()), SpaceRatio: round2(t.SpaceRatio())})
 		return nil
 	}
 	w := tabwriter.NewWriter(a.io.Stdout, 0, 0, 2, ' ', 0)

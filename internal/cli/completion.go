@@ -115,7 +115,7 @@ func runCompletion(ctx context.Context, a *app, args []string) error {
 		return usageErr("unknown shell %q%s: want bash, zsh or fish", pos[0], didYouMean(pos[0], completionShells()))
 	}
 	if a.g.json {
-		a.writeJSON(map[string]string{"shell": pos[0], "script": buf.String()})
+		a.writeJSON(completionResult{Shell: pos[0], Script: buf.String()})
 		return nil
 	}
 	_, err = a.io.Stdout.Write(buf.Bytes())

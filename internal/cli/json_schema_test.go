@@ -1,0 +1,163 @@
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cloudstic/cloudstic/internal/cli"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/store/local"
+)
+
+// TestJSONMatchesDocs runs every command with -json, on a local repository
+// taken through backups, key changes, forget, prune, damage and broken
+// locks, and checks each document against the schema docs/cli.md
+// publishes for it: no field missing, none undocumented, every type as
+// documented. Each documented field must also show up at least once, so
+// a field documented but never printed (or renamed) fails too.
+func TestJSONMatchesDocs(t *testing.T) {
+	t.Parallel()
+	schemas := docSchemas(t)
+	c := &schemaChecker{defs: schemas, seen: map[string]bool{}}
+	dir := t.TempDir()
+	repoDir := filepath.Join(dir, "repo")
+	src := filepath.Join(dir, "src")
+	env := map[string]string{"CLOUDSTIC_STORE": "local:" + repoDir, "CLOUDSTIC_PASSWORD": "pw", "HOME": dir}
+	checked := map[string]bool{}
+	// run runs one command and checks its stdout against schema name.
+	run := func(name string, code int, args ...string) string {
+		t.Helper()
+		o := mainWith(t, env, args...)
+		if o.code != code {
+			t.Fatalf("%s: exit %d, want %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), o.code, code, o.stdout, o.stderr)
+		}
+		s := schemas[name]
+		if s == nil {
+			t.Fatalf("docs/cli.md documents no %q document", name)
+		}
+		for _, e := range c.check(name, s, []byte(o.stdout)) {
+			t.Errorf("%s: %s", strings.Join(args, " "), e)
+		}
+		checked[name] = true
+		return o.stdout
+	}
+
+	run("version", cli.ExitOK, "version", "-json")
+	run("completion", cli.ExitOK, "completion", "bash", "-json")
+	run("error", cli.ExitError, "list", "-json")
+	run("init", cli.ExitOK, "init", "-json", "-add-recovery-key")
+
+	mustWrite(t, filepath.Join(src, "a.txt"), "first\n")
+	mustWrite(t, filepath.Join(src, "sub", "b.txt"), "second\n")
+	if err := os.Symlink("a.txt", filepath.Join(src, "link")); err != nil {
+		t.Fatal(err)
+	}
+	first := jsonField(t, run("backup", cli.ExitOK, "backup", "-json", "-source", "local:"+src, "-tag", "one"), "snapshot_id")
+	mustWrite(t, filepath.Join(src, "a.txt"), "first, changed\n")
+	mustWrite(t, filepath.Join(src, "c.txt"), "third\n")
+	second := jsonField(t, run("backup", cli.ExitOK, "backup", "-json", "-source", "local:"+src), "snapshot_id")
+	run("backup", cli.ExitOK, "backup", "-json", "-dry-run", "-source", "local:"+src)
+	run("backup", cli.ExitOK, "backup", "-json", "-ignore-empty-snapshot", "-source", "local:"+src)
+	mustWrite(t, filepath.Join(src, "d.txt"), "fourth\n")
+	run("backup", cli.ExitOK, "backup", "-json", "-source", "local:"+src)
+
+	run("list", cli.ExitOK, "list", "-json")
+	run("ls", cli.ExitOK, "ls", "-json", "latest")
+	run("diff", cli.ExitOK, "diff", "-json", first, second)
+	run("find", cli.ExitOK, "find", "-json", "*.txt")
+	run("cat snapshot", cli.ExitOK, "cat", "snapshot", "latest")
+	run("stats", cli.ExitOK, "stats", "-json", "-mode", "raw-data")
+	run("stats -growth", cli.ExitOK, "stats", "-json", "-growth")
+	run("restore", cli.ExitOK, "restore", "-json", "latest", "-output", filepath.Join(dir, "restored"))
+
+	run("key change", cli.ExitOK, "key", "add", "-json", "-label", "second", "-new-password", "pw2")
+	run("key change", cli.ExitOK, "key", "add-recovery", "-json")
+	run("key change", cli.ExitOK, "key", "passwd", "-json", "-new-password", "pw3")
+	env["CLOUDSTIC_PASSWORD"] = "pw3"
+	run("key change", cli.ExitOK, "key", "remove", "-json", "second")
+
+	run("forget", cli.ExitOK, "forget", "-json", "-dry-run", "-keep-last", "1", "-group-by", "tags")
+	run("forget", cli.ExitOK, "forget", "-json", "-keep-last", "2", "-prune")
+	run("forget", cli.ExitOK, "forget", "-json", "-keep-last", "1")
+	run("prune", cli.ExitOK, "prune", "-json", "-dry-run", "-margin", "0")
+	run("prune", cli.ExitOK, "prune", "-json", "-margin", "0")
+	run("check", cli.ExitOK, "check", "-json", "-read-data")
+
+	// A held shared lock and an unreadable exclusive one, listed and then
+	// broken.
+	held, err := lock.AcquireShared(context.Background(), local.New(repoDir), "schema-test", lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = held.Release(context.Background()) }() // break-lock removed it already
+	mustWrite(t, filepath.Join(repoDir, "index", "lock.exclusive"), "not a lock")
+	run("locks", cli.ExitOK, "locks", "-json")
+	run("break-lock", cli.ExitOK, "break-lock", "-json")
+
+	// Without its index every blob is missing (errors) and every pack a
+	// leftover (notes).
+	if err := os.RemoveAll(filepath.Join(repoDir, "index", "packs")); err != nil {
+		t.Fatal(err)
+	}
+	run("check", cli.ExitError, "check", "-json")
+
+	// An unreadable key slot.
+	mustWrite(t, filepath.Join(repoDir, "keys", "00000000deadbeef"), "not a key slot")
+	run("key list", cli.ExitOK, "key", "list", "-json")
+
+	// The snapshot of an empty directory lists no entries: [], not null.
+	env["CLOUDSTIC_STORE"] = "local:" + filepath.Join(dir, "repo2")
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	run("init", cli.ExitOK, "init", "-json")
+	run("backup", cli.ExitOK, "backup", "-json", "-source", "local:"+empty)
+	if out := run("ls", cli.ExitOK, "ls", "-json", "latest"); !strings.Contains(out, `"entries": []`) {
+		t.Errorf("ls -json of an empty snapshot: %s, want entries []", out)
+	}
+
+	for name, s := range schemas {
+		if !checked[name] && strings.ToUpper(name) != name { // upper case: a definition
+			t.Errorf("docs/cli.md documents %q, which this test does not run", name)
+			continue
+		}
+		for _, p := range c.fieldPaths(name, s) {
+			if !c.seen[p] && !needsKMS[p] {
+				t.Errorf("docs/cli.md documents %s, which no command printed", p)
+			}
+		}
+	}
+	if t.Failed() {
+		t.Logf("fields seen: %s", strings.Join(slices.Sorted(maps.Keys(c.seen)), " "))
+	}
+}
+
+// needsKMS lists the fields only a kms-platform key slot prints; this test
+// runs no KMS server (test/e2e/kms_test.go does).
+var needsKMS = map[string]bool{
+	"key list[].kms_key_arn":         true,
+	"key change.added.kms_key_arn":   true,
+	"key change.changed.kms_key_arn": true,
+	"key change.removed.kms_key_arn": true,
+}
+
+// jsonField returns a top-level string field of a JSON object.
+func jsonField(t *testing.T, doc, field string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(doc), &m); err != nil {
+		t.Fatalf("%v: %s", err, doc)
+	}
+	s, _ := m[field].(string) // a missing field is caught below
+	if s == "" {
+		t.Fatalf("no %q in %s", field, doc)
+	}
+	return s
+}

@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/engine/check"
+	"github.com/cloudstic/cloudstic/internal/engine/forget"
+	"github.com/cloudstic/cloudstic/internal/engine/prune"
+	"github.com/cloudstic/cloudstic/internal/engine/stats"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
+)
+
+// The documents -json prints, one type each, as docs/cli.md's "JSON
+// output" section publishes them (json_schema_test.go holds them to it).
+// Fields are in the alphabetical order of their JSON names, the order these
+// documents had when they were built as maps, so the bytes did not change.
+
+// statsResult is stats -json (without -growth, which prints growthRow).
+type statsResult struct {
+	CompressionRatio float64      `json:"compression_ratio"`
+	DedupRatio       float64      `json:"dedup_ratio"`
+	Mode             string       `json:"mode"`
+	SpaceRatio       float64      `json:"space_ratio"`
+	Totals           stats.Totals `json:"totals"`
+}
+
+// errorResult is the document of a failed command.
+type errorResult struct {
+	Error    string `json:"error"`
+	ExitCode int    `json:"exit_code"`
+}
+
+// versionResult is version -json.
+type versionResult struct {
+	Version string `json:"version"`
+}
+
+// completionResult is completion -json.
+type completionResult struct {
+	Script string `json:"script"`
+	Shell  string `json:"shell"`
+}
+
+// initResult is init -json; RecoveryKey is set with -add-recovery-key.
+type initResult struct {
+	Encrypted   bool   `json:"encrypted"`
+	ID          string `json:"id"`
+	RecoveryKey string `json:"recovery_key,omitempty"`
+	Store       string `json:"store"`
+}
+
+// backupResult is backup -json. A dry run, or an -ignore-empty-snapshot
+// run that found nothing changed, has no SnapshotID; a first backup of a
+// source has no Parent; Unchanged is set only with -ignore-empty-snapshot.
+type backupResult struct {
+	DryRun     bool             `json:"dry_run"`
+	Errors     int              `json:"errors"`
+	Parent     string           `json:"parent,omitempty"`
+	SnapshotID string           `json:"snapshot_id,omitempty"`
+	Summary    snapshot.Summary `json:"summary"`
+	Unchanged  *bool            `json:"unchanged,omitempty"`
+}
+
+// restoreResult is restore -json.
+type restoreResult struct {
+	Bytes      int64    `json:"bytes"`
+	Damaged    []string `json:"damaged"`
+	Dirs       int64    `json:"dirs"`
+	DryRun     bool     `json:"dry_run"`
+	Files      int64    `json:"files"`
+	Format     string   `json:"format"`
+	Hardlinks  int64    `json:"hardlinks"`
+	Output     string   `json:"output"`
+	Skipped    []string `json:"skipped"`
+	SnapshotID string   `json:"snapshot_id"`
+	Symlinks   int64    `json:"symlinks"`
+}
+
+// listEntry is one snapshot of list -json.
+type listEntry struct {
+	Created time.Time        `json:"created"`
+	Host    string           `json:"host"`
+	ID      string           `json:"id"`
+	Path    string           `json:"path"`
+	Seq     int              `json:"seq"`
+	Source  string           `json:"source"`
+	Summary snapshot.Summary `json:"summary"`
+	Tags    []string         `json:"tags"`
+	Tree    string           `json:"tree"`
+}
+
+// lsResult is ls -json.
+type lsResult struct {
+	Entries    []lsEntry `json:"entries"`
+	SnapshotID string    `json:"snapshot_id"`
+}
+
+// lsEntry is one file of ls -json; Mode is octal, as in "0644".
+type lsEntry struct {
+	GID    uint32    `json:"gid"`
+	Mode   string    `json:"mode"`
+	MTime  time.Time `json:"mtime"`
+	Path   string    `json:"path"`
+	Size   uint64    `json:"size"`
+	Target string    `json:"target"`
+	Type   tree.Type `json:"type"`
+	UID    uint32    `json:"uid"`
+}
+
+// diffResult is diff -json.
+type diffResult struct {
+	Changes   []diffChange `json:"changes"`
+	Snapshot1 string       `json:"snapshot1"`
+	Snapshot2 string       `json:"snapshot2"`
+	Summary   diffSummary  `json:"summary"`
+}
+
+// catSnapshotResult is cat snapshot ID: the snapshot as stored.
+type catSnapshotResult struct {
+	ID       string             `json:"id"`
+	Snapshot *snapshot.Snapshot `json:"snapshot"`
+}
+
+// keyListEntry is one slot of key list -json; Error is set when the slot
+// could not be read.
+type keyListEntry struct {
+	Created   time.Time `json:"created"`
+	Error     string    `json:"error,omitempty"`
+	ID        string    `json:"id"`
+	Kind      string    `json:"kind"`
+	KMSKeyARN string    `json:"kms_key_arn,omitempty"`
+	Label     string    `json:"label"`
+}
+
+// keySlotRef names a key slot.
+type keySlotRef struct {
+	ID        string `json:"id"`
+	Kind      string `json:"kind"`
+	KMSKeyARN string `json:"kms_key_arn,omitempty"`
+	Label     string `json:"label"`
+}
+
+// keyChangeResult is key add, add-recovery, passwd and remove -json:
+// exactly one of Added, Changed and Removed is set.
+type keyChangeResult struct {
+	Added       *keySlotRef `json:"added,omitempty"`
+	Changed     *keySlotRef `json:"changed,omitempty"`
+	RecoveryKey string      `json:"recovery_key,omitempty"`
+	Removed     *keySlotRef `json:"removed,omitempty"`
+}
+
+// forgetResult is forget -json; Prune is set with -prune.
+type forgetResult struct {
+	DryRun  bool          `json:"dry_run"`
+	Groups  []forgetGroup `json:"groups"`
+	Prune   *prune.Result `json:"prune,omitempty"`
+	Removed []string      `json:"removed"`
+}
+
+// forgetGroup is one group of snapshots of forget -json.
+type forgetGroup struct {
+	Key    forget.GroupKey  `json:"group"`
+	Keep   []forgetJSONSnap `json:"keep"`
+	Remove []forgetJSONSnap `json:"remove"`
+}
+
+// checkResult is check -json.
+type checkResult struct {
+	OK     bool          `json:"ok"`
+	Result *check.Result `json:"result"`
+}
