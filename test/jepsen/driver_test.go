@@ -525,12 +525,18 @@ func (r *run) finalChecks() {
 		t.Errorf("history: %s", v.What)
 	}
 	failed := 0
+	why := map[string]int{} // failures by the start of their message
 	for _, o := range r.outcomes {
 		switch {
 		case o.hung:
 			t.Errorf("%v hung past its %v deadline", o.args, processDeadline)
 		case o.code != 0:
 			failed++
+			msg := strings.TrimSpace(o.stderr)
+			if len(msg) > 90 {
+				msg = msg[:90]
+			}
+			why[msg]++
 			if lines := strings.Count(strings.TrimSpace(o.stderr), "\n") + 1; strings.TrimSpace(o.stderr) == "" || lines > 1 {
 				t.Errorf("%v failed (exit %d) with %d lines instead of one: %q", o.args, o.code, lines, o.stderr)
 			}
@@ -560,6 +566,9 @@ func (r *run) finalChecks() {
 	}
 	if code, _, stderr := r.cliOut(context.Background(), nil, r.direct, "check", "-read-data"); code != 0 {
 		t.Errorf("check -read-data: %s", stderr)
+	}
+	for msg, n := range why {
+		t.Logf("%3d x %s", n, msg)
 	}
 	t.Logf("%d processes (%d failed, as faults make them), faults %v, %d acquisitions (%d exclusive), %d leases lost, %d writes, %d snapshots verified, %d violations",
 		len(r.outcomes), failed, r.faults, rep.Acquisitions, rep.Exclusive, rep.Lost, rep.Writes, len(ids), len(rep.Violations))
