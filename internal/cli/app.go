@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
@@ -257,39 +258,10 @@ func (a *app) lockOptions() lock.Options {
 	return o
 }
 
-// withLock runs fn holding a shared or exclusive lock, handing it the
-// lock's context (cancelled if the lease is lost) and releasing the lock
-// afterwards, also on error or Ctrl-C.
-func (a *app) withLock(ctx context.Context, st store.Store, exclusive bool, op string, fn func(ctx context.Context, l *lock.Lock) error) error {
-	acquire := lock.AcquireShared
-	if exclusive {
-		acquire = lock.AcquireExclusive
-	}
-	l, err := acquire(ctx, st, op, a.lockOptions())
-	if err != nil {
-		return err
-	}
-	runErr := fn(l.Context(), l)
-	if cause := context.Cause(l.Context()); runErr != nil && cause != nil && errors.Is(cause, lock.ErrLeaseLost) {
-		runErr = fmt.Errorf("%w (stopped: %w)", runErr, cause)
-	}
-	// Release with a fresh context: Ctrl-C must still remove our lock.
-	relCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if err := l.Release(relCtx); err != nil {
-		switch {
-		case errors.Is(runErr, lock.ErrLeaseLost):
-			return runErr // which already says why the key is left
-		case runErr == nil:
-			// The work is done and stored; a key left behind only delays
-			// others until it expires, so this run still succeeded.
-			a.warnf("%v: %v", errLockLeft, err)
-			return nil
-		default:
-			return fmt.Errorf("%w (and %w: %w)", runErr, errLockLeft, err)
-		}
-	}
-	return runErr
+// env is what the operation layer needs from this run: the lock settings
+// and where to warn.
+func (a *app) env() operation.Env {
+	return operation.Env{Lock: a.lockOptions(), Warnf: a.warnf}
 }
 
 // multiFlag is a repeatable string flag.

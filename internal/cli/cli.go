@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
+
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 )
 
 // Exit codes.
@@ -40,10 +42,6 @@ var errPartial = errors.New("completed with errors")
 // errReported marks a failure the command already reported in full (for
 // example in its -json document): exit 1, nothing more printed on stdout.
 var errReported = errors.New("failed")
-
-// errLockLeft marks a run whose lock could not be removed afterwards (it
-// expires by itself).
-var errLockLeft = errors.New("our lock could not be removed; it expires by itself within a minute")
 
 // command is one subcommand.
 type command struct {
@@ -156,8 +154,8 @@ func (a *app) finish(err error) int {
 	msg := oneLine(strings.TrimPrefix(err.Error(), "usage: "))
 	switch {
 	case !errors.Is(err, context.Canceled) || errors.Is(err, lock.ErrLeaseLost):
-	case errors.Is(err, errLockLeft):
-		msg = "interrupted; nothing already stored was changed, but " + errLockLeft.Error()
+	case errors.Is(err, operation.ErrLockLeft):
+		msg = "interrupted; nothing already stored was changed, but " + operation.ErrLockLeft.Error()
 	default:
 		msg = "interrupted; the lock was released and nothing already stored was changed"
 	}

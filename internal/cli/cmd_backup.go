@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 )
 
@@ -76,11 +76,7 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	if a.g.verbose {
 		opts.Verbosef = a.infof
 	}
-	run := func(ctx context.Context, _ *lock.Lock) error { return a.backup(ctx, r, opts) }
-	if *dryRun {
-		return run(ctx, nil)
-	}
-	return a.withLock(ctx, r.Store(), false, "backup", run)
+	return a.backup(ctx, r, opts)
 }
 
 // parseTime reads -time: RFC 3339, or a date and time (seconds
@@ -130,13 +126,7 @@ func parseCompression(value string, local bool) (pack.Compression, error) {
 }
 
 func (a *app) backup(ctx context.Context, r *repo.Repository, opts backup.Options) error {
-	snaps, err := indexedSnapshots(ctx, r)
-	if err != nil {
-		return err
-	}
-	stopProgress := a.backupProgress(&opts)
-	res, err := backup.Run(ctx, r, snaps, opts)
-	stopProgress()
+	res, err := operation.Backup(ctx, a.env(), r, opts, a.backupProgress)
 	if errors.Is(err, backup.ErrSource) {
 		return fmt.Errorf("cannot back up %s: %w", opts.Path, err)
 	}

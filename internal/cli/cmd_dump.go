@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cloudstic/cloudstic/internal/engine/dump"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
@@ -34,7 +35,7 @@ func runDump(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	return a.withLock(ctx, r.Store(), false, "dump", func(ctx context.Context, _ *lock.Lock) error {
+	return operation.WithSharedLock(ctx, a.env(), r.Store(), "dump", func(ctx context.Context, _ *lock.Lock) error {
 		return a.dump(ctx, r, pos[0], pos[1], *archive)
 	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/engine/find"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
@@ -61,7 +62,7 @@ func runFind(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	return a.withLock(ctx, r.Store(), false, "find", func(ctx context.Context, _ *lock.Lock) error {
+	return operation.WithSharedLock(ctx, a.env(), r.Store(), "find", func(ctx context.Context, _ *lock.Lock) error {
 		return a.find(ctx, r, snapRefs, opts)
 	})
 }

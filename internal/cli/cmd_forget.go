@@ -2,11 +2,11 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/cloudstic/cloudstic/internal/engine/forget"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
 )
 
@@ -56,19 +56,16 @@ func runForget(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	// forget takes no lock (seed): deleting a snapshot object is its only write.
-	res, ferr := forget.Run(ctx, r, opts)
-	if ferr != nil && res == nil {
-		return ferr
+	var pruneOpts *prune.Options
+	if *doPrune {
+		pruneOpts = &popts
 	}
-	var pres *prune.Result
-	var perr error
-	if ferr == nil && *doPrune {
-		popts.DryRun = *dryRun
-		pres, perr = a.prune(ctx, r, popts)
+	res, pres, err := operation.Forget(ctx, a.env(), r, opts, pruneOpts, a.pruneReporting)
+	if res == nil {
+		return err
 	}
 	a.printForget(res, *dryRun, pres)
-	return errors.Join(ferr, perr)
+	return err
 }
 
 type forgetJSONSnap struct {

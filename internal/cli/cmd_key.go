@@ -10,9 +10,9 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/crypt"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 )
 
 // keySubcommands are the subcommands of `key`, in help order.
@@ -78,15 +78,12 @@ func runKey(ctx context.Context, a *app, args []string) error {
 		return a.keyAddRecovery(ctx, kr, *label)
 	}
 	// Removing a slot (passwd removes the old one) runs under the
-	// exclusive lock: two removals at once could each see the other's
-	// slot and together delete the last key, and with it the repository.
-	// Adding one only writes a new, uniquely named object.
-	return a.withLock(ctx, a.st, true, "key "+sub, func(ctx context.Context, _ *lock.Lock) error {
-		if sub == "passwd" {
-			return a.keyPasswd(ctx, kr, *label, *newPassword)
-		}
-		return a.keyRemove(ctx, kr, pos[0])
-	})
+	// exclusive lock, which the operation layer takes; adding one only
+	// writes a new, uniquely named object.
+	if sub == "passwd" {
+		return a.keyPasswd(ctx, kr, *label, *newPassword)
+	}
+	return a.keyRemove(ctx, kr, pos[0])
 }
 
 func (a *app) openKeyring(ctx context.Context) (*repo.Keyring, error) {
@@ -229,7 +226,7 @@ func (a *app) keyPasswd(ctx context.Context, kr *repo.Keyring, label, newPasswor
 	if cur, err := kr.Find(ctx, kr.Current()); err == nil && cur.Kind == crypt.SlotKMS {
 		return usageErr("key passwd replaces the slot you opened with, here the kms-platform slot %s: add a password with 'key add' instead", cur.ID[:8])
 	}
-	s, err := kr.ChangePassword(ctx, newPassword, label)
+	s, err := operation.KeyPasswd(ctx, a.env(), kr, newPassword, label)
 	if errors.Is(err, repo.ErrLabelTaken) {
 		return usageErr("%v: choose another -label (see 'cloudstic key list')", err)
 	}
@@ -240,15 +237,13 @@ func (a *app) keyPasswd(ctx context.Context, kr *repo.Keyring, label, newPasswor
 }
 
 func (a *app) keyRemove(ctx context.Context, kr *repo.Keyring, ref string) error {
-	s, err := kr.Find(ctx, ref)
-	if err != nil {
+	s, err := operation.KeyRemove(ctx, a.env(), kr, ref)
+	switch {
+	case errors.Is(err, repo.ErrKeyNotFound), errors.Is(err, repo.ErrKeyAmbiguous):
 		return fmt.Errorf("%w: run 'cloudstic key list' to see the labels and ids", err)
-	}
-	err = kr.Remove(ctx, s.ID)
-	if errors.Is(err, repo.ErrLastKey) {
+	case errors.Is(err, repo.ErrLastKey):
 		return fmt.Errorf("%w %q: add another key first ('cloudstic key add' or 'key add-recovery')", err, s.Label)
-	}
-	if err != nil {
+	case err != nil:
 		return err
 	}
 	if s.ID == kr.Current() {

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/cloudstic/cloudstic/internal/engine/mount"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
@@ -39,7 +40,7 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	defer a.closeStore()
 	opts := mount.Options{CacheBytes: cacheBytes, AllowOther: *allowOther, Warnf: a.warnf,
 		FsName: "cloudstic:" + store.Describe(r.Store())}
-	return a.withLock(ctx, r.Store(), false, "mount", func(lockCtx context.Context, _ *lock.Lock) error {
+	return operation.WithSharedLock(ctx, a.env(), r.Store(), "mount", func(lockCtx context.Context, _ *lock.Lock) error {
 		a.infof("Serving the snapshots of %s at %s (read-only); press Ctrl-C or run 'fusermount -u %s' to unmount",
 			a.g.store, mountpoint, mountpoint)
 		err := mount.Serve(lockCtx, r, mountpoint, opts)

@@ -8,10 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
-	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // pruneFlags are the flags of prune, shared with forget -prune.
@@ -66,42 +65,23 @@ func runPrune(ctx context.Context, a *app, args []string) error {
 	return err
 }
 
-// prune runs the prune engine: without a lock on a dry run, else under the
-// exclusive lock, checking the lease before every delete.
+// prune runs prune with progress reporting: without a lock on a dry run,
+// else under the exclusive lock (the operation layer takes it).
 func (a *app) prune(ctx context.Context, r *repo.Repository, opts prune.Options) (*prune.Result, error) {
-	if a.progressWanted() {
-		defer a.pruneProgress(&opts)()
-	} else if !a.g.quiet && !a.g.json {
-		opts.Logf = a.infof
-	}
-	if opts.DryRun {
-		return prune.Run(ctx, r, opts)
-	}
-	var res *prune.Result
-	err := a.withLock(ctx, r.Store(), true, "prune", func(ctx context.Context, l *lock.Lock) error {
-		start, err := lockTime(ctx, r.Store(), l)
-		if err != nil {
-			return err
-		}
-		opts.Start, opts.Lease = start, l
-		res, err = prune.Run(ctx, r, opts)
-		return err
-	})
-	return res, err
+	defer a.pruneReporting(&opts)()
+	return operation.Prune(ctx, a.env(), r, opts)
 }
 
-// lockTime is the store's time of our lock's last write (no later than
-// the start of the mark phase, which follows), bounded by our clock.
-func lockTime(ctx context.Context, st store.Store, l *lock.Lock) (time.Time, error) {
-	now := time.Now()
-	info, err := st.Stat(ctx, l.Info().Key)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("reading our lock's time: %w", err)
+// pruneReporting sets up prune's progress display or log lines and
+// returns the function that stops them.
+func (a *app) pruneReporting(opts *prune.Options) (stop func()) {
+	if a.progressWanted() {
+		return a.pruneProgress(opts)
 	}
-	if info.ModTime.IsZero() || info.ModTime.After(now) {
-		return now, nil
+	if !a.g.quiet && !a.g.json {
+		opts.Logf = a.infof
 	}
-	return info.ModTime, nil
+	return func() {}
 }
 
 func (a *app) printPrune(res *prune.Result) {

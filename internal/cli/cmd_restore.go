@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
 
 func runRestore(ctx context.Context, a *app, args []string) error {
@@ -44,31 +45,22 @@ func runRestore(ctx context.Context, a *app, args []string) error {
 	defer a.closeStore()
 	// restore holds a shared lock always, even on a dry run (seed rule): a
 	// prune must not delete what we are reading.
-	return a.withLock(ctx, r.Store(), false, "restore", func(ctx context.Context, _ *lock.Lock) error {
-		return a.restore(ctx, r, ref, restore.Options{Output: *output, Format: *format, Path: *path, DryRun: *dryRun, Warnf: a.warnf})
-	})
+	return a.restore(ctx, r, ref, restore.Options{Output: *output, Format: *format, Path: *path, DryRun: *dryRun, Warnf: a.warnf})
 }
 
 func (a *app) restore(ctx context.Context, r *repo.Repository, ref string, opts restore.Options) error {
-	snaps, err := indexedSnapshots(ctx, r)
-	if err != nil {
+	begin := func(snap snapshot.WithID, opts *restore.Options) func() {
+		var files, bytes int64
+		if opts.Path == "" {
+			files, bytes = snap.Summary.FilesTotal, snap.Summary.BytesTotal
+		}
+		return a.restoreProgress(opts, files, bytes)
+	}
+	out, err := operation.Restore(ctx, a.env(), r, ref, opts, begin)
+	if out == nil || (err != nil && !errors.Is(err, restore.ErrDamaged)) {
 		return err
 	}
-	snap, err := repo.FindSnapshot(snaps, ref, nil)
-	if err != nil {
-		return err
-	}
-	var files, bytes int64
-	if opts.Path == "" {
-		files, bytes = snap.Summary.FilesTotal, snap.Summary.BytesTotal
-	}
-	opts.RootMeta = snap.Root
-	stopProgress := a.restoreProgress(&opts, files, bytes)
-	res, err := restore.Run(ctx, r, snap.Tree, opts)
-	stopProgress()
-	if err != nil && !errors.Is(err, restore.ErrDamaged) {
-		return err
-	}
+	snap, res := out.Snapshot, out.Result
 	if a.g.json {
 		a.writeJSON(restoreResult{SnapshotID: snap.ID.String(), Output: opts.Output, Format: opts.Format,
 			DryRun: opts.DryRun, Files: res.Files, Dirs: res.Dirs, Symlinks: res.Symlinks,

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/stats"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
@@ -46,7 +47,7 @@ func runStats(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	return a.withLock(ctx, r.Store(), false, "stats", func(ctx context.Context, _ *lock.Lock) error {
+	return operation.WithSharedLock(ctx, a.env(), r.Store(), "stats", func(ctx context.Context, _ *lock.Lock) error {
 		snaps, err := indexedSnapshots(ctx, r)
 		if err != nil {
 			return err

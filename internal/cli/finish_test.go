@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 )
 
 // TestFinishPrintsOneLine maps errors to exit codes and checks that every
@@ -26,7 +28,7 @@ func TestFinishPrintsOneLine(t *testing.T) {
 		{"reported", fmt.Errorf("%w: 2 errors found", errReported), ExitError, "cloudstic restore: failed: 2 errors found\n"},
 		{"partial", errPartial, ExitPartial, ""},
 		{"canceled", fmt.Errorf("x: %w", context.Canceled), ExitError, "cloudstic restore: interrupted; the lock was released and nothing already stored was changed\n"},
-		{"canceled, lock left", fmt.Errorf("x: %w (and %w: store down)", context.Canceled, errLockLeft), ExitError,
+		{"canceled, lock left", fmt.Errorf("x: %w (and %w: store down)", context.Canceled, operation.ErrLockLeft), ExitError,
 			"cloudstic restore: interrupted; nothing already stored was changed, but our lock could not be removed; it expires by itself within a minute\n"},
 	}
 	for _, tc := range tests {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/repo/crypt"
 	"github.com/cloudstic/cloudstic/internal/repo/kms"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
@@ -116,6 +117,9 @@ func OpenKeyring(ctx context.Context, st store.Store, creds Credentials) (*Keyri
 // Current returns the id of the slot the keyring was opened with.
 func (k *Keyring) Current() string { return k.current }
 
+// Store returns the store the keyring was opened on (where its lock goes).
+func (k *Keyring) Store() store.Store { return k.st }
+
 // List returns every slot, marking the current one.
 func (k *Keyring) List(ctx context.Context) ([]KeySlot, error) {
 	slots, err := ListKeys(ctx, k.st)
@@ -214,8 +218,13 @@ func findKey(slots []KeySlot, ref string) (KeySlot, error) {
 }
 
 // Remove deletes the slot with the given id, refusing when no other
-// usable slot would remain.
-func (k *Keyring) Remove(ctx context.Context, slotID string) error {
+// usable slot would remain. It runs only under the exclusive lock (lease):
+// two removals at once could each see the other's slot and together delete
+// the last key, and with it the repository.
+func (k *Keyring) Remove(ctx context.Context, lease *lock.Lock, slotID string) error {
+	if err := RequireLease(lease, true); err != nil {
+		return err
+	}
 	slots, err := ListKeys(ctx, k.st)
 	if err != nil {
 		return err
@@ -235,6 +244,9 @@ func (k *Keyring) Remove(ctx context.Context, slotID string) error {
 	if others == 0 {
 		return ErrLastKey
 	}
+	if err := lease.Check(ctx); err != nil {
+		return fmt.Errorf("before removing key slot %s: %w", slotID, err)
+	}
 	if err := k.st.Delete(ctx, KeysPrefix+slotID); err != nil {
 		return fmt.Errorf("removing key slot %s: %w", slotID, err)
 	}
@@ -244,8 +256,11 @@ func (k *Keyring) Remove(ctx context.Context, slotID string) error {
 // ChangePassword replaces the current slot with a password slot for
 // newPassword: the new slot is written first, then the old one removed, so
 // an interruption leaves both, never neither. label names the new slot
-// (empty: "password N").
-func (k *Keyring) ChangePassword(ctx context.Context, newPassword, label string) (KeySlot, error) {
+// (empty: "password N"). Like Remove, it needs the exclusive lock (lease).
+func (k *Keyring) ChangePassword(ctx context.Context, lease *lock.Lock, newPassword, label string) (KeySlot, error) {
+	if err := RequireLease(lease, true); err != nil {
+		return KeySlot{}, err
+	}
 	if newPassword == "" {
 		return KeySlot{}, errors.New("the new password is empty")
 	}
@@ -257,7 +272,7 @@ func (k *Keyring) ChangePassword(ctx context.Context, newPassword, label string)
 	if err != nil {
 		return KeySlot{}, err
 	}
-	if err := k.Remove(ctx, old.ID); err != nil {
+	if err := k.Remove(ctx, lease, old.ID); err != nil {
 		return added, fmt.Errorf("new password slot %s added, but the old slot %s was not removed: %w", added.ID, old.ID, err)
 	}
 	k.current = added.ID

@@ -6,8 +6,29 @@ import (
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/repo/crypt"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 )
+
+// acquire takes a lock on st for the rest of the test.
+func acquire(t *testing.T, st store.Store, exclusive bool) *lock.Lock {
+	t.Helper()
+	take := lock.AcquireShared
+	if exclusive {
+		take = lock.AcquireExclusive
+	}
+	l, err := take(context.Background(), st, "test", lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := l.Release(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return l
+}
 
 func TestKeyring(t *testing.T) {
 	ctx := context.Background()
@@ -25,15 +46,48 @@ func TestKeyring(t *testing.T) {
 	if _, err := kr.Add(ctx, crypt.SlotPassword, "laptop", []byte("x")); !errors.Is(err, ErrLabelTaken) {
 		t.Fatalf("duplicate label: %v", err)
 	}
+	// Removing a slot needs the exclusive lock: without one, or with a
+	// shared one, nothing is removed.
+	laptop, err := kr.Find(ctx, "laptop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := acquire(t, st, false)
+	refused := []struct {
+		name  string
+		lease *lock.Lock
+		want  error
+	}{
+		{"no lease", nil, ErrNoLease},
+		{"zero lease", &lock.Lock{}, ErrNoLease},
+		{"shared lease", shared, ErrSharedLease},
+	}
+	for _, c := range refused {
+		t.Run("remove with "+c.name, func(t *testing.T) {
+			if err := kr.Remove(ctx, c.lease, laptop.ID); !errors.Is(err, c.want) {
+				t.Fatalf("got %v, want %v", err, c.want)
+			}
+			if _, err := kr.ChangePassword(ctx, c.lease, "other", ""); !errors.Is(err, c.want) {
+				t.Fatalf("change password: got %v, want %v", err, c.want)
+			}
+			if slots, err := kr.List(ctx); err != nil || len(slots) != 2 {
+				t.Fatalf("slots after a refused removal: %v %+v", err, slots)
+			}
+		})
+	}
+	if err := shared.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lease := acquire(t, st, true)
 	steps := []struct {
 		name string
 		do   func() error
 		want error
 	}{
 		{"open with second password", func() error { _, err := Open(ctx, st, Credentials{Password: "two"}); return err }, nil},
-		{"remove unknown", func() error { return kr.Remove(ctx, "ffff") }, ErrKeyNotFound},
+		{"remove unknown", func() error { return kr.Remove(ctx, lease, "ffff") }, ErrKeyNotFound},
 		{"find ambiguous", func() error { _, err := kr.Find(ctx, ""); return err }, ErrKeyNotFound},
-		{"change password", func() error { _, err := kr.ChangePassword(ctx, "three", ""); return err }, nil},
+		{"change password", func() error { _, err := kr.ChangePassword(ctx, lease, "three", ""); return err }, nil},
 		{"old password fails", func() error { _, err := Open(ctx, st, Credentials{Password: "one"}); return err }, ErrWrongCredential},
 		{"new password opens", func() error { _, err := Open(ctx, st, Credentials{Password: "three"}); return err }, nil},
 		{"remove laptop", func() error {
@@ -41,9 +95,9 @@ func TestKeyring(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			return kr.Remove(ctx, s.ID)
+			return kr.Remove(ctx, lease, s.ID)
 		}, nil},
-		{"remove last", func() error { return kr.Remove(ctx, kr.Current()) }, ErrLastKey},
+		{"remove last", func() error { return kr.Remove(ctx, lease, kr.Current()) }, ErrLastKey},
 		{"still opens", func() error { _, err := Open(ctx, st, Credentials{Password: "three"}); return err }, nil},
 	}
 	for _, s := range steps {

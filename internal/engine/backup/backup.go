@@ -17,6 +17,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/chunker"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
@@ -98,9 +99,19 @@ type Result struct {
 	Errors    []error // files and directories that could not be read
 }
 
-// Run backs up opts.Path into r. r's index must be loaded. snaps are the
-// repository's snapshots (to find the parent); nil means none.
-func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts Options) (*Result, error) {
+// Run backs up opts.Path into r under lease, a shared (or exclusive) lock on
+// r's store; only a dry run, which stores nothing, may run without one.
+// Run checks the lease right before it writes the snapshot: a backup whose
+// lease was lost leaves only packs and index files, which the next prune
+// may remove, never a snapshot naming data a prune may have deleted. r's
+// index must be loaded. snaps are the repository's snapshots (to find the
+// parent); nil means none.
+func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snapshot.WithID, opts Options) (*Result, error) {
+	if !opts.DryRun {
+		if err := repo.RequireLease(lease, false); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
 	}
@@ -178,6 +189,9 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 	}
 	if opts.DryRun {
 		return res, nil
+	}
+	if err := lease.Check(ctx); err != nil {
+		return nil, fmt.Errorf("before writing the snapshot: %w", err)
 	}
 	sid, err := r.SaveSnapshot(ctx, snap)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 )
 
@@ -54,7 +55,14 @@ func BenchmarkBackup(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := Run(ctx, r, nil, Options{Path: src, Hostname: "bench"}); err != nil {
+				l, err := lock.AcquireShared(ctx, st, "backup", lock.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Run(ctx, r, l, nil, Options{Path: src, Hostname: "bench"}); err != nil {
+					b.Fatal(err)
+				}
+				if err := l.Release(ctx); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -49,7 +49,7 @@ func TestCancelStopsReadingKnownChunks(t *testing.T) {
 		}
 		cancel()
 	}()
-	_, err = backup.Run(ctx, r, nil, backup.Options{Path: src, Progress: progress})
+	_, err = backup.Run(ctx, r, lease(t, r), nil, backup.Options{Path: src, Progress: progress})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("backup.Run = %v, want context.Canceled", err)
 	}

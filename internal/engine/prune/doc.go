@@ -11,7 +11,7 @@
 //
 // # What prune may delete
 //
-// Prune runs under the exclusive lock (Options.Lease), so no backup holds
+// Prune runs under the exclusive lock (its lease, required), so no backup holds
 // a valid lease while it runs. A backup stores its packs first, then the
 // index files naming them, then its snapshot, all under its shared lock,
 // and stops writing when it loses its lease (its work's context ends

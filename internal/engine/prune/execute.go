@@ -12,6 +12,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 )
 
@@ -95,7 +96,7 @@ func (p *plan) summarize(opts Options) *Result {
 
 // execute repacks, writes the merged index, then deletes superseded index
 // files and, last, old packs.
-func (p *plan) execute(ctx context.Context, r *repo.Repository, opts Options, res *Result) error {
+func (p *plan) execute(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Options, res *Result) error {
 	if pr := opts.Progress; pr != nil {
 		// Objects: packs to repack, then index files and packs to delete.
 		repack, del := p.sorted(actRepack), p.sorted(actDelete)
@@ -121,7 +122,7 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, opts Options, re
 		written[repo.IndexKey(f)] = true
 	}
 	opts.logf("merged index written: %d packs in %d files", len(merged), len(newFiles))
-	if err := p.checkUnchanged(ctx, r, opts, written); err != nil {
+	if err := p.checkUnchanged(ctx, r, lease, written); err != nil {
 		return err
 	}
 	// Superseded index files go before the packs they name: a crash in
@@ -129,22 +130,22 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, opts Options, re
 	// removes once the margin has passed), never an index entry pointing
 	// at a deleted pack, which a restore could read from and a backup
 	// could deduplicate against.
-	var idxKeys []string
+	var idxFiles []repo.ObjectEntry
 	for _, f := range p.indexFiles {
 		if !written[f.Key] {
-			idxKeys = append(idxKeys, f.Key)
+			idxFiles = append(idxFiles, f)
 		}
 	}
-	if err := deleteAll(ctx, r.Store(), opts, "index files", idxKeys); err != nil {
+	if err := deleteAll(ctx, r, lease, opts, "index files", idxFiles); err != nil {
 		return err
 	}
-	res.IndexFilesDeleted = len(idxKeys)
-	var packKeys []string
+	res.IndexFilesDeleted = len(idxFiles)
+	var packs []repo.ObjectEntry
 	for _, ps := range append(p.sorted(actDelete), p.sorted(actRepack)...) {
 		if written[ps.obj.Key] {
 			continue
 		}
-		packKeys = append(packKeys, ps.obj.Key)
+		packs = append(packs, ps.obj)
 		res.BytesDeleted += ps.obj.Size
 		switch {
 		case ps.act == actRepack:
@@ -156,7 +157,7 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, opts Options, re
 			res.UnindexedPacksDeleted++
 		}
 	}
-	if err := deleteAll(ctx, r.Store(), opts, "packs", packKeys); err != nil {
+	if err := deleteAll(ctx, r, lease, opts, "packs", packs); err != nil {
 		return err
 	}
 	return nil

@@ -2,13 +2,12 @@ package prune
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 )
 
 // Defaults the command line uses.
@@ -28,27 +27,16 @@ const (
 	logEvery = 100
 )
 
-// Lease is the part of the exclusive lock prune uses (lock.Lock has it).
-type Lease interface {
-	// Check returns an error when the lease can no longer be trusted.
-	Check(ctx context.Context) error
-}
-
 // Options configure a prune run.
 type Options struct {
 	// MaxUnused is the unused share (0..1) above which a pack is repacked.
 	MaxUnused float64
 	// Margin: a pack no index file names is deleted only when the store
-	// wrote it before Start - Margin.
+	// wrote it before the start of the run minus Margin. The start is the
+	// store's time of our lock's last write, bounded by Clock.
 	Margin time.Duration
-	// Start is the store's time when the mark phase began (e.g. the
-	// ModTime of our lock object); zero means Clock.Now().
-	Start time.Time
 	// Clock defaults to clock.Real.
 	Clock clock.Clock
-	// Lease is checked before every delete (nil: none, for dry runs and
-	// tests).
-	Lease Lease
 	// DryRun plans and reports but writes and deletes nothing.
 	DryRun bool
 	// Workers is the number of packs repacked at once (default 2).
@@ -121,10 +109,17 @@ type Kept struct {
 	MaxUnused float64 `json:"max_unused"`
 }
 
-// Run prunes r. r's in-memory index must not be loaded (prune reads the
-// index files itself; the saver used for repacking must not mistake old
+// Run prunes r under lease, the exclusive lock on r's store; only a dry
+// run, which changes nothing, may run without one. The lease is checked
+// before every delete. r's in-memory index must not be loaded (prune reads
+// the index files itself; the saver used for repacking must not mistake old
 // copies for new ones).
-func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error) {
+func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Options) (*Result, error) {
+	if !opts.DryRun {
+		if err := repo.RequireLease(lease, true); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
 	}
@@ -134,10 +129,7 @@ func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error)
 	if r.Index().Len() != 0 {
 		return nil, errIndexLoaded
 	}
-	start := opts.Start
-	if start.IsZero() {
-		start = opts.Clock.Now()
-	}
+	start := markStart(lease, opts.Clock)
 	p, err := buildPlan(ctx, r, opts, start)
 	if err != nil {
 		return nil, err
@@ -147,14 +139,24 @@ func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error)
 		return res, nil
 	}
 	if p.needsWork() {
-		if err := p.execute(ctx, r, opts, res); err != nil {
+		if err := p.execute(ctx, r, lease, opts, res); err != nil {
 			return res, err
 		}
 		res.BytesReclaimed = res.BytesDeleted - res.BytesWritten
 	} else {
 		opts.logf("nothing to prune")
 	}
-	return res, cleanTemp(ctx, r, opts, start, res)
+	return res, cleanTemp(ctx, r, lease, opts, start, res)
+}
+
+// markStart is the time the mark phase begins, by the store's clock (the
+// clock object ages are compared with): a lower bound the lock keeps from
+// its own writes. A dry run, which holds no lock, uses Clock.
+func markStart(lease *lock.Lock, clk clock.Clock) time.Time {
+	if lease == nil {
+		return clk.Now()
+	}
+	return lease.StoreNow()
 }
 
 // staleTempAge: temp files older than this (by the store's clock, before
@@ -163,23 +165,11 @@ func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error)
 const staleTempAge = 24 * time.Hour
 
 // cleanTemp removes stale temp files on stores that leave them behind.
-func cleanTemp(ctx context.Context, r *repo.Repository, opts Options, start time.Time, res *Result) error {
-	tc, ok := r.Store().(store.TempCleaner)
-	if !ok {
-		return nil
-	}
-	if opts.Lease != nil {
-		if err := opts.Lease.Check(ctx); err != nil {
-			return fmt.Errorf("before removing stale temp files: %w", err)
-		}
-	}
-	n, err := tc.RemoveStaleTemp(ctx, start.Add(-staleTempAge))
+func cleanTemp(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Options, start time.Time, res *Result) error {
+	n, err := r.RemoveStaleTemp(ctx, lease, start.Add(-staleTempAge))
 	res.TempFilesRemoved = n
 	if n > 0 {
 		opts.logf("removed %d stale temp files", n)
 	}
-	if err != nil {
-		return fmt.Errorf("removing stale temp files: %w", err)
-	}
-	return nil
+	return err
 }

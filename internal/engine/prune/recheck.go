@@ -2,11 +2,10 @@ package prune
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 )
 
 // checkUnchanged stops the run before any delete when a snapshot or an
@@ -16,11 +15,9 @@ import (
 // this run may think unused. written holds the keys this run stored; an
 // index file the repacking saver wrote is recognised by naming only packs
 // of written.
-func (p *plan) checkUnchanged(ctx context.Context, r *repo.Repository, opts Options, written map[string]bool) error {
-	if opts.Lease != nil {
-		if err := opts.Lease.Check(ctx); err != nil {
-			return err
-		}
+func (p *plan) checkUnchanged(ctx context.Context, r *repo.Repository, lease *lock.Lock, written map[string]bool) error {
+	if err := lease.Check(ctx); err != nil {
+		return err
 	}
 	ids, _, err := r.ListIDs(ctx, repo.SnapshotPrefix)
 	if err != nil {
@@ -57,24 +54,19 @@ func (p *plan) checkUnchanged(ctx context.Context, r *repo.Repository, opts Opti
 	return nil
 }
 
-// deleteAll deletes keys, checking the lease before each delete: a run
-// that lost its lease deletes nothing more, since a backup may hold the
-// repository by then.
-func deleteAll(ctx context.Context, st store.Store, opts Options, what string, keys []string) error {
-	for i, k := range keys {
-		if opts.Lease != nil {
-			if err := opts.Lease.Check(ctx); err != nil {
-				return fmt.Errorf("before deleting %s: %w", what, err)
-			}
-		}
-		if err := st.Delete(ctx, k); err != nil && !errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("deleting %s: %w", k, err)
+// deleteAll deletes objs through the repository, which checks the lease
+// before each delete: a run that lost its lease deletes nothing more,
+// since a backup may hold the repository by then.
+func deleteAll(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Options, what string, objs []repo.ObjectEntry) error {
+	for i, obj := range objs {
+		if err := r.DeleteUnused(ctx, lease, obj); err != nil {
+			return err
 		}
 		if pr := opts.Progress; pr != nil {
 			pr.Objects.Add(1)
 		}
-		if n := i + 1; n%logEvery == 0 || n == len(keys) {
-			opts.logf("deleted %d/%d %s", n, len(keys), what)
+		if n := i + 1; n%logEvery == 0 || n == len(objs) {
+			opts.logf("deleted %d/%d %s", n, len(objs), what)
 		}
 	}
 	return nil

@@ -1,7 +1,6 @@
 package prune_test
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 // a day before prune began go; a fresh one (a writer still at work) stays,
 // and the repository stays healthy.
 func TestPruneRemovesStaleTempFiles(t *testing.T) {
-	ctx := context.Background()
 	dir := t.TempDir()
 	st := checktest.NewRepo(t, dir)
 	src := t.TempDir()
@@ -37,7 +35,7 @@ func TestPruneRemovesStaleTempFiles(t *testing.T) {
 	if err := os.Chtimes(stale, old, old); err != nil {
 		t.Fatal(err)
 	}
-	res, err := prune.Run(ctx, checktest.Open(t, st), prune.Options{MaxUnused: 0.3})
+	res, err := pruneLocked(t, checktest.Open(t, st), prune.Options{MaxUnused: 0.3})
 	if err != nil {
 		t.Fatal(err)
 	}

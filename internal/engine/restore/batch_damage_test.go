@@ -10,6 +10,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
 	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 )
 
@@ -31,7 +32,12 @@ func TestBatchedRestoreIsolatesDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := backup.Run(ctx, r, nil, backup.Options{Path: src, Hostname: "test"})
+	l, err := lock.AcquireShared(ctx, r.Store(), "test", lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx) //nolint:errcheck // the test's result does not depend on it
+	res, err := backup.Run(ctx, r, l, nil, backup.Options{Path: src, Hostname: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +60,7 @@ func TestBatchedRestoreIsolatesDamage(t *testing.T) {
 	}
 
 	out := filepath.Join(t.TempDir(), "out")
-	got, err := Run(ctx, r, res.Snapshot.Tree, Options{Output: out})
+	got, err := Run(ctx, r, l, res.Snapshot.Tree, Options{Output: out})
 	if !errors.Is(err, ErrDamaged) {
 		t.Fatalf("Run = %v, want ErrDamaged", err)
 	}

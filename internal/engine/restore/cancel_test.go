@@ -31,7 +31,7 @@ func TestRestoreInterrupted(t *testing.T) {
 			cancel()
 			var warnings []string
 			warnf := func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }
-			res, err := restore.Run(ctx, r, root, restore.Options{Output: out, Format: format, Warnf: warnf})
+			res, err := restore.Run(ctx, r, lease(t, r), root, restore.Options{Output: out, Format: format, Warnf: warnf})
 			if !errors.Is(err, context.Canceled) || errors.Is(err, restore.ErrDamaged) {
 				t.Fatalf("restore: %v, want the cancellation alone", err)
 			}

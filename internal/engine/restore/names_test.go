@@ -99,7 +99,7 @@ func TestRestoreHostileNames(t *testing.T) {
 				}
 				var warnings []string
 				warnf := func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }
-				res, err := restore.Run(context.Background(), r, root, restore.Options{Output: output, Format: format, Warnf: warnf})
+				res, err := restore.Run(context.Background(), r, lease(t, r), root, restore.Options{Output: output, Format: format, Warnf: warnf})
 				if !errors.Is(err, restore.ErrDamaged) || res == nil || strings.Join(res.Damaged, ",") != "d" {
 					t.Fatalf("%s restore: %v, result %+v; want ErrDamaged naming d", format, err, res)
 				}
@@ -159,7 +159,7 @@ func TestRestoreSymlinkInTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, root := f.open(t)
-	res, err := restore.Run(context.Background(), r, root, restore.Options{Output: out, Format: restore.FormatDir})
+	res, err := restore.Run(context.Background(), r, lease(t, r), root, restore.Options{Output: out, Format: restore.FormatDir})
 	t.Logf("restore: %v (result %+v)", err, res)
 	wantOnly(t, outside, "victim")
 	if data, err := os.ReadFile(victim); err != nil || string(data) != "keep me" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
 
@@ -64,8 +65,27 @@ type entry struct {
 	node tree.Node
 }
 
-// Run restores the tree rooted at root.
-func Run(ctx context.Context, r *repo.Repository, root id.ID, opts Options) (*Result, error) {
+// Run restores the tree rooted at root under lease, a shared (or exclusive)
+// lock on r's store, also on a dry run: a prune must not delete what is
+// being read. At the end it checks the lease still holds, so that a restore
+// that outlived its lease says so instead of reporting success.
+func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, root id.ID, opts Options) (*Result, error) {
+	if err := repo.RequireLease(lease, false); err != nil {
+		return nil, err
+	}
+	res, err := run(ctx, r, root, opts)
+	if err != nil && !errors.Is(err, ErrDamaged) {
+		return res, err
+	}
+	if cerr := lease.Check(ctx); cerr != nil {
+		// Lease loss outranks damage: data may be missing because a
+		// prune ran, not because the repository is damaged.
+		return res, fmt.Errorf("after restoring: %w", cerr)
+	}
+	return res, err
+}
+
+func run(ctx context.Context, r *repo.Repository, root id.ID, opts Options) (*Result, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = 2 * runtime.GOMAXPROCS(0)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 )
@@ -73,6 +74,25 @@ func WriteFile(t testing.TB, dir, name string, seed uint64, size int) {
 	}
 }
 
+// Locked runs fn holding a shared (or exclusive) lock on st, as the
+// engine's writing entry points require, and releases it afterwards.
+func Locked(t testing.TB, st store.Store, exclusive bool, fn func(lease *lock.Lock)) {
+	t.Helper()
+	ctx := context.Background()
+	take := lock.AcquireShared
+	if exclusive {
+		take = lock.AcquireExclusive
+	}
+	lease, err := take(ctx, st, "test", lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn(lease)
+	if err := lease.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Backup snapshots dir into st with the real backup engine.
 func Backup(t testing.TB, st store.Store, dir string) id.ID {
 	t.Helper()
@@ -85,7 +105,10 @@ func Backup(t testing.TB, st store.Store, dir string) id.ID {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := backup.Run(ctx, r, snaps, backup.Options{Path: dir, Hostname: "test"})
+	var res *backup.Result
+	Locked(t, st, false, func(lease *lock.Lock) {
+		res, err = backup.Run(ctx, r, lease, snaps, backup.Options{Path: dir, Hostname: "test"})
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +132,10 @@ func RestoreEqual(t testing.TB, st store.Store, sid id.ID, src string) {
 		t.Fatalf("snapshot %s: %v", sid.Short(), err)
 	}
 	out := t.TempDir()
-	res, err := restore.Run(ctx, r, s.Tree, restore.Options{Output: out, Format: restore.FormatDir})
+	var res *restore.Result
+	Locked(t, st, false, func(lease *lock.Lock) {
+		res, err = restore.Run(ctx, r, lease, s.Tree, restore.Options{Output: out, Format: restore.FormatDir})
+	})
 	if err != nil {
 		t.Fatalf("restore %s: %v", sid.Short(), err)
 	}

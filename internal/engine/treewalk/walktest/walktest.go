@@ -12,6 +12,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/store"
@@ -103,7 +104,16 @@ func (r *Repo) Backup(t testing.TB, src, host string, at time.Time, tags ...stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := backup.Run(ctx, r.Repository, snaps, backup.Options{Path: src, Hostname: host, Tags: tags, Clock: clock.NewFake(at)})
+	// The lock goes to the store directly: the Recorder counts the
+	// engine's reads only.
+	lease, err := lock.AcquireShared(ctx, r.Rec.Store, "backup", lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := backup.Run(ctx, r.Repository, lease, snaps, backup.Options{Path: src, Hostname: host, Tags: tags, Clock: clock.NewFake(at)})
+	if rerr := lease.Release(ctx); rerr != nil {
+		t.Fatal(rerr)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,85 @@
+package operation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// ErrLockLeft marks a run whose lock could not be removed afterwards (it
+// expires by itself).
+var ErrLockLeft = errors.New("our lock could not be removed; it expires by itself within a minute")
+
+// releaseTimeout bounds the release of a lock after the work, which runs
+// on a fresh context: Ctrl-C must still remove our lock.
+const releaseTimeout = 30 * time.Second
+
+// Env is what every locked operation needs besides its own options.
+type Env struct {
+	// Lock tunes the lock (Wait for -lock-wait; the zero value means the
+	// defaults).
+	Lock lock.Options
+	// Warnf reports what does not fail the operation: a lock that could
+	// not be removed after the work succeeded (nil: not reported).
+	Warnf func(format string, args ...any)
+}
+
+func (e Env) warnf(format string, args ...any) {
+	if e.Warnf != nil {
+		e.Warnf(format, args...)
+	}
+}
+
+// mode is the kind of lock an operation takes.
+type mode int
+
+const (
+	shared mode = iota + 1
+	exclusive
+)
+
+// WithSharedLock runs fn holding a shared lock on st, named op in the lock
+// object, for operations that read snapshot data or add immutable objects
+// (backup, restore; a mount or a copy's source). fn runs under the lock's
+// context, cancelled when the lease is lost, and gets the lease the engine's
+// entry points require. The lock is released afterwards, also on error or
+// Ctrl-C.
+func WithSharedLock(ctx context.Context, env Env, st store.Store, op string, fn func(ctx context.Context, lease *lock.Lock) error) error {
+	return withLock(ctx, env, st, shared, op, fn)
+}
+
+// withLock takes the lock of mode m, runs fn and releases the lock.
+func withLock(ctx context.Context, env Env, st store.Store, m mode, op string, fn func(ctx context.Context, lease *lock.Lock) error) error {
+	acquire := lock.AcquireShared
+	if m == exclusive {
+		acquire = lock.AcquireExclusive
+	}
+	l, err := acquire(ctx, st, op, env.Lock)
+	if err != nil {
+		return err
+	}
+	runErr := fn(l.Context(), l)
+	if cause := context.Cause(l.Context()); runErr != nil && cause != nil && errors.Is(cause, lock.ErrLeaseLost) && !errors.Is(runErr, lock.ErrLeaseLost) {
+		runErr = fmt.Errorf("%w (stopped: %w)", runErr, cause)
+	}
+	relCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	if err := l.Release(relCtx); err != nil {
+		switch {
+		case errors.Is(runErr, lock.ErrLeaseLost):
+			return runErr // which already says why the key is left
+		case runErr == nil:
+			// The work is done and stored; a key left behind only delays
+			// others until it expires, so this run still succeeded.
+			env.warnf("%v: %v", ErrLockLeft, err)
+			return nil
+		default:
+			return fmt.Errorf("%w (and %w: %w)", runErr, ErrLockLeft, err)
+		}
+	}
+	return runErr
+}

@@ -1,0 +1,123 @@
+package operation
+
+import (
+	"context"
+
+	"github.com/cloudstic/cloudstic/internal/engine/backup"
+	"github.com/cloudstic/cloudstic/internal/engine/exclude"
+	"github.com/cloudstic/cloudstic/internal/engine/forget"
+	"github.com/cloudstic/cloudstic/internal/engine/prune"
+	"github.com/cloudstic/cloudstic/internal/engine/restore"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+)
+
+// Backup stores one snapshot of opts.Path in r under a shared lock (none
+// on a dry run): it loads the index and the snapshots, then runs backup.Run.
+// begin, when set, is called with the options right before the engine
+// runs, and the function it returns right after (progress rendering).
+func Backup(ctx context.Context, env Env, r *repo.Repository, opts backup.Options, begin func(*backup.Options) (end func())) (*backup.Result, error) {
+	// Bad patterns fail before the lock is taken and the index loaded
+	// (backup.Run checks them too, with the rest of its exclude rules).
+	if _, err := exclude.NewMatcher(opts.Excludes); err != nil {
+		return nil, err
+	}
+	var res *backup.Result
+	run := func(ctx context.Context, lease *lock.Lock) error {
+		snaps, err := indexedSnapshots(ctx, r)
+		if err != nil {
+			return err
+		}
+		if begin != nil {
+			defer begin(&opts)()
+		}
+		res, err = backup.Run(ctx, r, lease, snaps, opts)
+		return err
+	}
+	if opts.DryRun {
+		return res, run(ctx, nil)
+	}
+	err := WithSharedLock(ctx, env, r.Store(), "backup", run)
+	return res, err
+}
+
+// RestoreResult is what Restore restored, and from which snapshot.
+type RestoreResult struct {
+	Snapshot snapshot.WithID
+	*restore.Result
+}
+
+// Restore restores the snapshot ref names ("latest", an id or a prefix)
+// under a shared lock, also on a dry run. begin, when set, is called with
+// the snapshot and the options right before the engine runs, and the
+// function it returns right after. The result is nil when nothing was
+// restored; with restore.ErrDamaged it lists what could not be.
+func Restore(ctx context.Context, env Env, r *repo.Repository, ref string, opts restore.Options,
+	begin func(snapshot.WithID, *restore.Options) (end func())) (*RestoreResult, error) {
+	var out *RestoreResult
+	err := WithSharedLock(ctx, env, r.Store(), "restore", func(ctx context.Context, lease *lock.Lock) error {
+		snaps, err := indexedSnapshots(ctx, r)
+		if err != nil {
+			return err
+		}
+		snap, err := repo.FindSnapshot(snaps, ref, nil)
+		if err != nil {
+			return err
+		}
+		opts.RootMeta = snap.Root
+		if begin != nil {
+			defer begin(snap, &opts)()
+		}
+		res, err := restore.Run(ctx, r, lease, snap.Tree, opts)
+		if res != nil {
+			out = &RestoreResult{Snapshot: snap, Result: res}
+		}
+		return err
+	})
+	return out, err
+}
+
+// Prune reclaims the space no snapshot uses, under the exclusive lock (none
+// on a dry run). r's index must not be loaded.
+func Prune(ctx context.Context, env Env, r *repo.Repository, opts prune.Options) (*prune.Result, error) {
+	if opts.DryRun {
+		return prune.Run(ctx, r, nil, opts)
+	}
+	var res *prune.Result
+	err := withLock(ctx, env, r.Store(), exclusive, "prune", func(ctx context.Context, lease *lock.Lock) error {
+		var err error
+		res, err = prune.Run(ctx, r, lease, opts)
+		return err
+	})
+	return res, err
+}
+
+// Forget removes snapshots (no lock: deleting a snapshot object is its
+// only write, seed rule), then, when pruneOpts is set and forget succeeded,
+// prunes under the exclusive lock (a dry run forgets and prunes nothing).
+// beginPrune, when set, is called with the prune options right before the
+// prune step, and the function it returns right after it. The forget
+// result is nil only when forget could not decide at all.
+func Forget(ctx context.Context, env Env, r *repo.Repository, opts forget.Options, pruneOpts *prune.Options,
+	beginPrune func(*prune.Options) (end func())) (*forget.Result, *prune.Result, error) {
+	res, err := forget.Run(ctx, r, opts)
+	if err != nil || pruneOpts == nil {
+		return res, nil, err
+	}
+	po := *pruneOpts
+	po.DryRun = opts.DryRun
+	if beginPrune != nil {
+		defer beginPrune(&po)()
+	}
+	pres, err := Prune(ctx, env, r, po)
+	return res, pres, err
+}
+
+// indexedSnapshots loads r's index and lists its snapshots, oldest first.
+func indexedSnapshots(ctx context.Context, r *repo.Repository) ([]snapshot.WithID, error) {
+	if _, err := r.LoadIndex(ctx); err != nil {
+		return nil, err
+	}
+	return r.Snapshots(ctx)
+}

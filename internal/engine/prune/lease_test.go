@@ -1,0 +1,119 @@
+package prune_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
+	"github.com/cloudstic/cloudstic/internal/engine/prune"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// pruneLocked runs prune on r holding the exclusive lock (none on a dry
+// run), as the operation layer does.
+func pruneLocked(t *testing.T, r *repo.Repository, opts prune.Options) (res *prune.Result, err error) {
+	t.Helper()
+	if opts.DryRun {
+		return prune.Run(context.Background(), r, nil, opts)
+	}
+	checktest.Locked(t, r.Store(), true, func(lease *lock.Lock) {
+		res, err = prune.Run(context.Background(), r, lease, opts)
+	})
+	return res, err
+}
+
+// garbageRepo returns a repository of three packs whose snapshots were
+// all forgotten: a prune with no margin deletes every pack.
+func garbageRepo(t *testing.T) (dir string, st store.Store) {
+	t.Helper()
+	dir = t.TempDir()
+	st = checktest.NewRepo(t, dir)
+	// Each backup writes its own pack.
+	for i := range 3 {
+		src := t.TempDir()
+		checktest.WriteFile(t, src, "f", uint64(i), 600<<10)
+		sid := checktest.Backup(t, st, src)
+		if err := checktest.Open(t, st).DeleteSnapshot(context.Background(), sid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, st
+}
+
+// TestPruneRefusedWithoutExclusiveLease: prune changes nothing without the
+// exclusive lock, with a shared one, or with a Lock not made by package lock.
+func TestPruneRefusedWithoutExclusiveLease(t *testing.T) {
+	dir, st := garbageRepo(t)
+	before := checktest.DirSize(t, dir, "data")
+	ctx := context.Background()
+	shared, err := lock.AcquireShared(ctx, st, "backup", lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shared.Release(ctx) //nolint:errcheck // also released below; a second Release does nothing
+	cases := []struct {
+		name  string
+		lease *lock.Lock
+		want  error
+	}{
+		{"no lease", nil, repo.ErrNoLease},
+		{"zero lease", &lock.Lock{}, repo.ErrNoLease},
+		{"shared lease", shared, repo.ErrSharedLease},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := prune.Run(ctx, checktest.Open(t, st), c.lease, prune.Options{})
+			if !errors.Is(err, c.want) {
+				t.Fatalf("got %v, want %v", err, c.want)
+			}
+			if checktest.DirSize(t, dir, "data") != before {
+				t.Fatal("prune without the exclusive lock deleted packs")
+			}
+		})
+	}
+	if err := shared.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A dry run needs no lock; with it, the same prune deletes.
+	if _, err := pruneLocked(t, checktest.Open(t, st), prune.Options{DryRun: true}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := pruneLocked(t, checktest.Open(t, st), prune.Options{}); err != nil || res.PacksDeleted == 0 {
+		t.Fatalf("prune with the lock: %+v, %v", res, err)
+	}
+}
+
+// breakingStore removes the exclusive lock when the first pack is deleted,
+// as break-lock run by someone else would.
+type breakingStore struct {
+	store.Store
+	packDeletes atomic.Int64
+}
+
+func (b *breakingStore) Delete(ctx context.Context, key string) error {
+	if strings.HasPrefix(key, repo.DataPrefix) && b.packDeletes.Add(1) == 1 {
+		if err := b.Store.Delete(ctx, lock.ExclusiveKey); err != nil {
+			return err
+		}
+	}
+	return b.Store.Delete(ctx, key)
+}
+
+// TestPruneChecksLeaseBeforeEveryDelete: once the lock is broken, prune
+// deletes not one more object.
+func TestPruneChecksLeaseBeforeEveryDelete(t *testing.T) {
+	dir, inner := garbageRepo(t)
+	st := &breakingStore{Store: inner}
+	_, err := pruneLocked(t, checktest.Open(t, st), prune.Options{})
+	if !errors.Is(err, lock.ErrLeaseLost) {
+		t.Fatalf("prune after its lock was broken: %v, want %v", err, lock.ErrLeaseLost)
+	}
+	if n := st.packDeletes.Load(); n != 1 || checktest.DirSize(t, dir, "data") == 0 {
+		t.Fatalf("%d packs deleted, want 1 (the one during which the lock was broken)", n)
+	}
+}
