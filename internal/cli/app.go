@@ -19,7 +19,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/store"
-	"github.com/cloudstic/cloudstic/internal/store/fault"
 	"github.com/cloudstic/cloudstic/internal/store/wrap"
 )
 
@@ -119,13 +118,8 @@ func (a *app) openStore(ctx context.Context, forInit bool) (store.Store, error) 
 	if err != nil {
 		return nil, err
 	}
-	if spec := a.io.Getenv(fault.EnvVar); spec != "" { // test-only hook, docs/testing.md
-		cfg, err := fault.Parse(spec)
-		if err != nil {
-			_ = inner.Close() // the parse error is the one to report
-			return nil, fmt.Errorf("%s: %w", fault.EnvVar, err)
-		}
-		inner = fault.New(inner, cfg)
+	if wrap := a.io.TestStoreWrapper; wrap != nil {
+		inner = wrap(inner)
 	}
 	var logf func(string, ...any)
 	if a.g.debug {

@@ -13,6 +13,8 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
+
+	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // Exit codes.
@@ -31,6 +33,11 @@ type IO struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
+	// TestStoreWrapper, when set, wraps every store a command opens,
+	// below the -debug logging and the lock. It is a test-only switch:
+	// test/crash's binary sets it to inject store faults (docs/testing.md);
+	// cmd/cloudstic leaves it nil.
+	TestStoreWrapper func(store.Store) store.Store
 }
 
 // errUsage marks errors in the command line itself (exit 2).

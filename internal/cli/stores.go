@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/cloudstic/cloudstic/internal/awsconf"
@@ -123,6 +124,7 @@ func (a *app) openBackend(ctx context.Context, forInit bool) (store.Store, error
 		}
 		f := a.g.sftp
 		cfg.KeyFile, cfg.Password, cfg.KnownHostsFile, cfg.InsecureIgnoreHostKey = f.key, f.password, f.knownHosts, f.insecure
+		a.sftpEnvDefaults(&cfg)
 		cfg.CreateDir = forInit
 		cfg.Logf = logf
 		st, err := sftp.Open(ctx, cfg)
@@ -138,6 +140,19 @@ func (a *app) openBackend(ctx context.Context, forInit bool) (store.Store, error
 	default:
 		return openLocal(uri, forInit)
 	}
+}
+
+// sftpEnvDefaults fills in what the environment gives an SFTP store: the
+// login name ($USER) when the URL names none, ~/.ssh/known_hosts when no
+// -store-sftp-known-hosts was given, and the ssh-agent ($SSH_AUTH_SOCK).
+func (a *app) sftpEnvDefaults(cfg *sftp.Config) {
+	if cfg.User == "" {
+		cfg.User = a.io.Getenv("USER")
+	}
+	if home := a.io.Getenv("HOME"); cfg.KnownHostsFile == "" && home != "" {
+		cfg.KnownHostsFile = filepath.Join(home, ".ssh", "known_hosts")
+	}
+	cfg.AgentSocket = a.io.Getenv("SSH_AUTH_SOCK")
 }
 
 func openLocal(dir string, forInit bool) (store.Store, error) {

@@ -22,7 +22,9 @@ var binary string
 var key = strings.Repeat("5a", 32)
 
 func TestMain(m *testing.M) {
-	os.Exit(testbin.Main(m, func(_, bin string) { binary = bin }))
+	// The fault-injecting build of cloudstic: the released binary has no
+	// fault switch.
+	os.Exit(testbin.MainPackage(m, "./test/crash/faultbin", func(_, bin string) { binary = bin }))
 }
 
 // testSeed is the seed of a test: CLOUDSTIC_CRASH_SEED when set, else
@@ -81,8 +83,14 @@ func env(store, faults string) []string {
 // start starts the binary on store with the given fault spec ("" none).
 func start(t *testing.T, store, faults string, args ...string) *proc {
 	t.Helper()
+	return startEnv(t, env(store, faults), args...)
+}
+
+// startEnv starts the binary with the environment environ.
+func startEnv(t *testing.T, environ []string, args ...string) *proc {
+	t.Helper()
 	p := &proc{cmd: exec.Command(binary, args...), args: args, done: make(chan struct{})}
-	p.cmd.Env = env(store, faults)
+	p.cmd.Env = environ
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("starting cloudstic %q: %v", args, err)

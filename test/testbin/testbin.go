@@ -15,14 +15,19 @@ import (
 
 // Build compiles ./cmd/cloudstic of the module the current directory is in
 // into dir and returns the binary's path. Build output goes to stderr.
-func Build(dir string) (string, error) {
+func Build(dir string) (string, error) { return BuildPackage(dir, "./cmd/cloudstic") }
+
+// BuildPackage is Build for another main package of the module (pkg is
+// relative to the module's root, e.g. "./test/crash/faultbin"); the
+// binary is still named cloudstic.
+func BuildPackage(dir, pkg string) (string, error) {
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	gomod := strings.TrimSpace(string(out))
 	if err != nil || gomod == "" || gomod == os.DevNull {
 		return "", fmt.Errorf("go env GOMOD: not inside the cloudstic module (%v)", err)
 	}
 	binary := filepath.Join(dir, "cloudstic")
-	build := exec.Command("go", "build", "-o", binary, "./cmd/cloudstic")
+	build := exec.Command("go", "build", "-o", binary, pkg)
 	build.Dir = filepath.Dir(gomod)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
@@ -36,6 +41,12 @@ func Build(dir string) (string, error) {
 // both to setup, runs the tests and removes the directory. It returns the
 // exit code for os.Exit.
 func Main(m *testing.M, setup func(dir, binary string)) int {
+	return MainPackage(m, "./cmd/cloudstic", setup)
+}
+
+// MainPackage is Main with the binary built from another main package (see
+// BuildPackage).
+func MainPackage(m *testing.M, pkg string, setup func(dir, binary string)) int {
 	dir, err := os.MkdirTemp("", "cloudstic-test-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -50,7 +61,7 @@ func Main(m *testing.M, setup func(dir, binary string)) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	binary, err := Build(dir)
+	binary, err := BuildPackage(dir, pkg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// EnvVar is the environment variable the command line reads to run every
-// store behind this wrapper (test-only hook). Its value is parsed by Parse.
+// EnvVar is the environment variable test/crash's fault-injecting build of
+// the command line reads to run every store behind this wrapper. Its value
+// is parsed by Parse.
 const EnvVar = "CLOUDSTIC_TEST_FAULTS"
 
 // ErrBadSpec is returned by Parse for a malformed specification.

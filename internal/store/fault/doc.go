@@ -10,7 +10,7 @@
 // store: whatever lands there was written by the inner store's own atomic
 // Put.
 //
-// The command line runs behind it when the environment variable named by
-// EnvVar is set (a test-only hook, see docs/testing.md); Parse reads that
-// variable's value.
+// test/crash's build of the command line (test/crash/faultbin) runs behind
+// it when the environment variable named by EnvVar is set; Parse reads that
+// variable's value (docs/testing.md). The released binary never does.
 package fault

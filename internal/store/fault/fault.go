@@ -28,6 +28,25 @@ type Store struct {
 	rng   *rand.Rand
 	muts  atomic.Int64   // mutating operations started
 	dups  sync.WaitGroup // duplicates not yet sent
+	fired struct {
+		errors, ackLosses, latencies, shortReads, duplicates atomic.Int64
+	}
+}
+
+// Fired counts the faults a Store injected, by kind.
+type Fired struct {
+	Errors     int64 `json:"errors"`
+	AckLosses  int64 `json:"ack_losses"`
+	Latencies  int64 `json:"latencies"`
+	ShortReads int64 `json:"short_reads"`
+	Duplicates int64 `json:"duplicates"`
+}
+
+// Add returns the sum of f and g.
+func (f Fired) Add(g Fired) Fired {
+	return Fired{Errors: f.Errors + g.Errors, AckLosses: f.AckLosses + g.AckLosses,
+		Latencies: f.Latencies + g.Latencies, ShortReads: f.ShortReads + g.ShortReads,
+		Duplicates: f.Duplicates + g.Duplicates}
 }
 
 var _ store.Store = (*Store)(nil)
@@ -47,6 +66,14 @@ func (s *Store) Describe() string { return store.Describe(s.inner) }
 // Mutations returns how many Puts and Deletes were started so far.
 func (s *Store) Mutations() int64 { return s.muts.Load() }
 
+// Fired returns how many faults of each kind were injected so far, so that
+// a test can tell that its faults happened.
+func (s *Store) Fired() Fired {
+	return Fired{Errors: s.fired.errors.Load(), AckLosses: s.fired.ackLosses.Load(),
+		Latencies: s.fired.latencies.Load(), ShortReads: s.fired.shortReads.Load(),
+		Duplicates: s.fired.duplicates.Load()}
+}
+
 // roll reports whether an event of probability p happens; frac is a
 // second uniform number in [0,1) for sizing the fault.
 func (s *Store) roll(p float64) (hit bool, frac float64) {
@@ -62,6 +89,7 @@ func (s *Store) roll(p float64) (hit bool, frac float64) {
 // the inner store.
 func (s *Store) before(ctx context.Context, op, key string) error {
 	if hit, frac := s.roll(s.cfg.LatencyRate); hit {
+		s.fired.latencies.Add(1)
 		t := time.NewTimer(time.Duration(frac * float64(s.cfg.Latency)))
 		defer t.Stop()
 		select {
@@ -71,6 +99,7 @@ func (s *Store) before(ctx context.Context, op, key string) error {
 		}
 	}
 	if hit, _ := s.roll(s.cfg.ErrorRate); hit {
+		s.fired.errors.Add(1)
 		return fmt.Errorf("%s %s: %w", op, key, ErrInjected)
 	}
 	return nil
@@ -116,6 +145,7 @@ func (s *Store) shorten(op, key string, b []byte, err error) ([]byte, error) {
 	}
 	if hit, frac := s.roll(s.cfg.ShortReadRate); hit {
 		n := int(frac * float64(len(b))) // < len(b)
+		s.fired.shortReads.Add(1)
 		return b[:n], fmt.Errorf("%s %s: got %d of %d bytes: %w (%w)", op, key, n, len(b), ErrInjected, io.ErrUnexpectedEOF)
 	}
 	return b, nil
@@ -154,6 +184,7 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts store.Put
 			s.duplicate(func() { _, _ = s.inner.Put(context.Background(), key, data, opts) })
 		}
 		if hit, _ := s.roll(s.cfg.AckLossRate); err == nil && hit {
+			s.fired.ackLosses.Add(1)
 			return fmt.Errorf("put %s: reply lost: %w", key, ErrInjected)
 		}
 		return err
@@ -182,6 +213,7 @@ func (s *Store) duplicate(send func()) {
 	if !hit {
 		return
 	}
+	s.fired.duplicates.Add(1)
 	s.dups.Add(1)
 	time.AfterFunc(time.Duration((1+frac)/2*float64(s.cfg.Latency)), func() {
 		defer s.dups.Done()

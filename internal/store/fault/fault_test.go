@@ -40,18 +40,19 @@ func TestFaults(t *testing.T) {
 		wantErr    bool
 		wantEOF    bool // the error also wraps io.ErrUnexpectedEOF
 		wantStored bool // the key exists afterwards
+		wantFired  fault.Fired
 	}{
-		{"put ok", fault.Config{}, false, put(data), false, false, true},
-		{"put error", fault.Config{ErrorRate: 1}, false, put(data), true, false, false},
-		{"put reply lost", fault.Config{AckLossRate: 1}, false, put(data), true, false, true},
-		{"delete error", fault.Config{ErrorRate: 1}, true, del, true, false, true},
-		{"delete ok", fault.Config{ShortReadRate: 1}, true, del, false, false, false},
-		{"get error", fault.Config{ErrorRate: 1}, true, get, true, false, true},
-		{"get short", fault.Config{ShortReadRate: 1}, true, get, true, true, true},
-		{"get range short", fault.Config{ShortReadRate: 1}, true, getRange, true, true, true},
-		{"stat error", fault.Config{ErrorRate: 1}, true, stat, true, false, true},
-		{"list error", fault.Config{ErrorRate: 1}, true, list, true, false, true},
-		{"latency only", fault.Config{LatencyRate: 1, Latency: time.Millisecond}, true, get, false, false, true},
+		{"put ok", fault.Config{}, false, put(data), false, false, true, fault.Fired{}},
+		{"put error", fault.Config{ErrorRate: 1}, false, put(data), true, false, false, fault.Fired{Errors: 1}},
+		{"put reply lost", fault.Config{AckLossRate: 1}, false, put(data), true, false, true, fault.Fired{AckLosses: 1}},
+		{"delete error", fault.Config{ErrorRate: 1}, true, del, true, false, true, fault.Fired{Errors: 1}},
+		{"delete ok", fault.Config{ShortReadRate: 1}, true, del, false, false, false, fault.Fired{}},
+		{"get error", fault.Config{ErrorRate: 1}, true, get, true, false, true, fault.Fired{Errors: 1}},
+		{"get short", fault.Config{ShortReadRate: 1}, true, get, true, true, true, fault.Fired{ShortReads: 1}},
+		{"get range short", fault.Config{ShortReadRate: 1}, true, getRange, true, true, true, fault.Fired{ShortReads: 1}},
+		{"stat error", fault.Config{ErrorRate: 1}, true, stat, true, false, true, fault.Fired{Errors: 1}},
+		{"list error", fault.Config{ErrorRate: 1}, true, list, true, false, true, fault.Fired{Errors: 1}},
+		{"latency only", fault.Config{LatencyRate: 1, Latency: time.Millisecond}, true, get, false, false, true, fault.Fired{Latencies: 1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,7 +62,11 @@ func TestFaults(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := tc.op(fault.New(inner, tc.cfg))
+			fs := fault.New(inner, tc.cfg)
+			got, err := tc.op(fs)
+			if f := fs.Fired(); f != tc.wantFired {
+				t.Errorf("fired %+v, want %+v", f, tc.wantFired)
+			}
 			if tc.wantErr != (err != nil) {
 				t.Fatalf("error %v, want error: %v", err, tc.wantErr)
 			}
@@ -241,6 +246,9 @@ func TestDuplicates(t *testing.T) {
 			}
 			if err := dup.Close(); err != nil {
 				t.Fatal(err)
+			}
+			if f := dup.Fired(); f != (fault.Fired{Duplicates: 1}) {
+				t.Errorf("fired %+v, want one duplicate", f)
 			}
 			_, err := inner.Get(context.Background(), "k")
 			if found := err == nil; found != row.wantFound {

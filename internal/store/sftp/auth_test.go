@@ -89,6 +89,7 @@ func TestConnectErrors(t *testing.T) {
 		// once: encrypting with bcrypt-pbkdf takes seconds under -race).
 		{"EncryptedKey", func(c *Config) { c.KeyFile = "testdata/encrypted_ed25519" }, ErrEncryptedKey},
 		{"NoCredentials", func(c *Config) { c.KeyFile = "" }, ErrNoCredentials},
+		{"NoUser", func(c *Config) { c.User = "" }, ErrNoUser},
 		{"UnknownHost", func(c *Config) { c.KnownHostsFile = empty }, ErrUnknownHostKey},
 		{"NoKnownHostsFile", func(c *Config) { c.KnownHostsFile = filepath.Join(t.TempDir(), "absent") }, ErrUnknownHostKey},
 		{"ChangedHostKey", func(c *Config) { c.KnownHostsFile = knownHostsWith(t, *c, "ed25519") }, ErrHostKeyMismatch},
@@ -97,7 +98,9 @@ func TestConnectErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			t.Setenv("SSH_AUTH_SOCK", "") // no agent: the test decides the credentials
+			// No agent (Config.AgentSocket empty, whatever the
+			// environment says): the test decides the credentials.
+			t.Setenv("SSH_AUTH_SOCK", "/nonexistent")
 			cfg := base
 			c.modify(&cfg)
 			s, err := Open(context.Background(), cfg)
@@ -160,8 +163,9 @@ func TestAgent(t *testing.T) {
 			}()
 		}
 	}()
-	t.Setenv("SSH_AUTH_SOCK", sock)
-	cfg.KeyFile = ""
+	// The agent comes from the options, never the environment.
+	t.Setenv("SSH_AUTH_SOCK", "")
+	cfg.KeyFile, cfg.AgentSocket = "", sock
 	s := mustOpen(t, cfg)
 	if _, err := s.Put(context.Background(), "k", []byte("agent"), store.PutOptions{}); err != nil {
 		t.Fatal(err)

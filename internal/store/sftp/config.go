@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -16,7 +14,8 @@ const DefaultPort = 22
 
 // Config says where the repository is and how to log in.
 type Config struct {
-	// User is the login name; empty means $USER.
+	// User is the login name (required; the command line defaults it to
+	// $USER).
 	User string
 	// Host is the server's name or IP address.
 	Host string
@@ -29,9 +28,14 @@ type Config struct {
 	KeyFile string
 	// Password is the login password (-store-sftp-password).
 	Password string
-	// KnownHostsFile lists the trusted host keys; empty means
-	// ~/.ssh/known_hosts.
+	// KnownHostsFile lists the trusted host keys (the command line
+	// defaults it to ~/.ssh/known_hosts). Empty or missing: no host is
+	// known, so only InsecureIgnoreHostKey connects.
 	KnownHostsFile string
+	// AgentSocket is the ssh-agent's socket (the command line passes
+	// $SSH_AUTH_SOCK), tried when neither KeyFile nor Password is set;
+	// empty: no agent. The package reads no environment of its own.
+	AgentSocket string
 	// InsecureIgnoreHostKey accepts any host key (-store-sftp-insecure).
 	InsecureIgnoreHostKey bool
 	// CreateDir makes Open create Path (and its parents) when missing;
@@ -41,18 +45,10 @@ type Config struct {
 	Logf func(format string, args ...any)
 }
 
-// withDefaults fills in User, Port and KnownHostsFile.
+// withDefaults fills in Port.
 func (c Config) withDefaults() Config {
-	if c.User == "" {
-		c.User = os.Getenv("USER")
-	}
 	if c.Port == 0 {
 		c.Port = DefaultPort
-	}
-	if c.KnownHostsFile == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			c.KnownHostsFile = filepath.Join(home, ".ssh", "known_hosts")
-		}
 	}
 	return c
 }

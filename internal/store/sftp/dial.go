@@ -185,7 +185,7 @@ func authMethods(cfg Config, tried *atomic.Bool) ([]ssh.AuthMethod, func(), erro
 	if len(methods) > 0 {
 		return methods, nop, nil
 	}
-	sock := os.Getenv("SSH_AUTH_SOCK")
+	sock := cfg.AgentSocket
 	if sock == "" {
 		return nil, nop, fmt.Errorf("%w: give -store-sftp-key or -store-sftp-password, or start ssh-agent", ErrNoCredentials)
 	}

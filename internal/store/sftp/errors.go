@@ -22,6 +22,8 @@ var (
 	ErrHostKeyMismatch = errors.New("SSH host key mismatch")
 	// ErrAuthFailed: the server rejected every credential offered.
 	ErrAuthFailed = errors.New("SSH authentication failed")
+	// ErrNoUser: Config.User is empty.
+	ErrNoUser = errors.New("no SSH user name")
 	// ErrNoCredentials: no key file, no password and no ssh-agent.
 	ErrNoCredentials = errors.New("no SSH credentials")
 	// ErrEncryptedKey: the private key file is protected by a passphrase,

@@ -40,6 +40,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err := checkHost(cfg.Host); err != nil {
 		return nil, fmt.Errorf("sftp: %w", err)
 	}
+	if cfg.User == "" {
+		return nil, fmt.Errorf("sftp: %w: give one in the URL, sftp://user@host/path", ErrNoUser)
+	}
 	c, err := dial(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("sftp: %w", err)
