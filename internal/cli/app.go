@@ -27,6 +27,9 @@ type app struct {
 	io  IO
 	cmd *command
 	g   globals
+	// ctx is the run's context, for the work parse does after parsing
+	// (reading secrets from a keyring may block).
+	ctx context.Context
 	st  *wrap.Logging
 	// history records lease events for tests (historyEnv), or is nil.
 	history *history
@@ -52,6 +55,7 @@ type globals struct {
 	s3            s3Flags
 	sftp          sftpFlags
 	kms           kmsFlags
+	prof          profileFlags
 }
 
 func envOr(getenv func(string) string, name, def string) string {
@@ -78,6 +82,7 @@ func (g *globals) register(fs *flag.FlagSet, getenv func(string) string) {
 	g.s3.register(fs, getenv)
 	g.sftp.register(fs, getenv)
 	g.kms.register(fs, getenv)
+	g.prof.register(fs, getenv)
 }
 
 // flags returns a FlagSet holding the global flags.

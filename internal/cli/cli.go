@@ -77,6 +77,9 @@ func commands() []command {
 		{"check", "verify the repository", "check [SNAPSHOT] [-read-data] [-read-data-subset N/M|P%]", runCheck},
 		{"locks", "list repository locks", "locks", runLocks},
 		{"break-lock", "remove repository locks", "break-lock [-stale-only]", runBreakLock},
+		{"profile", "list, show and add backup profiles of profiles.yaml", "profile list | show NAME | new -name N -source S [-store-ref R [-store URI]] [-tag T]... [-no-prompt]", runProfile},
+		{"store", "list, show, add, verify and initialize the stores of profiles.yaml", "store list | show NAME | new -name N -uri URI [-password-secret REF]... | verify NAME | init [-yes] NAME", runStore},
+		{"secret", "store a secret where a secret reference points", "secret set REF  (the secret is read from stdin)", runSecret},
 		{"completion", "print a shell completion script", "completion bash|zsh|fish", runCompletion},
 		{"version", "print the version", "version", runVersion},
 	}
@@ -88,7 +91,7 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 		stdio.Getenv = func(string) string { return "" }
 	}
 	stdio.Stdout = &recordingWriter{w: stdio.Stdout}
-	a := &app{io: stdio}
+	a := &app{io: stdio, ctx: ctx}
 	if len(args) > 1 && args[0] == "help" {
 		args = []string{args[1], "-h"} // full help: flags and examples
 	}
@@ -148,6 +151,13 @@ func (a *app) finish(err error) int {
 		return ExitOK
 	case errors.Is(err, errPartial):
 		return ExitPartial
+	case errors.As(err, new(*exitCodeError)):
+		var ec *exitCodeError
+		errors.As(err, &ec)
+		if !a.g.json {
+			fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, oneLine(err.Error()))
+		}
+		return ec.code
 	case errors.Is(err, errReported):
 		if !a.g.json {
 			fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, oneLine(err.Error()))
@@ -207,7 +217,7 @@ func (a *app) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
-	return pos, nil
+	return pos, a.afterParse(a.ctx, fs)
 }
 
 // parseNoArgs parses flags for a command that takes no positional argument.

@@ -33,6 +33,9 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
+	if done, err := a.profileBackup(ctx, fs); done {
+		return err
+	}
 	comp, err := parseCompression(*compression, isLocal(a.g.store))
 	if err != nil {
 		return err

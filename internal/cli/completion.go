@@ -63,7 +63,10 @@ func examples(name string) []string {
 	case "help":
 		return []string{"cloudstic help backup"}
 	}
-	return browseExamples(name)
+	if ex := browseExamples(name); ex != nil {
+		return ex
+	}
+	return profileExamples(name)
 }
 
 // printExamples writes the examples of a command, if it has any.

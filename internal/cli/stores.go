@@ -129,7 +129,7 @@ func (a *app) openBackend(ctx context.Context, forInit bool) (store.Store, error
 		cfg.Logf = logf
 		st, err := sftp.Open(ctx, cfg)
 		if errors.Is(err, sftp.ErrNoRepositoryDir) {
-			return nil, fmt.Errorf("repository not initialized at %s (the remote directory does not exist): run 'cloudstic init'", uri)
+			return nil, fmt.Errorf("%w at %s (the remote directory does not exist): run 'cloudstic init'", errNoRepository, uri)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("opening %s: %w", uri, err)
@@ -164,7 +164,7 @@ func openLocal(dir string, forInit bool) (store.Store, error) {
 	case err == nil && !fi.IsDir():
 		return nil, fmt.Errorf("store path %s is not a directory", dir)
 	case errors.Is(err, os.ErrNotExist) && !forInit:
-		return nil, fmt.Errorf("repository not initialized at local:%s: run 'cloudstic init'", dir)
+		return nil, fmt.Errorf("%w at local:%s: run 'cloudstic init'", errNoRepository, dir)
 	case errors.Is(err, os.ErrNotExist):
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, err

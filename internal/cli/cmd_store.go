@@ -1,0 +1,308 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cloudstic/cloudstic/internal/config"
+	"github.com/cloudstic/cloudstic/internal/repo"
+)
+
+func runStore(ctx context.Context, a *app, args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return a.subcommandHelp(args, "store list | show NAME | new -name N -uri URI [...] | verify NAME | init [-yes] NAME")
+	}
+	switch args[0] {
+	case "list":
+		return storeList(a, args[1:])
+	case "show":
+		return storeShow(a, args[1:])
+	case "new":
+		return storeNew(a, args[1:])
+	case "verify":
+		return storeVerify(ctx, a, args[1:])
+	case "init":
+		return storeInit(ctx, a, args[1:])
+	}
+	return usageErr("unknown subcommand %q of store (want list, show, new, verify or init)", args[0])
+}
+
+func storeList(a *app, args []string) error {
+	if err := a.parseNoArgs(a.flags(), args); err != nil {
+		return err
+	}
+	f, err := a.loadProfilesOrEmpty()
+	if err != nil {
+		return err
+	}
+	if a.g.json {
+		out := []map[string]any{}
+		for _, n := range f.StoreNames() {
+			out = append(out, map[string]any{"name": n, "uri": f.Stores[n].URI})
+		}
+		a.writeJSON(out)
+		return nil
+	}
+	if len(f.Stores) == 0 {
+		return nil
+	}
+	w := tabwriter.NewWriter(a.io.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tURI\tPROFILES")
+	for _, n := range f.StoreNames() {
+		fmt.Fprintf(w, "%s\t%s\t%s\n", n, f.Stores[n].URI, strings.Join(profilesUsing(f, n), ", "))
+	}
+	return w.Flush()
+}
+
+func profilesUsing(f *config.File, store string) []string {
+	var out []string
+	for _, n := range f.ProfileNames() {
+		if f.Profiles[n].Store == store {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// storeFields returns a store's settings for display: secret references
+// as written, plain secrets masked.
+func storeFields(s config.Store) map[string]string {
+	out := map[string]string{}
+	for _, m := range storeFlags(&s) {
+		switch {
+		case m.value != "" && (strings.Contains(m.key, "secret") || strings.Contains(m.key, "password") || m.key == "s3_access_key" || m.key == "b2_app_key"):
+			out[m.key] = "(set in the file)"
+		case m.value != "":
+			out[m.key] = m.value
+		}
+	}
+	for k, ref := range s.SecretFields() {
+		if ref != "" {
+			out[k] = ref
+		}
+	}
+	return out
+}
+
+func storeShow(a *app, args []string) error {
+	pos, err := a.parse(a.flags(), args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErr("usage: cloudstic store show NAME")
+	}
+	f, err := a.loadProfiles()
+	if err != nil {
+		return err
+	}
+	s, err := f.Store(pos[0])
+	if err != nil {
+		return err
+	}
+	fields := storeFields(s)
+	if a.g.json {
+		a.writeJSON(map[string]any{"name": pos[0], "store": fields, "profiles": profilesUsing(f, pos[0])})
+		return nil
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	w := tabwriter.NewWriter(a.io.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "store:\t%s\n", pos[0])
+	for _, k := range keys {
+		fmt.Fprintf(w, "%s:\t%s\n", k, fields[k])
+	}
+	fmt.Fprintf(w, "profiles:\t%s\n", strings.Join(profilesUsing(f, pos[0]), ", "))
+	return w.Flush()
+}
+
+func storeNew(a *app, args []string) error {
+	fs := a.flags()
+	name := fs.String("name", "", "store name (required)")
+	uri := fs.String("uri", "", "store URI: local:PATH, s3:BUCKET[/PREFIX], b2:BUCKET[/PREFIX], sftp://[user@]host[:port]/path (required)")
+	var s config.Store
+	refs := []struct {
+		flag string
+		dst  *string
+	}{
+		{"password-secret", &s.PasswordSecret}, {"encryption-key-secret", &s.EncryptionKeySecret},
+		{"recovery-key-secret", &s.RecoveryKeySecret}, {"s3-access-key-secret", &s.S3AccessKeySecret},
+		{"s3-secret-key-secret", &s.S3SecretKeySecret}, {"b2-key-id-secret", &s.B2KeyIDSecret},
+		{"b2-app-key-secret", &s.B2AppKeySecret}, {"store-sftp-password-secret", &s.StoreSFTPPasswordSecret},
+		{"store-sftp-key-secret", &s.StoreSFTPKeySecret},
+	}
+	for _, r := range refs {
+		fs.StringVar(r.dst, r.flag, "", "secret reference for "+strings.ReplaceAll(r.flag, "-", "_"))
+	}
+	noPrompt := fs.Bool("no-prompt", false, "never ask on a terminal: a missing required flag is an error")
+	if err := a.parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	explicit := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+	for _, plain := range []string{"s3-access-key", "s3-secret-key", "b2-app-key", "store-sftp-password", "password", "encryption-key", "recovery-key"} {
+		if explicit[plain] {
+			return usageErr("store new does not write -%s into profiles.yaml: give -%s-secret REF (env://VAR, file:///path, config-token://P/N, secret-service://C/I)", plain, strings.TrimPrefix(plain, "store-"))
+		}
+	}
+	var err error
+	if *name, err = a.ask(a.ctx, *name, "store name", *noPrompt, "-name"); err != nil {
+		return err
+	}
+	if *uri, err = a.ask(a.ctx, *uri, "store URI", *noPrompt, "-uri"); err != nil {
+		return err
+	}
+	s.URI = *uri
+	g := a.g
+	plainFields := []struct {
+		flag string
+		dst  *string
+		v    string
+	}{
+		{"s3-endpoint", &s.S3Endpoint, g.s3.endpoint}, {"s3-region", &s.S3Region, g.s3.region},
+		{"s3-profile", &s.S3Profile, g.s3.profile}, {"b2-key-id", &s.B2KeyID, g.s3.b2KeyID},
+		{"store-sftp-key", &s.StoreSFTPKey, g.sftp.key}, {"store-sftp-known-hosts", &s.StoreSFTPKnownHosts, g.sftp.knownHosts},
+	}
+	for _, p := range plainFields {
+		if explicit[p.flag] {
+			*p.dst = p.v
+		}
+	}
+	f, err := a.loadProfilesOrEmpty()
+	if err != nil {
+		return err
+	}
+	if err := f.AddStore(*name, s); err != nil {
+		return err
+	}
+	if err := f.Save(); err != nil {
+		return err
+	}
+	if a.g.json {
+		a.writeJSON(map[string]any{"created": *name, "store": storeFields(s), "file": f.Path})
+		return nil
+	}
+	fmt.Fprintf(a.io.Stdout, "Added store %s (%s) to %s\n", *name, s.URI, f.Path)
+	return nil
+}
+
+// Distinct failures of store verify.
+var (
+	errVerifyUnreachable = errors.New("cannot reach the store")
+	errVerifyNoRepo      = errors.New("no repository in the store")
+	errVerifyCredential  = errors.New("wrong password or key")
+)
+
+// storeVerify checks credentials, connectivity and that the repository
+// unlocks: no data is read beyond the config and the key slots.
+func storeVerify(ctx context.Context, a *app, args []string) error {
+	pos, err := a.storeArg(args, "verify")
+	if err != nil {
+		return err
+	}
+	name := pos
+	st, err := a.openStore(ctx, false)
+	if errors.Is(err, errNoRepository) {
+		return fmt.Errorf("store %s: %w at %s (run 'cloudstic store init %s')", name, errVerifyNoRepo, a.g.store, name)
+	}
+	if err != nil {
+		return fmt.Errorf("store %s: %w %s: %w", name, errVerifyUnreachable, a.g.store, err)
+	}
+	defer a.closeStore()
+	cfg, err := repo.ReadConfig(ctx, st)
+	switch {
+	case errors.Is(err, repo.ErrNotRepository):
+		return fmt.Errorf("store %s: %w at %s (run 'cloudstic store init %s')", name, errVerifyNoRepo, a.g.store, name)
+	case err != nil:
+		return fmt.Errorf("store %s: %w %s: %w", name, errVerifyUnreachable, a.g.store, err)
+	}
+	var creds repo.Credentials
+	if cfg.Encrypted {
+		if creds, err = a.credentials(ctx, false); err != nil {
+			return err
+		}
+	}
+	_, err = repo.Open(ctx, st, creds)
+	switch {
+	case errors.Is(err, repo.ErrNeedCredential):
+		return fmt.Errorf("store %s: the repository is encrypted and no password_secret or key is configured", name)
+	case errors.Is(err, repo.ErrWrongCredential):
+		return fmt.Errorf("store %s: %w for the repository at %s", name, errVerifyCredential, a.g.store)
+	case err != nil:
+		return fmt.Errorf("store %s: %w", name, err)
+	}
+	if a.g.json {
+		a.writeJSON(map[string]any{"store": name, "uri": a.g.store, "ok": true, "repository": cfg.ID, "encrypted": cfg.Encrypted})
+		return nil
+	}
+	fmt.Fprintf(a.io.Stdout, "store %s: ok (%s, repository %s, encrypted: %v)\n", name, a.g.store, cfg.ID[:8], cfg.Encrypted)
+	return nil
+}
+
+// storeArg parses `store verify NAME` and applies the store's entry, as
+// -profile applies a profile's.
+func (a *app) storeArg(args []string, sub string) (string, error) {
+	a.g.prof.storeCmd = true
+	fs := a.flags()
+	pos, err := a.parse(fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		return "", usageErr("usage: cloudstic store %s NAME", sub)
+	}
+	a.g.prof.storeName = pos[0]
+	return pos[0], a.afterParse(a.ctx, fs)
+}
+
+// storeInit creates the repository of a store entry: init with the
+// store's settings, after a confirmation unless -yes.
+func storeInit(ctx context.Context, a *app, args []string) error {
+	a.g.prof.storeCmd = true
+	fs := a.flags()
+	yes := fs.Bool("yes", false, "do not ask for confirmation")
+	fs.Bool("no-encryption", false, "create an unencrypted repository")
+	fs.Bool("add-recovery-key", false, "also create a 24-word recovery key (shown once)")
+	pos, err := a.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErr("usage: cloudstic store init [-yes] NAME")
+	}
+	f, err := a.loadProfiles()
+	if err != nil {
+		return err
+	}
+	s, err := f.Store(pos[0])
+	if err != nil {
+		return err
+	}
+	if !*yes {
+		answer, err := a.ask(ctx, "", fmt.Sprintf("create a repository at %s? [y/N]", s.URI), false, "-yes (to create a repository without a terminal)")
+		if err != nil {
+			return err
+		}
+		if answer != "y" && answer != "yes" {
+			return errors.New("nothing was created")
+		}
+	}
+	// Run init with the flags given here, the store entry applied.
+	var initArgs []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "yes" {
+			initArgs = append(initArgs, "-"+f.Name+"="+f.Value.String())
+		}
+	})
+	sub := &app{io: a.io, cmd: a.cmd, ctx: ctx}
+	sub.g.prof.storeName = pos[0]
+	return runInit(ctx, sub, initArgs)
+}

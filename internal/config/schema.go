@@ -1,0 +1,121 @@
+package config
+
+// Store is one entry of the stores map: where a repository is and how to
+// reach and unlock it. Plain credential fields are Cloudstic's; the
+// *_secret fields hold secret references (see Resolver).
+type Store struct {
+	URI                     string `yaml:"uri"`
+	S3Endpoint              string `yaml:"s3_endpoint,omitempty"`
+	S3Region                string `yaml:"s3_region,omitempty"`
+	S3Profile               string `yaml:"s3_profile,omitempty"`
+	S3AccessKey             string `yaml:"s3_access_key,omitempty"`
+	S3SecretKey             string `yaml:"s3_secret_key,omitempty"`
+	B2KeyID                 string `yaml:"b2_key_id,omitempty"`
+	B2AppKey                string `yaml:"b2_app_key,omitempty"`
+	StoreSFTPPassword       string `yaml:"store_sftp_password,omitempty"`
+	StoreSFTPKey            string `yaml:"store_sftp_key,omitempty"`
+	PasswordSecret          string `yaml:"password_secret,omitempty"`
+	EncryptionKeySecret     string `yaml:"encryption_key_secret,omitempty"`
+	RecoveryKeySecret       string `yaml:"recovery_key_secret,omitempty"`
+	S3AccessKeySecret       string `yaml:"s3_access_key_secret,omitempty"`
+	S3SecretKeySecret       string `yaml:"s3_secret_key_secret,omitempty"`
+	B2KeyIDSecret           string `yaml:"b2_key_id_secret,omitempty"`
+	B2AppKeySecret          string `yaml:"b2_app_key_secret,omitempty"`
+	StoreSFTPPasswordSecret string `yaml:"store_sftp_password_secret,omitempty"`
+	StoreSFTPKeySecret      string `yaml:"store_sftp_key_secret,omitempty"`
+	KMSKeyARN               string `yaml:"kms_key_arn,omitempty"`
+	KMSRegion               string `yaml:"kms_region,omitempty"`
+	KMSEndpoint             string `yaml:"kms_endpoint,omitempty"`
+
+	// StoreSFTPKnownHosts is an extension (not in Cloudstic's schema): the
+	// known_hosts file that pins the SFTP server's host key.
+	StoreSFTPKnownHosts string `yaml:"store_sftp_known_hosts,omitempty"`
+}
+
+// Profile is one entry of the profiles map: a backup job.
+type Profile struct {
+	Source      string   `yaml:"source"`
+	Store       string   `yaml:"store,omitempty"`
+	AuthRef     string   `yaml:"auth_ref,omitempty"`
+	Tags        []string `yaml:"tags,omitempty"`
+	Excludes    []string `yaml:"excludes,omitempty"`
+	ExcludeFile string   `yaml:"exclude_file,omitempty"`
+	IgnoreEmpty bool     `yaml:"ignore_empty,omitempty"`
+	VolumeUUID  string   `yaml:"volume_uuid,omitempty"`
+	Enabled     *bool    `yaml:"enabled,omitempty"`
+
+	// Cloud-drive fields: read and kept, used only by cloud-drive sources,
+	// which this program refuses when a profile needing them runs.
+	SkipNativeFiles   bool   `yaml:"skip_native_files,omitempty"`
+	GoogleCreds       string `yaml:"google_credentials,omitempty"`
+	GoogleCredsRef    string `yaml:"google_credentials_ref,omitempty"`
+	GoogleCredsJSON   string `yaml:"google_credentials_json,omitempty"`
+	GoogleTokenFile   string `yaml:"google_token_file,omitempty"`
+	GoogleTokenRef    string `yaml:"google_token_ref,omitempty"`
+	OneDriveClientID  string `yaml:"onedrive_client_id,omitempty"`
+	OneDriveTokenFile string `yaml:"onedrive_token_file,omitempty"`
+	OneDriveTokenRef  string `yaml:"onedrive_token_ref,omitempty"`
+
+	// Retention is an extension (not in Cloudstic's schema): after a backup
+	// of this profile, forget by this policy (and prune when Prune is set).
+	KeepLast    int  `yaml:"keep_last,omitempty"`
+	KeepHourly  int  `yaml:"keep_hourly,omitempty"`
+	KeepDaily   int  `yaml:"keep_daily,omitempty"`
+	KeepWeekly  int  `yaml:"keep_weekly,omitempty"`
+	KeepMonthly int  `yaml:"keep_monthly,omitempty"`
+	KeepYearly  int  `yaml:"keep_yearly,omitempty"`
+	Prune       bool `yaml:"prune,omitempty"`
+}
+
+// Auth is one entry of the auth map: OAuth settings of a cloud drive. Read
+// and kept on rewrite; no source of this program uses them.
+type Auth struct {
+	Provider          string `yaml:"provider"`
+	GoogleCreds       string `yaml:"google_credentials,omitempty"`
+	GoogleCredsRef    string `yaml:"google_credentials_ref,omitempty"`
+	GoogleCredsJSON   string `yaml:"google_credentials_json,omitempty"`
+	GoogleTokenFile   string `yaml:"google_token_file,omitempty"`
+	GoogleTokenRef    string `yaml:"google_token_ref,omitempty"`
+	OneDriveClientID  string `yaml:"onedrive_client_id,omitempty"`
+	OneDriveTokenFile string `yaml:"onedrive_token_file,omitempty"`
+	OneDriveTokenRef  string `yaml:"onedrive_token_ref,omitempty"`
+}
+
+// IsEnabled reports whether -all-profiles runs the profile (absent means
+// enabled).
+func (p Profile) IsEnabled() bool { return p.Enabled == nil || *p.Enabled }
+
+// HasRetention reports whether the profile sets a keep_* policy.
+func (p Profile) HasRetention() bool {
+	return p.KeepLast+p.KeepHourly+p.KeepDaily+p.KeepWeekly+p.KeepMonthly+p.KeepYearly > 0
+}
+
+// CloudDrive reports whether the profile backs up a cloud drive (a source
+// other than local: and sftp://), which needs OAuth services this program
+// does not reach.
+func (p Profile) CloudDrive() bool {
+	for _, s := range []string{"gdrive", "onedrive"} {
+		if p.Source == s || hasPrefix(p.Source, s+":") || hasPrefix(p.Source, s+"-changes") {
+			return true
+		}
+	}
+	return p.AuthRef != ""
+}
+
+func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
+
+// SecretFields lists a store's secret-reference fields by YAML key, for
+// validation and for `store show`.
+func (s Store) SecretFields() map[string]string {
+	return map[string]string{
+		"password_secret":            s.PasswordSecret,
+		"encryption_key_secret":      s.EncryptionKeySecret,
+		"recovery_key_secret":        s.RecoveryKeySecret,
+		"s3_access_key_secret":       s.S3AccessKeySecret,
+		"s3_secret_key_secret":       s.S3SecretKeySecret,
+		"b2_key_id_secret":           s.B2KeyIDSecret,
+		"b2_app_key_secret":          s.B2AppKeySecret,
+		"store_sftp_password_secret": s.StoreSFTPPasswordSecret,
+		"store_sftp_key_secret":      s.StoreSFTPKeySecret,
+	}
+}
