@@ -25,7 +25,10 @@ apt_install() { # packages...
 	apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 \
 		|| { apt-get update -q >&2 && apt-get install -y -q --no-install-recommends "${missing[@]}" >&2; }
 }
-apt_install spin gcc tmux git fuse3 unzip
+# dbus-daemon and gnome-keyring: the secret-service:// test runs a real
+# session bus and keyring; systemd (systemd-analyze) and cron: the schedule
+# tests verify generated units and crontabs with the real tools.
+apt_install spin gcc tmux git fuse3 unzip dbus-daemon dbus-bin gnome-keyring systemd cron
 # The mount tests use FUSE for real. Some containers have the fuse module in
 # the kernel but no device node: create it (10:229 is the FUSE device).
 if [ ! -e /dev/fuse ]; then

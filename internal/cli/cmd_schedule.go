@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/config"
+)
+
+// schedule is one scheduled backup job: what runs, when, and where its
+// timer or crontab entry lives.
+type schedule struct {
+	name        string // unit / entry name, cloudstic-backup-PROFILE or cloudstic-backup-all-profiles
+	profile     string // empty with allProfiles
+	allProfiles bool
+	every       string
+	delay       time.Duration
+	lockWait    time.Duration
+	binary      string
+	configDir   string
+	profiles    string // pinned profiles file, when one was given
+}
+
+// args is the backup command line the job runs.
+func (s schedule) args() []string {
+	args := []string{"backup"}
+	if s.allProfiles {
+		args = append(args, "-all-profiles")
+	} else {
+		args = append(args, "-profile", s.profile)
+	}
+	return append(args, "-lock-wait", s.lockWait.String(), "-quiet")
+}
+
+// env is the environment the job pins.
+func (s schedule) env() []string {
+	env := []string{"CLOUDSTIC_CONFIG_DIR=" + s.configDir}
+	if s.profiles != "" {
+		env = append(env, "CLOUDSTIC_PROFILES_FILE="+s.profiles)
+	}
+	return env
+}
+
+// scheduleFlags are the flags of schedule install|list|remove.
+type scheduleFlags struct {
+	all                  bool
+	every, scheduler     string
+	unitDir, crontabUser string
+	delay                time.Duration
+	noSystemctl          bool
+}
+
+func (f *scheduleFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.all, "all-profiles", false, "one job that backs up every enabled profile")
+	fs.StringVar(&f.every, "every", "", `when: daily, hourly, weekly, or a systemd calendar time such as "*-*-* 02:30"`)
+	fs.StringVar(&f.scheduler, "scheduler", "", "systemd or cron (default: systemd when it runs this machine, else cron)")
+	fs.DurationVar(&f.delay, "randomized-delay", 0, "spread the start over this long, so a fleet does not start at the same second (default 5m hourly, 30m otherwise)")
+	fs.StringVar(&f.unitDir, "unit-dir", "", "write systemd units here (default ~/.config/systemd/user, or /etc/systemd/system as root)")
+	fs.BoolVar(&f.noSystemctl, "no-systemctl", false, "only write or remove the unit files; do not run systemctl")
+	fs.StringVar(&f.crontabUser, "crontab-user", "", "as root: edit this user's crontab instead of root's")
+}
+
+func runSchedule(ctx context.Context, a *app, args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return a.subcommandHelp(args, "schedule install|list|remove [-profile NAME | -all-profiles] -every daily|hourly|\"*-*-* 02:30\" [-scheduler systemd|cron]")
+	}
+	sub := args[0]
+	if sub != "install" && sub != "list" && sub != "remove" {
+		return usageErr("unknown subcommand %q of schedule (want install, list or remove)", sub)
+	}
+	fs := a.flags()
+	var f scheduleFlags
+	f.register(fs)
+	a.g.prof.storeCmd = true // -profile names the job here; nothing to apply
+	if err := a.parseNoArgs(fs, args[1:]); err != nil {
+		return err
+	}
+	explicit := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { explicit[fl.Name] = true })
+	sched, err := a.detectScheduler(f)
+	if err != nil {
+		return err
+	}
+	if sub == "list" {
+		return sched.list(ctx, a)
+	}
+	if (a.g.prof.profile == "") == !f.all {
+		return usageErr("give -profile NAME or -all-profiles")
+	}
+	s := schedule{name: "cloudstic-backup-all-profiles", allProfiles: f.all, profile: a.g.prof.profile}
+	if !f.all {
+		s.name = "cloudstic-backup-" + s.profile
+	}
+	if sub == "remove" {
+		return sched.remove(ctx, a, s)
+	}
+	if err := a.fillSchedule(&s, f, explicit); err != nil {
+		return err
+	}
+	return sched.install(ctx, a, s)
+}
+
+// fillSchedule completes an install: the timing, the binary and the
+// pinned configuration, checking the profile exists.
+func (a *app) fillSchedule(s *schedule, f scheduleFlags, explicit map[string]bool) error {
+	if f.every == "" {
+		return usageErr("-every is required (daily, hourly, weekly or a calendar time such as \"*-*-* 02:30\")")
+	}
+	s.every = f.every
+	s.delay = f.delay
+	if !explicit["randomized-delay"] {
+		s.delay = 30 * time.Minute
+		if f.every == "hourly" {
+			s.delay = 5 * time.Minute
+		}
+	}
+	// A prune window should delay a scheduled backup, not fail it.
+	s.lockWait = a.g.lockWait
+	if !explicit["lock-wait"] {
+		s.lockWait = 30 * time.Minute
+	}
+	pf, err := a.loadProfiles()
+	if err != nil {
+		return err
+	}
+	if !s.allProfiles {
+		if _, err := pf.Profile(s.profile); err != nil {
+			return err
+		}
+	}
+	if s.binary, err = os.Executable(); err != nil {
+		return fmt.Errorf("finding this program's path: %w", err)
+	}
+	dir, err := config.Dir(a.io.Getenv)
+	if err != nil {
+		return err
+	}
+	if s.configDir, err = filepath.Abs(dir); err != nil {
+		return err
+	}
+	if a.g.prof.profilesFile != "" {
+		s.profiles = absPath(a.g.prof.profilesFile)
+	}
+	return nil
+}
+
+// scheduler is systemd timers or a crontab.
+type scheduler interface {
+	install(ctx context.Context, a *app, s schedule) error
+	list(ctx context.Context, a *app) error
+	remove(ctx context.Context, a *app, s schedule) error
+}
+
+var errNoScheduler = errors.New("no scheduler found: neither systemd runs this machine nor is crontab installed")
+
+func (a *app) detectScheduler(f scheduleFlags) (scheduler, error) {
+	switch f.scheduler {
+	case "systemd":
+		return a.newSystemd(f)
+	case "cron":
+		return &cronScheduler{user: f.crontabUser}, nil
+	case "":
+		if fi, err := os.Stat("/run/systemd/system"); err == nil && fi.IsDir() {
+			return a.newSystemd(f)
+		}
+		if _, err := exec.LookPath("crontab"); err == nil {
+			return &cronScheduler{user: f.crontabUser}, nil
+		}
+		return nil, errNoScheduler
+	}
+	return nil, usageErr("-scheduler %q: want systemd or cron", f.scheduler)
+}
+
+// calendarPattern is the "*-*-* HH:MM" form cron can express.
+var calendarPattern = regexp.MustCompile(`^\*-\*-\* ([01]?[0-9]|2[0-3]):([0-5][0-9])(:00)?$`)
+
+// spread returns a stable offset below max for this host and job, so the
+// hosts of a fleet start at different times, each at the same time every
+// day (cron has no randomized delay of its own).
+func spread(job string, max time.Duration) time.Duration {
+	if max <= 0 {
+		return 0
+	}
+	host, _ := os.Hostname() //nolint:errcheck // an empty name still gives a valid offset
+	h := fnv.New64a()
+	h.Write([]byte(host + "\x00" + job))
+	return time.Duration(h.Sum64() % uint64(max))
+}
