@@ -109,7 +109,9 @@ func wantCode(t *testing.T, res result, code int) {
 // containing every one of subs.
 func wantOneLineError(t *testing.T, res result, subs ...string) {
 	t.Helper()
-	msg := strings.TrimRight(res.stderr, "\n")
+	// Runs that give -password on the command line also get its one-line
+	// warning (other users can read a command line); the error is the rest.
+	msg := strings.TrimRight(withoutPasswordWarning(res.stderr), "\n")
 	if msg == "" || strings.Contains(msg, "\n") {
 		t.Errorf("want a one-line error on stderr, got %v", res)
 	}
@@ -131,4 +133,14 @@ func decodeJSON(t *testing.T, res result, v any) {
 	if rest := strings.TrimSpace(res.stdout[dec.InputOffset():]); rest != "" {
 		t.Fatalf("stdout has %q after the JSON document", rest)
 	}
+}
+
+// withoutPasswordWarning removes the warning a -password on the command
+// line prints.
+func withoutPasswordWarning(stderr string) string {
+	first, rest, _ := strings.Cut(stderr, "\n")
+	if strings.HasPrefix(first, "warning: -password on the command line") {
+		return rest
+	}
+	return stderr
 }

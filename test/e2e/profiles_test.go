@@ -298,3 +298,91 @@ func TestPasswordSources(t *testing.T) {
 		t.Errorf("-quiet: %v", res)
 	}
 }
+
+// TestProfileRetention: keep_* and prune: true in a profile (an extension)
+// make `backup -profile` forget and prune that profile's old snapshots,
+// and only those.
+func TestProfileRetention(t *testing.T) {
+	p := newProfileEnv(t, "PW=retention-pass")
+	repo := filepath.Join(p.dir, "repo")
+	src := writeSource(t, filepath.Join(p.dir, "src"), map[string]string{"a": "1"})
+	yaml := fmt.Sprintf(`version: 1
+stores:
+  disk:
+    uri: local:%s
+    password_secret: env://PW
+profiles:
+  docs:
+    source: local:%s
+    store: disk
+    tags: [docs]
+    keep_last: 1
+    prune: true
+`, repo, src)
+	if err := os.MkdirAll(p.cfg, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.cfg, "profiles.yaml"), []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.mustRun(t, "store", "init", "-yes", "disk")
+	// A snapshot of the same source without the profile's tag is not the
+	// profile's to forget.
+	p.mustRun(t, "backup", "-source", "local:"+src, "-store", "local:"+repo, "-password-ref", "env://PW")
+	p.mustRun(t, "backup", "-profile", "docs")
+	res := p.mustRun(t, "backup", "-profile", "docs", "-json")
+	var out struct {
+		Profile string `json:"profile"`
+		Backup  struct {
+			SnapshotID string `json:"snapshot_id"`
+		} `json:"backup"`
+		Forget struct {
+			Removed []string       `json:"removed"`
+			Prune   map[string]any `json:"prune"`
+		} `json:"forget"`
+		ExitCode int `json:"exit_code"`
+	}
+	decodeJSON(t, res, &out)
+	if out.Profile != "docs" || out.Backup.SnapshotID == "" || len(out.Forget.Removed) != 1 || out.Forget.Prune == nil || out.ExitCode != 0 {
+		t.Errorf("retention run: %+v\n%v", out, res)
+	}
+	res = p.mustRun(t, "list", "-profile", "docs", "-json")
+	var snaps []struct {
+		ID   string   `json:"id"`
+		Tags []string `json:"tags"`
+	}
+	decodeJSON(t, res, &snaps)
+	if len(snaps) != 2 || len(snaps[0].Tags) != 0 || snaps[1].ID != out.Backup.SnapshotID {
+		t.Errorf("want the untagged snapshot and the newest profile snapshot, got %+v", snaps)
+	}
+	// -dry-run stores nothing and forgets nothing.
+	p.mustRun(t, "backup", "-profile", "docs", "-dry-run")
+	res = p.mustRun(t, "list", "-profile", "docs", "-json")
+	decodeJSON(t, res, &snaps)
+	if len(snaps) != 2 {
+		t.Errorf("after -dry-run: %+v", snaps)
+	}
+}
+
+// TestProfilesFileErrors: a broken profiles.yaml is refused with the file,
+// the line and the key; a missing one lists nothing.
+func TestProfilesFileErrors(t *testing.T) {
+	p := newProfileEnv(t)
+	res := p.mustRun(t, "profile", "list")
+	if res.stdout != "" {
+		t.Errorf("profile list without a file printed %q", res.stdout)
+	}
+	path := filepath.Join(p.cfg, "profiles.yaml")
+	if err := os.MkdirAll(p.cfg, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("version: 1\nprofiles:\n  docs:\n    source: local:/x\n    tag: [a]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res = p.run(t, "backup", "-profile", "docs")
+	wantCode(t, res, 1)
+	wantOneLineError(t, res, path+":5: profiles.docs.tag: unknown key (did you mean tags?)")
+	res = p.run(t, "profile", "new", "-name", "x", "-no-prompt")
+	wantCode(t, res, 2)
+	wantOneLineError(t, res, "-source is required")
+}
