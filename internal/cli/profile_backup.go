@@ -10,8 +10,8 @@ import (
 	"os"
 	"strconv"
 	"text/tabwriter"
-	"time"
 
+	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/config"
 )
 
@@ -208,10 +208,10 @@ func (a *app) backupAllProfiles(ctx context.Context, fs *flag.FlagSet) error {
 		if !a.g.json {
 			fmt.Fprintf(a.io.Stderr, "== profile %s ==\n", name)
 		}
-		start := time.Now()
+		start := clock.Real{}.Now()
 		args := append(rerunArgs(fs, "all-profiles", "profile"), "-profile="+name)
 		code, out, runErr := a.subRun(ctx, "backup", args, a.g.json, false)
-		o := profileOutcome{Profile: name, Store: p.Store, ExitCode: code, Seconds: time.Since(start).Seconds(), Result: rawJSON(out)}
+		o := profileOutcome{Profile: name, Store: p.Store, ExitCode: code, Seconds: clock.Real{}.Now().Sub(start).Seconds(), Result: rawJSON(out)}
 		if runErr != nil && !errors.Is(runErr, errPartial) {
 			o.Error = oneLine(runErr.Error())
 		}

@@ -53,9 +53,9 @@ func TestS3NoCredentials(t *testing.T) {
 			env := []string{"HOME=" + home,
 				"AWS_CONFIG_FILE=" + filepath.Join(home, "no-config"),
 				"AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(home, "no-credentials"),
-				"AWS_EC2_METADATA_SERVICE_ENDPOINT=" + imds}
+				"AWS_EC2_METADATA_SERVICE_ENDPOINT=" + imds, "CLOUDSTIC_PASSWORD=x"}
 			args := []string{"list", "-store", "s3:" + e["S3_TEST_BUCKET"] + "/" + randName(t, "nocreds-"),
-				"-s3-endpoint", e["S3_TEST_ENDPOINT"], "-password", "x"}
+				"-s3-endpoint", e["S3_TEST_ENDPOINT"]}
 			if tc.debug {
 				args = append(args, "-debug")
 			}
