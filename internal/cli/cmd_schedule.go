@@ -190,7 +190,7 @@ func spread(job string, max time.Duration) time.Duration {
 	if max <= 0 {
 		return 0
 	}
-	host, _ := os.Hostname() //nolint:errcheck // an empty name still gives a valid offset
+	host, _ := os.Hostname() // an empty name still gives a valid offset
 	h := fnv.New64a()
 	h.Write([]byte(host + "\x00" + job))
 	return time.Duration(h.Sum64() % uint64(max))

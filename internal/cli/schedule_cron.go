@@ -27,12 +27,12 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 func cronTime(s schedule) (string, error) {
 	off := int(spread(s.name, s.delay) / time.Minute)
 	var base int // minutes after midnight, or after the hour
-	switch {
-	case s.every == "hourly":
+	switch s.every {
+	case "hourly":
 		return fmt.Sprintf("%d * * * *", off%60), nil
-	case s.every == "daily":
+	case "daily":
 		base = 0
-	case s.every == "weekly":
+	case "weekly":
 		t := off % (24 * 60)
 		return fmt.Sprintf("%d %d * * 1", t%60, t/60), nil
 	default:
@@ -40,8 +40,8 @@ func cronTime(s schedule) (string, error) {
 		if m == nil {
 			return "", usageErr("-every %q: with -scheduler cron, give hourly, daily, weekly or \"*-*-* HH:MM\"", s.every)
 		}
-		h, _ := strconv.Atoi(m[1])  //nolint:errcheck // the pattern allows digits only
-		mi, _ := strconv.Atoi(m[2]) //nolint:errcheck // as above
+		h, _ := strconv.Atoi(m[1])  // the pattern allows digits only
+		mi, _ := strconv.Atoi(m[2]) // as above
 		base = h*60 + mi
 	}
 	t := (base + off) % (24 * 60)

@@ -67,7 +67,7 @@ func waitForName(t *testing.T, addr, name string) {
 	if err != nil {
 		t.Fatalf("connecting to the test bus: %v", err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }() // a test connection; nothing to report
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	tick := time.NewTicker(50 * time.Millisecond)

@@ -73,10 +73,10 @@ func TestProfilesAllStores(t *testing.T) {
 	sf := needEnv(t, "scripts/sftp-server.sh", "SFTP_TEST_USER", "SFTP_TEST_PORT", "SFTP_TEST_KEY", "SFTP_TEST_KNOWN_HOSTS", "SFTP_TEST_PATH")
 	prefix := randName(t, "profiles-")
 	if data := os.Getenv("S3_TEST_DATA_DIR"); data != "" {
-		t.Cleanup(func() { os.RemoveAll(filepath.Join(data, s3["S3_TEST_BUCKET"], prefix)) })
+		t.Cleanup(func() { _ = os.RemoveAll(filepath.Join(data, s3["S3_TEST_BUCKET"], prefix)) }) // best-effort cleanup
 	}
 	sftpDir := filepath.Join(sf["SFTP_TEST_PATH"], randName(t, "profiles-"))
-	t.Cleanup(func() { os.RemoveAll(sftpDir) })
+	t.Cleanup(func() { _ = os.RemoveAll(sftpDir) }) // best-effort cleanup
 
 	p := newProfileEnv(t, "BUCKET_AK="+s3["S3_TEST_ACCESS_KEY_ID"], "BUCKET_SK="+s3["S3_TEST_SECRET_ACCESS_KEY"],
 		"LAPTOP_PW=laptop-pass", "CLOUDSTIC_PASSWORD_REF=env://LAPTOP_PW")
