@@ -247,7 +247,7 @@ func (k *Keyring) Remove(ctx context.Context, lease *lock.Lock, slotID string) e
 	if err := lease.Check(ctx); err != nil {
 		return fmt.Errorf("before removing key slot %s: %w", slotID, err)
 	}
-	if err := k.st.Delete(ctx, KeysPrefix+slotID); err != nil {
+	if err := lease.Fence(k.st).Delete(ctx, KeysPrefix+slotID); err != nil {
 		return fmt.Errorf("removing key slot %s: %w", slotID, err)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // Sentinel errors of RequireLease.
@@ -34,4 +35,22 @@ func RequireLease(l *lock.Lock, exclusive bool) error {
 		return fmt.Errorf("%w (given %s)", ErrSharedLease, l.Info().Key)
 	}
 	return nil
+}
+
+// Under returns a view of r whose every store request goes through lease's
+// fence (lock.Lock.Fence): refused once the lease is lost, released or past
+// its safe end, so a holder that lost its lease writes nothing more. It
+// shares r's keys, index and cache. Writing entry points run on it.
+func (r *Repository) Under(lease *lock.Lock) *Repository {
+	return &Repository{st: lease.Fence(r.st), unfenced: r.store(), cfg: r.cfg, key: r.key, codec: r.codec,
+		idx: r.idx, cache: r.cache}
+}
+
+// store is the store below any fence: for what a fence does not forward
+// (store.TempCleaner), called only after a lease check.
+func (r *Repository) store() store.Store {
+	if r.unfenced != nil {
+		return r.unfenced
+	}
+	return r.st
 }

@@ -78,7 +78,7 @@ func (r *Repository) RemoveStaleTemp(ctx context.Context, lease *lock.Lock, cuto
 	if err := RequireLease(lease, true); err != nil {
 		return 0, err
 	}
-	tc, ok := r.st.(store.TempCleaner)
+	tc, ok := r.store().(store.TempCleaner)
 	if !ok {
 		return 0, nil
 	}

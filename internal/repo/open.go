@@ -61,12 +61,14 @@ type InitOptions struct {
 
 // Repository is an opened repository. Safe for concurrent use.
 type Repository struct {
-	st    store.Store
-	cfg   Config
-	key   *crypt.Key
-	codec *pack.Codec
-	idx   *index.Index
-	cache *cache.Cache // nil: no local metadata cache
+	st store.Store
+	// unfenced is st without the lease's fence, in a view made by Under.
+	unfenced store.Store
+	cfg      Config
+	key      *crypt.Key
+	codec    *pack.Codec
+	idx      *index.Index
+	cache    *cache.Cache // nil: no local metadata cache
 	// packMu serialises whole-pack downloads into the cache, so that
 	// goroutines reading trees of the same pack download it once.
 	packMu sync.Mutex

@@ -111,6 +111,7 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snap
 		if err := repo.RequireLease(lease, false); err != nil {
 			return nil, err
 		}
+		r = r.Under(lease) // nothing is written after the lease's safe end
 	}
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}

@@ -119,6 +119,7 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Options
 		if err := repo.RequireLease(lease, true); err != nil {
 			return nil, err
 		}
+		r = r.Under(lease) // nothing is written or deleted after the lease's safe end
 	}
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}

@@ -73,7 +73,7 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, root id.ID, 
 	if err := repo.RequireLease(lease, false); err != nil {
 		return nil, err
 	}
-	res, err := run(ctx, r, root, opts)
+	res, err := run(ctx, r.Under(lease), root, opts)
 	if err != nil && !errors.Is(err, ErrDamaged) {
 		return res, err
 	}
