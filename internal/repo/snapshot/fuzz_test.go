@@ -14,7 +14,7 @@ func sampleSnapshot() *Snapshot {
 		Time: time.Date(2026, 3, 7, 9, 0, 0, 123, time.UTC), Tree: id.ID{1, 2, 3}, Source: "local:/home/me",
 		Hostname: "host", Username: "me", Path: "/home/me", Tags: []string{"daily", "é"}, Parent: id.ID{9},
 		Summary: Summary{FilesNew: 3, BytesTotal: 1 << 40, Errors: 1, DurationSeconds: 1.5},
-		Program: "cloudstic", Nonce: []byte("0123456789abcdef"),
+		Program: "cloudstic", Original: id.ID{8}, Nonce: []byte("0123456789abcdef"),
 		Excludes: &ExcludeSet{Patterns: []string{"cache/", "!keep.log", `\#x`}, IfPresent: []string{".nobackup"}, Caches: true,
 			LargerThan: 1 << 30, OneFileSystem: true},
 	}
@@ -29,6 +29,9 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"tree":"` + id.ID{1}.String() + `","excludes":{"patterns":["*.tmp"],"larger_than":-1}}`))
 	f.Add([]byte(`{"tree":"` + id.ID{1}.String() + `","excludes":null}`))
 	f.Add([]byte(`{"tree":"` + id.ID{1}.String() + `"}`))
+	f.Add([]byte(`{"tree":"` + id.ID{1}.String() + `","original":"` + id.ID{7}.String() + `","tags":["a"]}`))
+	f.Add([]byte(`{"tree":"` + id.ID{1}.String() + `","original":"0102"}`))
+	f.Add([]byte(`{"tree":"` + id.ID{1}.String() + `","original":null}`))
 	f.Add([]byte(`{"tree":"00"}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, data []byte) {

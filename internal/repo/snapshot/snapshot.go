@@ -70,8 +70,22 @@ type Snapshot struct {
 	// Excludes are the rules that left entries out of this backup; nil
 	// when there were none, and in snapshots of older versions.
 	Excludes *ExcludeSet `json:"excludes,omitempty"`
+	// Original is the id the backup first had, when this object replaced
+	// it (tag rewrites a snapshot under a new id): copy and find tell the
+	// same backup by it. Zero in snapshots never rewritten; kept across
+	// later rewrites.
+	Original id.ID `json:"original,omitzero"`
 	// Nonce makes two otherwise identical snapshots distinct objects.
 	Nonce []byte `json:"nonce"`
+}
+
+// OriginalID is the id the backup was first stored under: Original, or
+// sid when the snapshot was never rewritten.
+func (s *Snapshot) OriginalID(sid id.ID) id.ID {
+	if s.Original.IsZero() {
+		return sid
+	}
+	return s.Original
 }
 
 // WithID is a snapshot and the id it is stored under.
