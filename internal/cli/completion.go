@@ -46,6 +46,9 @@ func examples(name string) []string {
 	case "forget":
 		return []string{"cloudstic forget 1a2b3c", "cloudstic forget -keep-daily 7 -keep-weekly 4 -keep-monthly 12 -dry-run",
 			"cloudstic forget -keep-last 10 -prune"}
+	case "tag":
+		return []string{"cloudstic tag -add keep 1a2b3c", "cloudstic tag -remove daily -add monthly -tag daily -dry-run",
+			"cloudstic tag -set release-1.0 latest", "cloudstic tag -set \"\" 1a2b3c 4d5e6f    # remove every tag"}
 	case "prune":
 		return []string{"cloudstic prune -dry-run", "cloudstic prune -max-unused 10%"}
 	case "check":
