@@ -60,17 +60,6 @@ func runTag(ctx context.Context, a *app, args []string) error {
 	})
 }
 
-// tagJSONChange is one element of tag -json's "changes".
-type tagJSONChange struct {
-	OldID   string   `json:"old_id"`
-	NewID   string   `json:"new_id,omitempty"`
-	OldTags []string `json:"old_tags"`
-	NewTags []string `json:"new_tags"`
-	// OldDeleted is false in a dry run, and when the old object could not
-	// be deleted after its replacement was saved (both then exist).
-	OldDeleted bool `json:"old_deleted"`
-}
-
 func (a *app) printTag(res *tag.Result, dryRun bool, runErr error) {
 	if a.g.json {
 		changes := []tagJSONChange{}
@@ -82,7 +71,7 @@ func (a *app) printTag(res *tag.Result, dryRun bool, runErr error) {
 			changes = append(changes, j)
 		}
 		if runErr == nil {
-			a.writeJSON(map[string]any{"dry_run": dryRun, "changes": changes, "unchanged": res.Unchanged})
+			a.writeJSON(tagResult{Changes: changes, DryRun: dryRun, Unchanged: res.Unchanged})
 		}
 		return
 	}

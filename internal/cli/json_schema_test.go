@@ -82,6 +82,8 @@ func TestJSONMatchesDocs(t *testing.T) {
 	env["CLOUDSTIC_PASSWORD"] = "pw3"
 	run("key change", cli.ExitOK, "key", "remove", "-json", "second")
 
+	run("tag", cli.ExitOK, "tag", "-json", "-dry-run", "-add", "two", "-tag", "one")
+	run("tag", cli.ExitOK, "tag", "-json", "-add", "two", first)
 	run("forget", cli.ExitOK, "forget", "-json", "-dry-run", "-keep-last", "1", "-group-by", "tags")
 	run("forget", cli.ExitOK, "forget", "-json", "-keep-last", "2", "-prune")
 	run("forget", cli.ExitOK, "forget", "-json", "-keep-last", "1")

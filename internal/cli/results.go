@@ -170,3 +170,21 @@ type checkResult struct {
 	OK     bool          `json:"ok"`
 	Result *check.Result `json:"result"`
 }
+
+// tagResult is tag -json.
+type tagResult struct {
+	Changes   []tagJSONChange `json:"changes"`
+	DryRun    bool            `json:"dry_run"`
+	Unchanged int             `json:"unchanged"`
+}
+
+// tagJSONChange is one element of tag -json's "changes".
+type tagJSONChange struct {
+	NewID   string   `json:"new_id,omitempty"`
+	NewTags []string `json:"new_tags"`
+	// OldDeleted is false in a dry run, and when the old object could not
+	// be deleted after its replacement was saved (both then exist).
+	OldDeleted bool     `json:"old_deleted"`
+	OldID      string   `json:"old_id"`
+	OldTags    []string `json:"old_tags"`
+}
