@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/tag"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 )
 
 // setTagsFlag is tag's repeatable -set: it records that it was given, so
@@ -48,16 +48,11 @@ func runTag(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	// The shared lock: tag only adds immutable, uniquely named snapshot
-	// objects and deletes those they replace; it keeps prune out meanwhile.
-	return a.withLock(ctx, r.Store(), false, "tag", func(ctx context.Context, _ *lock.Lock) error {
-		res, err := tag.Run(ctx, r, opts)
-		if res == nil {
-			return err
-		}
+	res, err := operation.Tag(ctx, a.env(), r, opts)
+	if res != nil {
 		a.printTag(res, *dryRun, err)
-		return err
-	})
+	}
+	return err
 }
 
 func (a *app) printTag(res *tag.Result, dryRun bool, runErr error) {

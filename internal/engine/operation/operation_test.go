@@ -13,6 +13,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
+	"github.com/cloudstic/cloudstic/internal/engine/tag"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/crypt"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
@@ -51,6 +52,14 @@ func TestOperationsTakeTheirLock(t *testing.T) {
 			_, err := operation.Prune(ctx, operation.Env{}, open(t), prune.Options{DryRun: true})
 			return err
 		},
+		"tag": func(t *testing.T) error {
+			_, err := operation.Tag(ctx, operation.Env{}, open(t), tag.Options{Add: []string{"x"}, IDs: []string{"latest"}})
+			return err
+		},
+		"tag -dry-run": func(t *testing.T) error {
+			_, err := operation.Tag(ctx, operation.Env{}, open(t), tag.Options{Add: []string{"y"}, IDs: []string{"latest"}, DryRun: true})
+			return err
+		},
 		"forget -prune": func(t *testing.T) error {
 			_, _, err := operation.Forget(ctx, operation.Env{}, open(t),
 				forget.Options{Policy: forget.Policy{Last: 5}}, &prune.Options{}, nil)
@@ -62,7 +71,7 @@ func TestOperationsTakeTheirLock(t *testing.T) {
 		blocked map[string]bool
 	}{
 		{"shared", map[string]bool{"prune": true, "forget -prune": true}},
-		{"exclusive", map[string]bool{"backup": true, "restore -dry-run": true, "prune": true, "forget -prune": true}},
+		{"exclusive", map[string]bool{"backup": true, "restore -dry-run": true, "prune": true, "forget -prune": true, "tag": true}},
 	}
 	for _, c := range cases {
 		t.Run(c.held, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/forget"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
+	"github.com/cloudstic/cloudstic/internal/engine/tag"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
@@ -112,6 +113,23 @@ func Forget(ctx context.Context, env Env, r *repo.Repository, opts forget.Option
 	}
 	pres, err := Prune(ctx, env, r, po)
 	return res, pres, err
+}
+
+// Tag changes the tags of the snapshots opts selects under a shared lock
+// (none on a dry run): it only adds immutable, uniquely named snapshot
+// objects and deletes those they replace, and the lock keeps prune out
+// meanwhile. The result is nil only when tag could not decide at all.
+func Tag(ctx context.Context, env Env, r *repo.Repository, opts tag.Options) (*tag.Result, error) {
+	if opts.DryRun {
+		return tag.Run(ctx, r, nil, opts)
+	}
+	var res *tag.Result
+	err := WithSharedLock(ctx, env, r.Store(), "tag", func(ctx context.Context, lease *lock.Lock) error {
+		var err error
+		res, err = tag.Run(ctx, r, lease, opts)
+		return err
+	})
+	return res, err
 }
 
 // indexedSnapshots loads r's index and lists its snapshots, oldest first.

@@ -44,7 +44,7 @@ func TestFailureBetweenWriteAndDelete(t *testing.T) {
 				t.Fatal(err)
 			}
 			src := source(t)
-			b, err := backup.Run(ctx, plain, nil, backup.Options{Path: src, Hostname: "h", Tags: []string{"a"}, Clock: clock.NewFake(day(1))})
+			b, err := backup.Run(ctx, plain, lease(t, plain), nil, backup.Options{Path: src, Hostname: "h", Tags: []string{"a"}, Clock: clock.NewFake(day(1))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +55,7 @@ func TestFailureBetweenWriteAndDelete(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = tag.Run(ctx, faulty, tag.Options{Add: []string{"b"}, IDs: []string{b.ID.String()}})
+			_, err = tag.Run(ctx, faulty, lease(t, plain), tag.Options{Add: []string{"b"}, IDs: []string{b.ID.String()}})
 			if !errors.Is(err, fault.ErrInjected) {
 				t.Fatalf("tag with an injected failure: %v", err)
 			}

@@ -2,14 +2,54 @@ package tag_test
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/engine/tag"
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk/walktest"
+	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 )
+
+// lease holds a shared lock on r's store for the rest of the test, as the
+// operation layer does around tag.
+func lease(t testing.TB, r *repo.Repository) *lock.Lock {
+	t.Helper()
+	l, err := lock.AcquireShared(context.Background(), r.Store(), "tag", lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := l.Release(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return l
+}
+
+// TestRefusedWithoutLease: without a lock tag changes nothing; a dry run
+// needs none.
+func TestRefusedWithoutLease(t *testing.T) {
+	ctx := context.Background()
+	r := walktest.New(t)
+	s := r.Backup(t, source(t), "h", day(1), "a")
+	opts := tag.Options{Add: []string{"b"}, IDs: []string{s.ID.String()}}
+	for _, l := range []*lock.Lock{nil, {}} {
+		if _, err := tag.Run(ctx, r.Repository, l, opts); !errors.Is(err, repo.ErrNoLease) {
+			t.Fatalf("tag with lease %v: %v, want %v", l, err, repo.ErrNoLease)
+		}
+	}
+	opts.DryRun = true
+	if res, err := tag.Run(ctx, r.Repository, nil, opts); err != nil || len(res.Changes) != 1 {
+		t.Fatalf("dry run without a lease: %+v, %v", res, err)
+	}
+	if got := snapshotIDs(t, r.Repository); !sameIDs(got, s.ID) {
+		t.Errorf("snapshots %v after refused runs", got)
+	}
+}
 
 // TestRun rewrites real snapshots on the local store: tags change under a
 // new id, the old object is gone, no other object is touched, the
@@ -23,9 +63,10 @@ func TestRun(t *testing.T) {
 	s2 := r.Backup(t, src, "h", day(2), "daily", "keep")
 	s3 := r.Backup(t, src, "h", day(3))
 	data := objects(t, r.Store())
+	l := lease(t, r.Repository)
 
 	t.Run("dry run", func(t *testing.T) {
-		res, err := tag.Run(ctx, r.Repository, tag.Options{Add: []string{"x"}, FilterTags: []string{"daily"}, DryRun: true})
+		res, err := tag.Run(ctx, r.Repository, nil, tag.Options{Add: []string{"x"}, FilterTags: []string{"daily"}, DryRun: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +79,7 @@ func TestRun(t *testing.T) {
 	})
 
 	// First rewrite: s1 by id; s2 named too but already has "keep".
-	res, err := tag.Run(ctx, r.Repository, tag.Options{Add: []string{"keep"}, Remove: []string{"daily"}, IDs: []string{s1.ID.String()[:8], s2.ID.String()}})
+	res, err := tag.Run(ctx, r.Repository, l, tag.Options{Add: []string{"keep"}, Remove: []string{"daily"}, IDs: []string{s1.ID.String()[:8], s2.ID.String()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +107,7 @@ func TestRun(t *testing.T) {
 	}
 
 	// Unchanged snapshots are not rewritten.
-	res, err = tag.Run(ctx, r.Repository, tag.Options{Add: []string{"keep"}, IDs: []string{new1.String(), new2.String()}})
+	res, err = tag.Run(ctx, r.Repository, l, tag.Options{Add: []string{"keep"}, IDs: []string{new1.String(), new2.String()}})
 	if err != nil || len(res.Changes) != 0 || res.Unchanged != 2 {
 		t.Fatalf("re-adding a present tag: %+v, %v", res, err)
 	}
@@ -75,7 +116,7 @@ func TestRun(t *testing.T) {
 	}
 
 	// Second rewrite of the same backup: Original still names s1.
-	res, err = tag.Run(ctx, r.Repository, tag.Options{Set: []string{"monthly"}, HasSet: true, FilterTags: []string{"keep"}})
+	res, err = tag.Run(ctx, r.Repository, l, tag.Options{Set: []string{"monthly"}, HasSet: true, FilterTags: []string{"keep"}})
 	if err != nil || len(res.Changes) != 2 {
 		t.Fatalf("second rewrite: %+v, %v", res, err)
 	}
@@ -98,7 +139,7 @@ func TestRun(t *testing.T) {
 	}
 
 	t.Run("unknown id", func(t *testing.T) {
-		if _, err := tag.Run(ctx, r.Repository, tag.Options{Add: []string{"x"}, IDs: []string{"ffffffff"}}); err == nil {
+		if _, err := tag.Run(ctx, r.Repository, l, tag.Options{Add: []string{"x"}, IDs: []string{"ffffffff"}}); err == nil {
 			t.Error("an unknown snapshot id accepted")
 		}
 	})

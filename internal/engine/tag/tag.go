@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
 
@@ -160,10 +161,16 @@ func hasAll(tags, want []string) bool {
 
 // Run loads r's snapshots, plans, and (unless opts.DryRun) rewrites each
 // changed snapshot: the new object is saved first, then the old one is
-// deleted. On an error the result holds what was done so far; a snapshot
+// deleted. Writing requires a lease (a shared lock or stronger; a dry run
+// needs none), checked before each new object is saved. On an error the result holds what was done so far; a snapshot
 // whose new object was saved but whose old one could not be deleted has a
 // NewID and OldDeleted false (both objects exist, both restorable).
-func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error) {
+func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Options) (*Result, error) {
+	if !opts.DryRun {
+		if err := repo.RequireLease(lease, false); err != nil {
+			return nil, err
+		}
+	}
 	snaps, err := r.Snapshots(ctx)
 	if err != nil {
 		return nil, err
@@ -174,6 +181,9 @@ func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error)
 	}
 	for i := range res.Changes {
 		c := &res.Changes[i]
+		if err := lease.Check(ctx); err != nil {
+			return res, fmt.Errorf("before tagging snapshot %s: %w", c.Old.ID.Short(), err)
+		}
 		if err := rewrite(ctx, r, c); err != nil {
 			return res, err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/tag"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
@@ -35,12 +36,14 @@ func source(t *testing.T) string {
 	return src
 }
 
-// objects returns every key of st but the snapshots, with its size.
+// objects returns every key of st but the snapshots and the locks, with
+// its size.
 func objects(t *testing.T, st store.Store) map[string]int64 {
 	t.Helper()
 	out := map[string]int64{}
 	err := st.List(context.Background(), "", func(oi store.ObjectInfo) error {
-		if !strings.HasPrefix(oi.Key, repo.SnapshotPrefix) {
+		if !strings.HasPrefix(oi.Key, repo.SnapshotPrefix) && oi.Key != lock.ExclusiveKey &&
+			!strings.HasPrefix(oi.Key, lock.SharedPrefix) && !strings.HasPrefix(oi.Key, lock.IntentPrefix) {
 			out[oi.Key] = oi.Size
 		}
 		return nil
@@ -69,7 +72,7 @@ func wantRestores(t *testing.T, r *repo.Repository, sid id.ID, src string) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	if _, err := restore.Run(context.Background(), r, s.Tree, restore.Options{Output: out, Format: restore.FormatDir}); err != nil {
+	if _, err := restore.Run(context.Background(), r, lease(t, r), s.Tree, restore.Options{Output: out, Format: restore.FormatDir}); err != nil {
 		t.Fatalf("restoring %s: %v", sid.Short(), err)
 	}
 	for _, name := range []string{"a.txt", "dir/b.bin", "dir/c"} {
