@@ -30,8 +30,8 @@ func lease(t testing.TB, r *repo.Repository) *lock.Lock {
 	return l
 }
 
-// TestRefusedWithoutLease: without a lock tag changes nothing; a dry run
-// needs none.
+// TestRefusedWithoutLease: without a lock, or under a released one, tag
+// changes nothing; a dry run needs none.
 func TestRefusedWithoutLease(t *testing.T) {
 	ctx := context.Background()
 	r := walktest.New(t)
@@ -41,6 +41,16 @@ func TestRefusedWithoutLease(t *testing.T) {
 		if _, err := tag.Run(ctx, r.Repository, l, opts); !errors.Is(err, repo.ErrNoLease) {
 			t.Fatalf("tag with lease %v: %v, want %v", l, err, repo.ErrNoLease)
 		}
+	}
+	released, err := lock.AcquireShared(ctx, r.Store(), "tag", lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := released.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tag.Run(ctx, r.Repository, released, opts); err == nil {
+		t.Fatal("tag under a released lease succeeded")
 	}
 	opts.DryRun = true
 	if res, err := tag.Run(ctx, r.Repository, nil, opts); err != nil || len(res.Changes) != 1 {

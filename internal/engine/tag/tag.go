@@ -170,6 +170,7 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Options
 		if err := repo.RequireLease(lease, false); err != nil {
 			return nil, err
 		}
+		r = r.Under(lease) // nothing is written or deleted after the lease's safe end
 	}
 	snaps, err := r.Snapshots(ctx)
 	if err != nil {
