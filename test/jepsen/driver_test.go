@@ -348,8 +348,9 @@ func readTree(dir string) (map[string][]byte, error) {
 
 // nemesis starts a fault every 2 to 4 s, on a seeded schedule, each on a
 // client that has none, and removes it after its hold time, until stop.
-// The first two are the long ones: a partition that heals after the lease
-// ran out, and a process stopped for longer than the lease.
+// The first three are the long ones: a partition that heals after the lease
+// ran out, a process stopped for longer than the lease, and a stall: the
+// client's requests reach the server 65 s (more than the TTL) late.
 func (r *run) nemesis(proxies []*toxiproxy.Proxy, procs []*processSlot, stop chan struct{}) {
 	rnd := mrand.New(mrand.NewPCG(r.seed, 0xfa17))
 	busy := make([]bool, len(proxies))
@@ -358,8 +359,8 @@ func (r *run) nemesis(proxies []*toxiproxy.Proxy, procs []*processSlot, stop cha
 	defer wg.Wait()
 	short := []string{"latency", "bandwidth", "reset", "partition"}
 	for n := 0; ; n++ {
-		kind := []string{"long-partition", "sigstop"}[min(n, 1)]
-		if n >= 2 {
+		kind := []string{"long-partition", "sigstop", "stall"}[min(n, 2)]
+		if n >= 3 {
 			kind = short[rnd.IntN(len(short))]
 		}
 		hold := time.Duration(3+rnd.IntN(6)) * time.Second
@@ -400,6 +401,13 @@ func (r *run) fault(kind string, proxy *toxiproxy.Proxy, slot *processSlot, hold
 	var toxic string
 	var err error
 	switch kind {
+	case "stall":
+		// Requests sent now reach the server 65 s later: after the TTL, so
+		// a write sent under a lease lands when others may hold the lock.
+		hold = 70 * time.Second
+		r.awaitHolder(slot, stop)
+		toxic = "stall"
+		_, err = proxy.AddToxic(toxic, "latency", "upstream", 1, toxiproxy.Attributes{"latency": 65000})
 	case "long-partition":
 		hold = 40 * time.Second // past the 30 s safe end: heals after the lease ran out
 		r.awaitHolder(slot, stop)
