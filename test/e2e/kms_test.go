@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -217,5 +218,46 @@ func copyKMSSlots(t *testing.T, from, to string) {
 		if err := os.WriteFile(filepath.Join(to, "keys", filepath.Base(p)), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestKMSProfile: a profiles.yaml store with kms_key_arn, kms_region and
+// kms_endpoint opens a KMS-only repository for backup, list and restore
+// with no KMS flag and no password anywhere.
+func TestKMSProfile(t *testing.T) {
+	t.Parallel()
+	srv := kmstest.Env(t)
+	key := srv.NewKey(t)
+	p := newProfileEnv(t, kmsEnv...)
+	repo := filepath.Join(p.dir, "repo")
+	src := smallTree(t, 5)
+	yaml := fmt.Sprintf(`version: 1
+stores:
+  vault:
+    uri: local:%s
+    kms_key_arn: %s
+    kms_region: us-east-1
+    kms_endpoint: %s
+profiles:
+  work:
+    source: local:%s
+    store: vault
+`, repo, key, srv.Endpoint, src)
+	if err := os.MkdirAll(p.cfg, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.cfg, "profiles.yaml"), []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.mustRun(t, "store", "init", "vault", "-yes")
+	p.mustRun(t, "backup", "-profile", "work")
+	if res := p.mustRun(t, "list", "-profile", "work"); !strings.Contains(res.stdout, src) {
+		t.Fatalf("list -profile shows no snapshot of %s:\n%s", src, res.stdout)
+	}
+	dst := filepath.Join(t.TempDir(), "out")
+	p.mustRun(t, "restore", "-profile", "work", "-output", dst)
+	compareTrees(t, src, dst, cmpOpts{})
+	if slots := readKMSSlots(t, repo); len(slots) != 1 {
+		t.Fatalf("%d kms-platform slots, want 1", len(slots))
 	}
 }
