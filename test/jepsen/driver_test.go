@@ -348,9 +348,9 @@ func readTree(dir string) (map[string][]byte, error) {
 
 // nemesis starts a fault every 2 to 4 s, on a seeded schedule, each on a
 // client that has none, and removes it after its hold time, until stop.
-// The first three are the long ones: a partition that heals after the lease
-// ran out, a process stopped for longer than the lease, and a stall: the
-// client's requests reach the server 65 s (more than the TTL) late.
+// The first three are the long ones, each longer than the TTL: a partition
+// that heals after the lock expired, a lock holder stopped (SIGSTOP), and a
+// stall: the client's requests reach the server 65 s late.
 func (r *run) nemesis(proxies []*toxiproxy.Proxy, procs []*processSlot, stop chan struct{}) {
 	rnd := mrand.New(mrand.NewPCG(r.seed, 0xfa17))
 	busy := make([]bool, len(proxies))
@@ -409,7 +409,7 @@ func (r *run) fault(kind string, proxy *toxiproxy.Proxy, slot *processSlot, hold
 		toxic = "stall"
 		_, err = proxy.AddToxic(toxic, "latency", "upstream", 1, toxiproxy.Attributes{"latency": 65000})
 	case "long-partition":
-		hold = 40 * time.Second // past the 30 s safe end: heals after the lease ran out
+		hold = 65 * time.Second // past the 60 s TTL: heals after the lease and the lock expired
 		r.awaitHolder(slot, stop)
 		toxic = "cut"
 		_, err = proxy.AddToxic(toxic, "timeout", "", 1, toxiproxy.Attributes{"timeout": 0})
@@ -426,7 +426,7 @@ func (r *run) fault(kind string, proxy *toxiproxy.Proxy, slot *processSlot, hold
 		toxic = "reset"
 		_, err = proxy.AddToxic(toxic, "reset_peer", "", 0.5, toxiproxy.Attributes{"timeout": 100 + mrand.IntN(500)})
 	case "sigstop":
-		hold = 35 * time.Second // longer than the 30 s safe end
+		hold = 65 * time.Second // longer than the 60 s TTL: a long GC pause
 		r.awaitHolder(slot, stop)
 		slot.mu.Lock()
 		if c := slot.cmd; c != nil && c.Process != nil {
