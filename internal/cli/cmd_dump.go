@@ -81,8 +81,13 @@ func (a *app) dump(ctx context.Context, r *repo.Repository, ref, p, archive stri
 	return out.Flush()
 }
 
-// stdoutIsTerminal reports whether stdout is a terminal.
+// stdoutIsTerminal reports whether stdout is a terminal (looking through
+// the recordingWriter that Main wraps around it).
 func (a *app) stdoutIsTerminal() bool {
-	f, ok := a.io.Stdout.(*os.File)
+	w := a.io.Stdout
+	if rw, ok := w.(*recordingWriter); ok {
+		w = rw.w
+	}
+	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
