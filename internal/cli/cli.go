@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cloudstic/cloudstic/internal/config"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
@@ -306,31 +307,11 @@ func suggestFlag(fs *flag.FlagSet, args []string) string {
 func closest(s string, candidates []string) string {
 	best, bestD := "", 3
 	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD {
+		if d := config.EditDistance(s, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 func (a *app) writeJSON(v any) {

@@ -246,14 +246,16 @@ func suggestKey(field string, known map[string]bool) string {
 	}
 	slices.Sort(names)
 	for _, k := range names {
-		if strings.Contains(k, field) || strings.Contains(field, k) || editDistance(k, field) <= 2 {
+		if strings.Contains(k, field) || strings.Contains(field, k) || EditDistance(k, field) <= 2 {
 			return fmt.Sprintf(" (did you mean %s?)", k)
 		}
 	}
 	return ""
 }
 
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b, for "did you
+// mean" suggestions (profile keys here, command names in the CLI).
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j
