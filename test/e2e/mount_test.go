@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,21 +22,18 @@ type mountProc struct {
 	dir    string
 	cmd    *exec.Cmd
 	exited chan error
-	mu     sync.Mutex
-	stderr bytes.Buffer
+	stderr string // the file the process's stderr goes to
 }
 
-// Write collects the process's stderr (safe to read while it runs).
-func (m *mountProc) Write(p []byte) (int, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.stderr.Write(p)
-}
-
+// log is what the process wrote to stderr so far. Its stderr is a file,
+// not a pipe drained by a goroutine, so a line written before the process
+// answered a file system request is here once that request returns.
 func (m *mountProc) log() string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.stderr.String()
+	b, err := os.ReadFile(m.stderr)
+	if err != nil {
+		m.t.Fatalf("reading the mount's stderr: %v", err)
+	}
+	return string(b)
 }
 
 // startMount runs cloudstic mount on a new directory and waits until the
@@ -48,8 +44,14 @@ func startMount(t *testing.T, r repoArgs, extra ...string) *mountProc {
 		t.Fatalf("the mount tests need /dev/fuse (scripts/test.sh creates it): %v", err)
 	}
 	m := &mountProc{t: t, dir: t.TempDir(), exited: make(chan error, 1)}
+	m.stderr = filepath.Join(t.TempDir(), "stderr")
+	stderr, err := os.Create(m.stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stderr.Close() // the child has its own copy
 	m.cmd = runOpts{}.cmd(r.with("mount", append([]string{m.dir}, extra...)...))
-	m.cmd.Stderr = m
+	m.cmd.Stderr = stderr
 	if err := m.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
