@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +13,8 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/cloudstic/cloudstic/internal/awsconf"
+	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
@@ -30,7 +31,8 @@ type app struct {
 	// ctx is the run's context, for the work parse does after parsing
 	// (reading secrets from a keyring may block).
 	ctx context.Context
-	st  *wrap.Logging
+	// st is the opened store, repository or keyring, closed by closeStore.
+	st openedStore
 	// history records lease events for tests (historyEnv), or is nil.
 	history *history
 	// errMu serialises messages written to stderr from many goroutines
@@ -117,22 +119,26 @@ func (a *app) debugf(format string, args ...any) {
 }
 
 // openStore opens the store named by -store, wrapped for -debug logging
-// and request counting.
+// and request counting, for the commands that work on the store itself
+// (init, cat config, locks, break-lock, key list).
 func (a *app) openStore(ctx context.Context, forInit bool) (store.Store, error) {
-	inner, err := a.openBackend(ctx, forInit)
+	so, err := a.storeOptions(forInit)
 	if err != nil {
 		return nil, err
 	}
-	if wrap := a.io.TestStoreWrapper; wrap != nil {
-		inner = wrap(inner)
+	st, err := operation.OpenStore(ctx, so)
+	if err != nil {
+		return nil, a.openErr(err)
 	}
-	var logf func(string, ...any)
-	if a.g.debug {
-		logf = a.debugf
-		a.debugf("lock protocol: %s", lock.Protocol(inner.Capabilities()))
-	}
-	a.st = wrap.NewLogging(inner, logf)
-	return a.st, nil
+	a.st = st
+	return st, nil
+}
+
+// openedStore is what closeStore closes: a store, or the repository or
+// keyring opened in it.
+type openedStore interface {
+	Counts() wrap.Counts
+	Close() error
 }
 
 func (a *app) closeStore() {
@@ -146,6 +152,20 @@ func (a *app) closeStore() {
 	if err := a.st.Close(); err != nil {
 		a.warnf("closing store: %v", err)
 	}
+}
+
+// openErr says what to do about a store that could not be opened.
+func (a *app) openErr(err error) error {
+	var se *operation.StoreError
+	switch {
+	case errors.Is(err, operation.ErrStoreURI):
+		return usageErr("-store %w", err)
+	case errors.Is(err, operation.ErrNoRepository):
+		return fmt.Errorf("%w: run 'cloudstic init'", err)
+	case errors.As(err, &se) && errors.Is(se.Err, awsconf.ErrNoCredentials):
+		return fmt.Errorf("%w: %s", err, credentialHint(se.Scheme))
+	}
+	return err
 }
 
 // credentials returns what was given to unlock an encrypted repository:
@@ -201,42 +221,44 @@ func (a *app) prompt(f *os.File, label string) (string, error) {
 	return string(b), nil
 }
 
-// openRepo opens the store and the repository in it.
-func (a *app) openRepo(ctx context.Context) (*repo.Repository, error) {
-	st, err := a.openStore(ctx, false)
+// openRepo opens the store and the repository in it through the
+// operation layer, which every command reading or writing snapshots goes
+// through; the command closes it with closeStore.
+func (a *app) openRepo(ctx context.Context) (*operation.Repo, error) {
+	o, err := a.openOptions()
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := repo.ReadConfig(ctx, st)
-	if errors.Is(err, repo.ErrNotRepository) {
-		return nil, fmt.Errorf("repository not initialized at %s: run 'cloudstic init'", a.g.store)
-	}
-	if err != nil {
-		return nil, err
-	}
-	var creds repo.Credentials
-	if cfg.Encrypted {
-		if creds, err = a.credentials(ctx, false); err != nil {
-			return nil, err
-		}
-	}
-	r, err := repo.Open(ctx, st, creds)
-	if err == nil {
-		a.useCache(r)
-		// Unlocking a password slot allocates argon2id's memory; give it
-		// back now so it does not add to the peak of the work that follows.
-		debug.FreeOSMemory()
-	}
-	switch {
-	case errors.Is(err, repo.ErrNeedCredential):
+	r, err := operation.Open(ctx, o)
+	if errors.Is(err, repo.ErrNeedCredential) {
 		return nil, errors.New("repository is encrypted: give -password (or CLOUDSTIC_PASSWORD), -encryption-key, -recovery-key or -kms-key-arn")
-	case errors.Is(err, repo.ErrWrongCredential), err != nil && creds.KMS != nil:
-		// Keep the details: they name key slots that are damaged, which
-		// is not the same problem as a mistyped password, and say why KMS
-		// refused.
-		return nil, fmt.Errorf("cannot open repository at %s: %w", a.g.store, err)
 	}
-	return r, err
+	if err != nil {
+		return nil, a.openErr(err)
+	}
+	a.st = r
+	return r, nil
+}
+
+// openOptions are the operation layer's options for this run: the store
+// from -store and its flags, the credentials (prompted for only when the
+// repository is encrypted), the metadata cache, the lock settings.
+func (a *app) openOptions() (operation.Options, error) {
+	so, err := a.storeOptions(false)
+	if err != nil {
+		return operation.Options{}, err
+	}
+	return operation.Options{
+		Store: so,
+		Credentials: func(ctx context.Context) (repo.Credentials, error) {
+			return a.credentials(ctx, false)
+		},
+		Cache:  a.cacheOptions(),
+		Lock:   a.lockOptions(),
+		Clock:  clock.Real{},
+		Warnf:  a.warnf,
+		Debugf: a.debugf,
+	}, nil
 }
 
 // indexedSnapshots loads r's index and lists its snapshots, oldest first:
@@ -255,12 +277,6 @@ func (a *app) lockOptions() lock.Options {
 		o.Trace = a.history.lease
 	}
 	return o
-}
-
-// env is what the operation layer needs from this run: the lock settings
-// and where to warn.
-func (a *app) env() operation.Env {
-	return operation.Env{Lock: a.lockOptions(), Warnf: a.warnf}
 }
 
 // multiFlag is a repeatable string flag.

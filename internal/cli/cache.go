@@ -1,27 +1,19 @@
 package cli
 
 import (
-	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/cache"
 )
 
-// useCache gives a repository in a remote store its local metadata cache
-// of index files, snapshots and tree packs, as -no-cache and the
-// environment say (see cache.FromEnv). Local stores get none: a copy on the
-// same disk saves nothing. A cache that cannot be opened is left out with a
-// debug line: it only ever saves downloads.
-func (a *app) useCache(r *repo.Repository) {
-	if a.g.noCache || isLocal(a.g.store) {
-		return
+// cacheOptions say where the operation layer keeps the local metadata
+// cache of a remote repository's index files, snapshots and tree packs, as
+// -no-cache and the environment say (see cache.FromEnv); nil: no cache.
+func (a *app) cacheOptions() *cache.Options {
+	if a.g.noCache {
+		return nil
 	}
 	opts, ok := cache.FromEnv(a.io.Getenv)
 	if !ok {
-		return
+		return nil
 	}
-	c, err := cache.Open(opts, r.Config().ID)
-	if err != nil {
-		a.debugf("metadata cache not used: %v", err)
-		return
-	}
-	r.SetCache(c)
+	return &opts
 }

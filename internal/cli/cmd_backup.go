@@ -10,7 +10,6 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
-	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 )
 
@@ -128,8 +127,8 @@ func parseCompression(value string, local bool) (pack.Compression, error) {
 	return 0, usageErr("-compression %q: want auto, fast, small or off", value)
 }
 
-func (a *app) backup(ctx context.Context, r *repo.Repository, opts backup.Options) error {
-	res, err := operation.Backup(ctx, a.env(), r, opts, a.backupProgress)
+func (a *app) backup(ctx context.Context, r *operation.Repo, opts backup.Options) error {
+	res, err := operation.Backup(ctx, r, opts, a.backupProgress)
 	if errors.Is(err, backup.ErrSource) {
 		return fmt.Errorf("cannot back up %s: %w", opts.Path, err)
 	}

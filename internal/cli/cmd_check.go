@@ -35,7 +35,7 @@ func runCheck(ctx context.Context, a *app, args []string) error {
 	}
 	defer a.closeStore()
 	stopProgress := a.checkProgress(&opts)
-	res, err := check.Run(ctx, r, opts)
+	res, err := check.Run(ctx, r.Repository, opts)
 	stopProgress()
 	if err != nil {
 		return err

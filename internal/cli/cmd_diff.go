@@ -53,7 +53,7 @@ func runDiff(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	snaps, err := indexedSnapshots(ctx, r)
+	snaps, err := indexedSnapshots(ctx, r.Repository)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func runDiff(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	var changes []diffChange
-	if err := diffTrees(ctx, r, s1.Tree, s2.Tree, "", func(c diffChange) { changes = append(changes, c) }); err != nil {
+	if err := diffTrees(ctx, r.Repository, s1.Tree, s2.Tree, "", func(c diffChange) { changes = append(changes, c) }); err != nil {
 		return err
 	}
 	sum := summarize(changes)

@@ -35,8 +35,8 @@ func runDump(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	return operation.WithSharedLock(ctx, a.env(), r.Store(), "dump", func(ctx context.Context, _ *lock.Lock) error {
-		return a.dump(ctx, r, pos[0], pos[1], *archive)
+	return operation.WithSharedLock(ctx, r, "dump", func(ctx context.Context, _ *lock.Lock) error {
+		return a.dump(ctx, r.Repository, pos[0], pos[1], *archive)
 	})
 }
 

@@ -62,8 +62,8 @@ func runFind(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	return operation.WithSharedLock(ctx, a.env(), r.Store(), "find", func(ctx context.Context, _ *lock.Lock) error {
-		return a.find(ctx, r, snapRefs, opts)
+	return operation.WithSharedLock(ctx, r, "find", func(ctx context.Context, _ *lock.Lock) error {
+		return a.find(ctx, r.Repository, snapRefs, opts)
 	})
 }
 

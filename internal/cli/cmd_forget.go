@@ -60,7 +60,7 @@ func runForget(ctx context.Context, a *app, args []string) error {
 	if *doPrune {
 		pruneOpts = &popts
 	}
-	res, pres, err := operation.Forget(ctx, a.env(), r, opts, pruneOpts, a.pruneReporting)
+	res, pres, err := operation.Forget(ctx, r, opts, pruneOpts, a.pruneReporting)
 	if res == nil {
 		return err
 	}

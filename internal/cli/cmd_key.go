@@ -86,31 +86,41 @@ func runKey(ctx context.Context, a *app, args []string) error {
 	return a.keyRemove(ctx, kr, pos[0])
 }
 
-func (a *app) openKeyring(ctx context.Context) (*repo.Keyring, error) {
-	st, err := a.openStore(ctx, false)
+// openKeyring opens the keyring through the operation layer with the
+// current credential (prompted for on a terminal when none was given).
+func (a *app) openKeyring(ctx context.Context) (*operation.Keyring, error) {
+	o, err := a.openOptions()
 	if err != nil {
 		return nil, err
 	}
-	creds, err := a.credentials(ctx, false)
-	if err != nil {
-		a.closeStore()
-		return nil, err
+	// A credential that could not be had (a prompt, KMS) is reported as
+	// it is, not as a refusal of the repository.
+	var credErr error
+	o.Credentials = func(ctx context.Context) (repo.Credentials, error) {
+		c, err := a.credentials(ctx, false)
+		credErr = err
+		return c, err
 	}
-	kr, err := repo.OpenKeyring(ctx, st, creds)
+	kr, err := operation.OpenKeyring(ctx, o)
 	if err == nil {
+		a.st = kr
 		return kr, nil
 	}
-	a.closeStore()
+	kms := a.g.kms.keyARN != ""
 	switch {
+	case credErr != nil:
+		return nil, err
+	case errors.Is(err, operation.ErrStoreURI), errors.Is(err, operation.ErrNoRepository), errors.As(err, new(*operation.StoreError)):
+		return nil, a.openErr(err)
 	case errors.Is(err, repo.ErrNotRepository):
 		return nil, fmt.Errorf("repository not initialized at %s: run 'cloudstic init'", a.g.store)
 	case errors.Is(err, repo.ErrNotEncrypted):
 		return nil, fmt.Errorf("repository at %s is not encrypted: it has no keys to manage", a.g.store)
 	case errors.Is(err, repo.ErrNeedCredential):
 		return nil, errors.New("changing keys needs the current credential: give -password (or CLOUDSTIC_PASSWORD), -encryption-key, -recovery-key or -kms-key-arn")
-	case errors.Is(err, repo.ErrWrongCredential) && creds.KMS == nil:
+	case errors.Is(err, repo.ErrWrongCredential) && !kms:
 		return nil, fmt.Errorf("cannot open repository at %s: wrong password or key", a.g.store)
-	case creds.KMS != nil:
+	case kms:
 		return nil, fmt.Errorf("cannot open repository at %s: %w", a.g.store, err)
 	}
 	return nil, err
@@ -159,7 +169,7 @@ func (a *app) keyList(ctx context.Context) error {
 	return tw.Flush()
 }
 
-func (a *app) keyAdd(ctx context.Context, kr *repo.Keyring, label, newPassword, newKey string) error {
+func (a *app) keyAdd(ctx context.Context, kr *operation.Keyring, label, newPassword, newKey string) error {
 	kind, secret := crypt.SlotPassword, []byte(newPassword)
 	if newKey != "" {
 		b, err := crypt.ParsePlatformKey(newKey)
@@ -185,7 +195,7 @@ func (a *app) keyAdd(ctx context.Context, kr *repo.Keyring, label, newPassword, 
 }
 
 // keyAddKMS adds a kms-platform slot for keyARN.
-func (a *app) keyAddKMS(ctx context.Context, kr *repo.Keyring, label, keyARN string) error {
+func (a *app) keyAddKMS(ctx context.Context, kr *operation.Keyring, label, keyARN string) error {
 	c, err := a.openKMS(ctx, keyARN)
 	if err != nil {
 		return err
@@ -200,7 +210,7 @@ func (a *app) keyAddKMS(ctx context.Context, kr *repo.Keyring, label, keyARN str
 	return a.keyReport("added", s, "")
 }
 
-func (a *app) keyAddRecovery(ctx context.Context, kr *repo.Keyring, label string) error {
+func (a *app) keyAddRecovery(ctx context.Context, kr *operation.Keyring, label string) error {
 	entropy, words, err := crypt.NewRecoveryKey()
 	if err != nil {
 		return err
@@ -215,7 +225,7 @@ func (a *app) keyAddRecovery(ctx context.Context, kr *repo.Keyring, label string
 	return a.keyReport("added", s, words)
 }
 
-func (a *app) keyPasswd(ctx context.Context, kr *repo.Keyring, label, newPassword string) error {
+func (a *app) keyPasswd(ctx context.Context, kr *operation.Keyring, label, newPassword string) error {
 	if newPassword == "" {
 		pw, err := a.askNewPassword()
 		if err != nil {
@@ -226,7 +236,7 @@ func (a *app) keyPasswd(ctx context.Context, kr *repo.Keyring, label, newPasswor
 	if cur, err := kr.Find(ctx, kr.Current()); err == nil && cur.Kind == crypt.SlotKMS {
 		return usageErr("key passwd replaces the slot you opened with, here the kms-platform slot %s: add a password with 'key add' instead", cur.ID[:8])
 	}
-	s, err := operation.KeyPasswd(ctx, a.env(), kr, newPassword, label)
+	s, err := operation.KeyPasswd(ctx, kr, newPassword, label)
 	if errors.Is(err, repo.ErrLabelTaken) {
 		return usageErr("%v: choose another -label (see 'cloudstic key list')", err)
 	}
@@ -236,8 +246,8 @@ func (a *app) keyPasswd(ctx context.Context, kr *repo.Keyring, label, newPasswor
 	return a.keyReport("changed", s, "")
 }
 
-func (a *app) keyRemove(ctx context.Context, kr *repo.Keyring, ref string) error {
-	s, err := operation.KeyRemove(ctx, a.env(), kr, ref)
+func (a *app) keyRemove(ctx context.Context, kr *operation.Keyring, ref string) error {
+	s, err := operation.KeyRemove(ctx, kr, ref)
 	switch {
 	case errors.Is(err, repo.ErrKeyNotFound), errors.Is(err, repo.ErrKeyAmbiguous):
 		return fmt.Errorf("%w: run 'cloudstic key list' to see the labels and ids", err)

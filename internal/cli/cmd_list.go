@@ -76,7 +76,7 @@ func runLs(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	snaps, err := indexedSnapshots(ctx, r)
+	snaps, err := indexedSnapshots(ctx, r.Repository)
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func runLs(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	entries := []lsEntry{}
-	err = walkTree(ctx, r, snap.Tree, "", func(p string, n *tree.Node) {
+	err = walkTree(ctx, r.Repository, snap.Tree, "", func(p string, n *tree.Node) {
 		if a.g.json {
 			entries = append(entries, lsEntry{Path: p, Type: n.Type, Size: n.Size, Mode: fmt.Sprintf("%04o", n.Mode),
 				MTime: time.Unix(0, n.MTime).UTC(), UID: n.UID, GID: n.GID, Target: n.LinkTarget})

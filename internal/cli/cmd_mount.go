@@ -40,10 +40,10 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	defer a.closeStore()
 	opts := mount.Options{CacheBytes: cacheBytes, AllowOther: *allowOther, Warnf: a.warnf,
 		FsName: "cloudstic:" + store.Describe(r.Store())}
-	return operation.WithSharedLock(ctx, a.env(), r.Store(), "mount", func(lockCtx context.Context, _ *lock.Lock) error {
+	return operation.WithSharedLock(ctx, r, "mount", func(lockCtx context.Context, _ *lock.Lock) error {
 		a.infof("Serving the snapshots of %s at %s (read-only); press Ctrl-C or run 'fusermount -u %s' to unmount",
 			a.g.store, mountpoint, mountpoint)
-		err := mount.Serve(lockCtx, r, mountpoint, opts)
+		err := mount.Serve(lockCtx, r.Repository, mountpoint, opts)
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			err = nil // Ctrl-C is how a mount normally ends
 		}

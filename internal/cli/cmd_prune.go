@@ -10,7 +10,6 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
-	"github.com/cloudstic/cloudstic/internal/repo"
 )
 
 // pruneFlags are the flags of prune, shared with forget -prune.
@@ -67,9 +66,9 @@ func runPrune(ctx context.Context, a *app, args []string) error {
 
 // prune runs prune with progress reporting: without a lock on a dry run,
 // else under the exclusive lock (the operation layer takes it).
-func (a *app) prune(ctx context.Context, r *repo.Repository, opts prune.Options) (*prune.Result, error) {
+func (a *app) prune(ctx context.Context, r *operation.Repo, opts prune.Options) (*prune.Result, error) {
 	defer a.pruneReporting(&opts)()
-	return operation.Prune(ctx, a.env(), r, opts)
+	return operation.Prune(ctx, r, opts)
 }
 
 // pruneReporting sets up prune's progress display or log lines and

@@ -8,7 +8,6 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
-	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
 
@@ -48,7 +47,7 @@ func runRestore(ctx context.Context, a *app, args []string) error {
 	return a.restore(ctx, r, ref, restore.Options{Output: *output, Format: *format, Path: *path, DryRun: *dryRun, Warnf: a.warnf})
 }
 
-func (a *app) restore(ctx context.Context, r *repo.Repository, ref string, opts restore.Options) error {
+func (a *app) restore(ctx context.Context, r *operation.Repo, ref string, opts restore.Options) error {
 	begin := func(snap snapshot.WithID, opts *restore.Options) func() {
 		var files, bytes int64
 		if opts.Path == "" {
@@ -56,7 +55,7 @@ func (a *app) restore(ctx context.Context, r *repo.Repository, ref string, opts 
 		}
 		return a.restoreProgress(opts, files, bytes)
 	}
-	out, err := operation.Restore(ctx, a.env(), r, ref, opts, begin)
+	out, err := operation.Restore(ctx, r, ref, opts, begin)
 	if out == nil || (err != nil && !errors.Is(err, restore.ErrDamaged)) {
 		return err
 	}

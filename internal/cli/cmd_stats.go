@@ -47,8 +47,8 @@ func runStats(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	return operation.WithSharedLock(ctx, a.env(), r.Store(), "stats", func(ctx context.Context, _ *lock.Lock) error {
-		snaps, err := indexedSnapshots(ctx, r)
+	return operation.WithSharedLock(ctx, r, "stats", func(ctx context.Context, _ *lock.Lock) error {
+		snaps, err := indexedSnapshots(ctx, r.Repository)
 		if err != nil {
 			return err
 		}
@@ -58,9 +58,9 @@ func runStats(ctx context.Context, a *app, args []string) error {
 			}
 		}
 		if *growth {
-			return a.statsGrowth(ctx, r, snaps)
+			return a.statsGrowth(ctx, r.Repository, snaps)
 		}
-		return a.stats(ctx, r, snaps, *mode)
+		return a.stats(ctx, r.Repository, snaps, *mode)
 	})
 }
 

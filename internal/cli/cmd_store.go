@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cloudstic/cloudstic/internal/config"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo"
 )
 
@@ -210,7 +211,7 @@ func storeVerify(ctx context.Context, a *app, args []string) error {
 	}
 	name := pos
 	st, err := a.openStore(ctx, false)
-	if errors.Is(err, errNoRepository) {
+	if errors.Is(err, operation.ErrNoRepository) {
 		return fmt.Errorf("store %s: %w at %s (run 'cloudstic store init %s')", name, errVerifyNoRepo, a.g.store, name)
 	}
 	if err != nil {

@@ -48,7 +48,7 @@ func runTag(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	res, err := operation.Tag(ctx, a.env(), r, opts)
+	res, err := operation.Tag(ctx, r, opts)
 	if res != nil {
 		a.printTag(res, *dryRun, err)
 	}

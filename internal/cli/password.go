@@ -15,9 +15,6 @@ import (
 // errNotExist is os.ErrNotExist, named for the profile code's checks.
 var errNotExist = os.ErrNotExist
 
-// errNoRepository marks a store where no repository was created yet.
-var errNoRepository = errors.New("repository not initialized")
-
 // errPasswordCommand marks a -password-command that failed or printed
 // nothing.
 var errPasswordCommand = errors.New("-password-command failed")

@@ -1,17 +1,11 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"flag"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/cloudstic/cloudstic/internal/awsconf"
-	"github.com/cloudstic/cloudstic/internal/store"
-	"github.com/cloudstic/cloudstic/internal/store/local"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/store/s3"
 	"github.com/cloudstic/cloudstic/internal/store/sftp"
 )
@@ -49,15 +43,6 @@ func (f *sftpFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.BoolVar(&f.insecure, "store-sftp-insecure", false, "INSECURE: accept any SSH host key")
 }
 
-// bucketPrefix splits "BUCKET[/PREFIX]".
-func bucketPrefix(scheme, rest string) (string, string, error) {
-	bucket, prefix, _ := strings.Cut(rest, "/")
-	if bucket == "" {
-		return "", "", usageErr("-store %s: needs a bucket name, e.g. %s:my-bucket/backups", scheme, scheme)
-	}
-	return bucket, strings.Trim(prefix, "/"), nil
-}
-
 // credentialHint says how to give an s3: or b2: store credentials.
 func credentialHint(scheme string) string {
 	if scheme == "b2" {
@@ -66,111 +51,44 @@ func credentialHint(scheme string) string {
 	return "give AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, -s3-profile, -s3-access-key and -s3-secret-key, or a profile's s3_access_key_secret/s3_secret_key_secret"
 }
 
-// isLocal reports whether a -store value names a local directory: local:PATH,
-// or a plain path (one with a colon only when it starts with / or .).
-// openBackend opens exactly these as local stores.
-func isLocal(store string) bool {
-	if strings.HasPrefix(store, "local:") {
-		return true
-	}
-	if strings.Contains(store, "://") {
-		return false
-	}
-	return !strings.Contains(store, ":") || strings.HasPrefix(store, "/") || strings.HasPrefix(store, ".")
-}
+// isLocal reports whether a -store value names a local directory (see
+// operation.IsLocal).
+func isLocal(store string) bool { return operation.IsLocal(store) }
 
-// openBackend opens the store -store names.
-func (a *app) openBackend(ctx context.Context, forInit bool) (store.Store, error) {
-	uri := a.g.store
-	var logf func(string, ...any)
+// storeOptions are the operation layer's options for the store -store
+// names, from the store flags and the environment.
+func (a *app) storeOptions(forInit bool) (operation.StoreOptions, error) {
+	f := a.g.s3
+	cond, err := s3.ParseConditionalWrites(f.conditionalWrites)
+	if err != nil && (strings.HasPrefix(a.g.store, "s3:") || strings.HasPrefix(a.g.store, "b2:")) {
+		return operation.StoreOptions{}, usageErr("-s3-conditional-writes (env CLOUDSTIC_S3_CONDITIONAL_WRITES) %v", err)
+	}
+	o := operation.StoreOptions{
+		URI:    a.g.store,
+		Create: forInit,
+		S3: s3.Config{ConditionalWrites: cond, Endpoint: f.endpoint, Region: f.region, Profile: f.profile,
+			AccessKey: f.accessKey, SecretKey: f.secretKey},
+		B2:          operation.B2Options{KeyID: f.b2KeyID, AppKey: f.b2AppKey, Region: f.b2Region},
+		SFTP:        a.sftpConfig(),
+		Connections: a.g.storeConns,
+		TestWrapper: a.io.TestStoreWrapper,
+	}
 	if a.g.debug {
-		logf = a.debugf
+		o.Logf = a.debugf
 	}
-	switch {
-	case strings.HasPrefix(uri, "local:"):
-		return openLocal(strings.TrimPrefix(uri, "local:"), forInit)
-	case strings.HasPrefix(uri, "s3:"), strings.HasPrefix(uri, "b2:"):
-		scheme := uri[:2]
-		bucket, prefix, err := bucketPrefix(scheme, uri[3:])
-		if err != nil {
-			return nil, err
-		}
-		f := a.g.s3
-		cond, err := s3.ParseConditionalWrites(f.conditionalWrites)
-		if err != nil {
-			return nil, usageErr("-s3-conditional-writes (env CLOUDSTIC_S3_CONDITIONAL_WRITES) %v", err)
-		}
-		cfg := s3.Config{ConditionalWrites: cond, Bucket: bucket, Prefix: prefix, Endpoint: f.endpoint, Region: f.region, Profile: f.profile,
-			AccessKey: f.accessKey, SecretKey: f.secretKey, MaxConnections: a.g.storeConns, Logf: logf}
-		if scheme == "b2" {
-			cfg.Flavor = s3.FlavorB2
-			cfg.Region = f.b2Region
-			if f.b2KeyID != "" {
-				cfg.AccessKey, cfg.SecretKey = f.b2KeyID, f.b2AppKey
-			}
-		}
-		st, err := s3.Open(ctx, cfg)
-		if errors.Is(err, awsconf.ErrNoCredentials) {
-			return nil, fmt.Errorf("opening %s: %w: %s", uri, err, credentialHint(scheme))
-		}
-		if err != nil {
-			return nil, fmt.Errorf("opening %s: %w", uri, err)
-		}
-		return st, nil
-	case strings.HasPrefix(uri, "sftp://"):
-		cfg, err := sftp.ParseURL(uri)
-		if err != nil {
-			return nil, usageErr("-store %s: %v", uri, err)
-		}
-		f := a.g.sftp
-		cfg.KeyFile, cfg.Password, cfg.KnownHostsFile, cfg.InsecureIgnoreHostKey = f.key, f.password, f.knownHosts, f.insecure
-		a.sftpEnvDefaults(&cfg)
-		cfg.CreateDir = forInit
-		cfg.Logf = logf
-		st, err := sftp.Open(ctx, cfg)
-		if errors.Is(err, sftp.ErrNoRepositoryDir) {
-			return nil, fmt.Errorf("%w at %s (the remote directory does not exist): run 'cloudstic init'", errNoRepository, uri)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("opening %s: %w", uri, err)
-		}
-		return st, nil
-	case !isLocal(uri):
-		return nil, usageErr("-store %q: unknown store type (want local:PATH, s3:BUCKET, b2:BUCKET or sftp://host/path)", uri)
-	default:
-		return openLocal(uri, forInit)
-	}
+	return o, nil
 }
 
-// sftpEnvDefaults fills in what the environment gives an SFTP store: the
-// login name ($USER) when the URL names none, ~/.ssh/known_hosts when no
-// -store-sftp-known-hosts was given, and the ssh-agent ($SSH_AUTH_SOCK).
-func (a *app) sftpEnvDefaults(cfg *sftp.Config) {
-	if cfg.User == "" {
-		cfg.User = a.io.Getenv("USER")
-	}
+// sftpConfig is the authentication of sftp:// stores: the -store-sftp-*
+// flags and what the environment gives: the login name ($USER) for URLs
+// that name none, ~/.ssh/known_hosts when no -store-sftp-known-hosts was
+// given, and the ssh-agent ($SSH_AUTH_SOCK).
+func (a *app) sftpConfig() sftp.Config {
+	f := a.g.sftp
+	cfg := sftp.Config{User: a.io.Getenv("USER"), KeyFile: f.key, Password: f.password, KnownHostsFile: f.knownHosts,
+		InsecureIgnoreHostKey: f.insecure, AgentSocket: a.io.Getenv("SSH_AUTH_SOCK")}
 	if home := a.io.Getenv("HOME"); cfg.KnownHostsFile == "" && home != "" {
 		cfg.KnownHostsFile = filepath.Join(home, ".ssh", "known_hosts")
 	}
-	cfg.AgentSocket = a.io.Getenv("SSH_AUTH_SOCK")
-}
-
-func openLocal(dir string, forInit bool) (store.Store, error) {
-	if dir == "" {
-		return nil, usageErr("-store local: needs a path, e.g. local:./backup_store")
-	}
-	fi, err := os.Stat(dir)
-	switch {
-	case err == nil && !fi.IsDir():
-		return nil, fmt.Errorf("store path %s is not a directory", dir)
-	case errors.Is(err, os.ErrNotExist) && !forInit:
-		return nil, fmt.Errorf("%w at local:%s: run 'cloudstic init'", errNoRepository, dir)
-	case errors.Is(err, os.ErrNotExist):
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, err
-		}
-	case err != nil:
-		return nil, err
-	}
-	return local.New(dir), nil
+	return cfg
 }

@@ -1,6 +1,14 @@
-// Package operation runs the repository's operations under the lock the
-// seed assigns to each, so that no caller (the command line today; mount,
-// copy or a web dashboard tomorrow) can write without it:
+// Package operation opens repositories and runs their operations under
+// the lock the seed assigns to each, so that every caller (the command line
+// today; mount, copy or a web dashboard tomorrow) opens, unlocks and locks
+// the same way and none can write without its lock.
+//
+// Open (OpenKeyring for the key commands) is the one way in: it opens the
+// store a URI names, reads the config, asks the caller's credential source
+// only for an encrypted repository, unlocks it and sets up the metadata
+// cache. The caller keeps prompting and reading secrets; it passes values
+// and functions down, never the other way. The operations run on the
+// opened Repo (or Keyring) and take their own lock:
 //
 //	backup            shared (none with DryRun)
 //	restore           shared, always (a prune must not delete what it reads)

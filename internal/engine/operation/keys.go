@@ -10,9 +10,9 @@ import (
 // KeyPasswd replaces the keyring's current slot with a password slot for
 // newPassword (label names it; empty: "password N") under the exclusive
 // lock: it removes the old slot.
-func KeyPasswd(ctx context.Context, env Env, kr *repo.Keyring, newPassword, label string) (repo.KeySlot, error) {
+func KeyPasswd(ctx context.Context, kr *Keyring, newPassword, label string) (repo.KeySlot, error) {
 	var s repo.KeySlot
-	err := withLock(ctx, env, kr.Store(), exclusive, "key passwd", func(ctx context.Context, lease *lock.Lock) error {
+	err := withLock(ctx, kr.env, kr.Store(), exclusive, "key passwd", func(ctx context.Context, lease *lock.Lock) error {
 		var err error
 		s, err = kr.ChangePassword(ctx, lease, newPassword, label)
 		return err
@@ -24,9 +24,9 @@ func KeyPasswd(ctx context.Context, env Env, kr *repo.Keyring, newPassword, labe
 // prefix) under the exclusive lock: two removals at once could each see the
 // other's slot and together delete the last key, and with it the
 // repository. It returns the slot removed.
-func KeyRemove(ctx context.Context, env Env, kr *repo.Keyring, ref string) (repo.KeySlot, error) {
+func KeyRemove(ctx context.Context, kr *Keyring, ref string) (repo.KeySlot, error) {
 	var s repo.KeySlot
-	err := withLock(ctx, env, kr.Store(), exclusive, "key remove", func(ctx context.Context, lease *lock.Lock) error {
+	err := withLock(ctx, kr.env, kr.Store(), exclusive, "key remove", func(ctx context.Context, lease *lock.Lock) error {
 		var err error
 		if s, err = kr.Find(ctx, ref); err != nil {
 			return err

@@ -18,22 +18,6 @@ var ErrLockLeft = errors.New("our lock could not be removed; it expires by itsel
 // on a fresh context: Ctrl-C must still remove our lock.
 const releaseTimeout = 30 * time.Second
 
-// Env is what every locked operation needs besides its own options.
-type Env struct {
-	// Lock tunes the lock (Wait for -lock-wait; the zero value means the
-	// defaults).
-	Lock lock.Options
-	// Warnf reports what does not fail the operation: a lock that could
-	// not be removed after the work succeeded (nil: not reported).
-	Warnf func(format string, args ...any)
-}
-
-func (e Env) warnf(format string, args ...any) {
-	if e.Warnf != nil {
-		e.Warnf(format, args...)
-	}
-}
-
 // mode is the kind of lock an operation takes.
 type mode int
 
@@ -42,23 +26,23 @@ const (
 	exclusive
 )
 
-// WithSharedLock runs fn holding a shared lock on st, named op in the lock
+// WithSharedLock runs fn holding a shared lock on r, named op in the lock
 // object, for operations that read snapshot data or add immutable objects
 // (backup, restore; a mount or a copy's source). fn runs under the lock's
 // context, cancelled when the lease is lost, and gets the lease the engine's
 // entry points require. The lock is released afterwards, also on error or
 // Ctrl-C.
-func WithSharedLock(ctx context.Context, env Env, st store.Store, op string, fn func(ctx context.Context, lease *lock.Lock) error) error {
-	return withLock(ctx, env, st, shared, op, fn)
+func WithSharedLock(ctx context.Context, r *Repo, op string, fn func(ctx context.Context, lease *lock.Lock) error) error {
+	return withLock(ctx, r.env, r.Store(), shared, op, fn)
 }
 
 // withLock takes the lock of mode m, runs fn and releases the lock.
-func withLock(ctx context.Context, env Env, st store.Store, m mode, op string, fn func(ctx context.Context, lease *lock.Lock) error) error {
+func withLock(ctx context.Context, env env, st store.Store, m mode, op string, fn func(ctx context.Context, lease *lock.Lock) error) error {
 	acquire := lock.AcquireShared
 	if m == exclusive {
 		acquire = lock.AcquireExclusive
 	}
-	l, err := acquire(ctx, st, op, env.Lock)
+	l, err := acquire(ctx, st, op, env.lock)
 	if err != nil {
 		return err
 	}

@@ -25,43 +25,44 @@ import (
 // writes nothing, the rest runs, and no operation leaves its lock behind.
 func TestOperationsTakeTheirLock(t *testing.T) {
 	ctx := context.Background()
-	st := checktest.NewRepo(t, t.TempDir())
+	dir := t.TempDir()
+	st := checktest.NewRepo(t, dir)
 	src := t.TempDir()
 	checktest.WriteFile(t, src, "f", 1, 100<<10)
 	checktest.Backup(t, st, src)
-	open := func(t *testing.T) *repo.Repository { return checktest.Open(t, st) }
+	open := func(t *testing.T) *operation.Repo { return openRepo(t, dir) }
 	ops := map[string]func(t *testing.T) error{
 		"backup": func(t *testing.T) error {
-			_, err := operation.Backup(ctx, operation.Env{}, open(t), backup.Options{Path: src}, nil)
+			_, err := operation.Backup(ctx, open(t), backup.Options{Path: src}, nil)
 			return err
 		},
 		"backup -dry-run": func(t *testing.T) error {
-			_, err := operation.Backup(ctx, operation.Env{}, open(t), backup.Options{Path: src, DryRun: true}, nil)
+			_, err := operation.Backup(ctx, open(t), backup.Options{Path: src, DryRun: true}, nil)
 			return err
 		},
 		"restore -dry-run": func(t *testing.T) error {
-			_, err := operation.Restore(ctx, operation.Env{}, open(t), "latest",
+			_, err := operation.Restore(ctx, open(t), "latest",
 				restore.Options{Output: filepath.Join(t.TempDir(), "out"), DryRun: true}, nil)
 			return err
 		},
 		"prune": func(t *testing.T) error {
-			_, err := operation.Prune(ctx, operation.Env{}, open(t), prune.Options{})
+			_, err := operation.Prune(ctx, open(t), prune.Options{})
 			return err
 		},
 		"prune -dry-run": func(t *testing.T) error {
-			_, err := operation.Prune(ctx, operation.Env{}, open(t), prune.Options{DryRun: true})
+			_, err := operation.Prune(ctx, open(t), prune.Options{DryRun: true})
 			return err
 		},
 		"tag": func(t *testing.T) error {
-			_, err := operation.Tag(ctx, operation.Env{}, open(t), tag.Options{Add: []string{"x"}, IDs: []string{"latest"}})
+			_, err := operation.Tag(ctx, open(t), tag.Options{Add: []string{"x"}, IDs: []string{"latest"}})
 			return err
 		},
 		"tag -dry-run": func(t *testing.T) error {
-			_, err := operation.Tag(ctx, operation.Env{}, open(t), tag.Options{Add: []string{"y"}, IDs: []string{"latest"}, DryRun: true})
+			_, err := operation.Tag(ctx, open(t), tag.Options{Add: []string{"y"}, IDs: []string{"latest"}, DryRun: true})
 			return err
 		},
 		"forget -prune": func(t *testing.T) error {
-			_, _, err := operation.Forget(ctx, operation.Env{}, open(t),
+			_, _, err := operation.Forget(ctx, open(t),
 				forget.Options{Policy: forget.Policy{Last: 5}}, &prune.Options{}, nil)
 			return err
 		},
@@ -96,20 +97,22 @@ func TestOperationsTakeTheirLock(t *testing.T) {
 // one: a running backup's shared lock makes them fail, removing nothing.
 func TestKeyRemovalTakesExclusiveLock(t *testing.T) {
 	ctx := context.Background()
-	st := checktest.NewRepo(t, t.TempDir())
+	dir := t.TempDir()
+	st := checktest.NewRepo(t, dir)
 	// checktest repositories use a platform key; add a password slot.
-	kr, err := repo.OpenKeyring(ctx, st, repo.Credentials{PlatformKey: checktest.Key})
+	kr, err := operation.OpenKeyring(ctx, options(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = kr.Close() }) // a local store's Close fails never
 	if _, err := kr.Add(ctx, crypt.SlotPassword, "laptop", []byte("pw")); err != nil {
 		t.Fatal(err)
 	}
 	held := hold(t, st, false)
-	if _, err := operation.KeyRemove(ctx, operation.Env{}, kr, "laptop"); !errors.Is(err, lock.ErrLocked) {
+	if _, err := operation.KeyRemove(ctx, kr, "laptop"); !errors.Is(err, lock.ErrLocked) {
 		t.Fatalf("key remove during a backup: %v", err)
 	}
-	if _, err := operation.KeyPasswd(ctx, operation.Env{}, kr, "new", ""); !errors.Is(err, lock.ErrLocked) {
+	if _, err := operation.KeyPasswd(ctx, kr, "new", ""); !errors.Is(err, lock.ErrLocked) {
 		t.Fatalf("key passwd during a backup: %v", err)
 	}
 	if slots, err := kr.List(ctx); err != nil || len(slots) != 2 {
@@ -118,7 +121,7 @@ func TestKeyRemovalTakesExclusiveLock(t *testing.T) {
 	if err := held.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := operation.KeyRemove(ctx, operation.Env{}, kr, "laptop"); err != nil || s.Label != "laptop" {
+	if s, err := operation.KeyRemove(ctx, kr, "laptop"); err != nil || s.Label != "laptop" {
 		t.Fatalf("key remove: %+v %v", s, err)
 	}
 }
@@ -141,11 +144,33 @@ func hold(t *testing.T, st store.Store, exclusive bool) *lock.Lock {
 // TestBackupValidatesFirst: a bad exclude pattern is reported as such, before
 // the lock is even asked for (here, an exclusive lock held elsewhere).
 func TestBackupValidatesFirst(t *testing.T) {
-	st := checktest.NewRepo(t, t.TempDir())
-	hold(t, st, true)
-	_, err := operation.Backup(context.Background(), operation.Env{}, checktest.Open(t, st),
+	dir := t.TempDir()
+	hold(t, checktest.NewRepo(t, dir), true)
+	_, err := operation.Backup(context.Background(), openRepo(t, dir),
 		backup.Options{Path: t.TempDir(), Excludes: []string{"ok", "[a-"}}, nil)
 	if !errors.Is(err, exclude.ErrPattern) {
 		t.Fatalf("backup with a bad exclude: %v, want %v", err, exclude.ErrPattern)
 	}
+}
+
+// options are the operation options of the checktest repository in dir.
+func options(dir string) operation.Options {
+	return operation.Options{
+		Store: operation.StoreOptions{URI: "local:" + dir},
+		Credentials: func(context.Context) (repo.Credentials, error) {
+			return repo.Credentials{PlatformKey: checktest.Key}, nil
+		},
+	}
+}
+
+// openRepo opens the checktest repository in dir through the operation
+// layer; the test closes it.
+func openRepo(t *testing.T, dir string) *operation.Repo {
+	t.Helper()
+	r, err := operation.Open(context.Background(), options(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() }) // a local store's Close fails never
+	return r
 }

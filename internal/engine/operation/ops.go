@@ -18,11 +18,14 @@ import (
 // on a dry run): it loads the index and the snapshots, then runs backup.Run.
 // begin, when set, is called with the options right before the engine
 // runs, and the function it returns right after (progress rendering).
-func Backup(ctx context.Context, env Env, r *repo.Repository, opts backup.Options, begin func(*backup.Options) (end func())) (*backup.Result, error) {
+func Backup(ctx context.Context, r *Repo, opts backup.Options, begin func(*backup.Options) (end func())) (*backup.Result, error) {
 	// Bad patterns fail before the lock is taken and the index loaded
 	// (backup.Run checks them too, with the rest of its exclude rules).
 	if _, err := exclude.NewMatcher(opts.Excludes); err != nil {
 		return nil, err
+	}
+	if opts.Clock == nil {
+		opts.Clock = r.env.clock
 	}
 	var res *backup.Result
 	run := func(ctx context.Context, lease *lock.Lock) error {
@@ -33,13 +36,13 @@ func Backup(ctx context.Context, env Env, r *repo.Repository, opts backup.Option
 		if begin != nil {
 			defer begin(&opts)()
 		}
-		res, err = backup.Run(ctx, r, lease, snaps, opts)
+		res, err = backup.Run(ctx, r.Repository, lease, snaps, opts)
 		return err
 	}
 	if opts.DryRun {
 		return res, run(ctx, nil)
 	}
-	err := WithSharedLock(ctx, env, r.Store(), "backup", run)
+	err := WithSharedLock(ctx, r, "backup", run)
 	return res, err
 }
 
@@ -54,10 +57,10 @@ type RestoreResult struct {
 // the snapshot and the options right before the engine runs, and the
 // function it returns right after. The result is nil when nothing was
 // restored; with restore.ErrDamaged it lists what could not be.
-func Restore(ctx context.Context, env Env, r *repo.Repository, ref string, opts restore.Options,
+func Restore(ctx context.Context, r *Repo, ref string, opts restore.Options,
 	begin func(snapshot.WithID, *restore.Options) (end func())) (*RestoreResult, error) {
 	var out *RestoreResult
-	err := WithSharedLock(ctx, env, r.Store(), "restore", func(ctx context.Context, lease *lock.Lock) error {
+	err := WithSharedLock(ctx, r, "restore", func(ctx context.Context, lease *lock.Lock) error {
 		snaps, err := indexedSnapshots(ctx, r)
 		if err != nil {
 			return err
@@ -70,7 +73,7 @@ func Restore(ctx context.Context, env Env, r *repo.Repository, ref string, opts 
 		if begin != nil {
 			defer begin(snap, &opts)()
 		}
-		res, err := restore.Run(ctx, r, lease, snap.Tree, opts)
+		res, err := restore.Run(ctx, r.Repository, lease, snap.Tree, opts)
 		if res != nil {
 			out = &RestoreResult{Snapshot: snap, Result: res}
 		}
@@ -81,14 +84,17 @@ func Restore(ctx context.Context, env Env, r *repo.Repository, ref string, opts 
 
 // Prune reclaims the space no snapshot uses, under the exclusive lock (none
 // on a dry run). r's index must not be loaded.
-func Prune(ctx context.Context, env Env, r *repo.Repository, opts prune.Options) (*prune.Result, error) {
+func Prune(ctx context.Context, r *Repo, opts prune.Options) (*prune.Result, error) {
+	if opts.Clock == nil {
+		opts.Clock = r.env.clock
+	}
 	if opts.DryRun {
-		return prune.Run(ctx, r, nil, opts)
+		return prune.Run(ctx, r.Repository, nil, opts)
 	}
 	var res *prune.Result
-	err := withLock(ctx, env, r.Store(), exclusive, "prune", func(ctx context.Context, lease *lock.Lock) error {
+	err := withLock(ctx, r.env, r.Store(), exclusive, "prune", func(ctx context.Context, lease *lock.Lock) error {
 		var err error
-		res, err = prune.Run(ctx, r, lease, opts)
+		res, err = prune.Run(ctx, r.Repository, lease, opts)
 		return err
 	})
 	return res, err
@@ -100,9 +106,9 @@ func Prune(ctx context.Context, env Env, r *repo.Repository, opts prune.Options)
 // beginPrune, when set, is called with the prune options right before the
 // prune step, and the function it returns right after it. The forget
 // result is nil only when forget could not decide at all.
-func Forget(ctx context.Context, env Env, r *repo.Repository, opts forget.Options, pruneOpts *prune.Options,
+func Forget(ctx context.Context, r *Repo, opts forget.Options, pruneOpts *prune.Options,
 	beginPrune func(*prune.Options) (end func())) (*forget.Result, *prune.Result, error) {
-	res, err := forget.Run(ctx, r, opts)
+	res, err := forget.Run(ctx, r.Repository, opts)
 	if err != nil || pruneOpts == nil {
 		return res, nil, err
 	}
@@ -111,7 +117,7 @@ func Forget(ctx context.Context, env Env, r *repo.Repository, opts forget.Option
 	if beginPrune != nil {
 		defer beginPrune(&po)()
 	}
-	pres, err := Prune(ctx, env, r, po)
+	pres, err := Prune(ctx, r, po)
 	return res, pres, err
 }
 
@@ -119,21 +125,21 @@ func Forget(ctx context.Context, env Env, r *repo.Repository, opts forget.Option
 // (none on a dry run): it only adds immutable, uniquely named snapshot
 // objects and deletes those they replace, and the lock keeps prune out
 // meanwhile. The result is nil only when tag could not decide at all.
-func Tag(ctx context.Context, env Env, r *repo.Repository, opts tag.Options) (*tag.Result, error) {
+func Tag(ctx context.Context, r *Repo, opts tag.Options) (*tag.Result, error) {
 	if opts.DryRun {
-		return tag.Run(ctx, r, nil, opts)
+		return tag.Run(ctx, r.Repository, nil, opts)
 	}
 	var res *tag.Result
-	err := WithSharedLock(ctx, env, r.Store(), "tag", func(ctx context.Context, lease *lock.Lock) error {
+	err := WithSharedLock(ctx, r, "tag", func(ctx context.Context, lease *lock.Lock) error {
 		var err error
-		res, err = tag.Run(ctx, r, lease, opts)
+		res, err = tag.Run(ctx, r.Repository, lease, opts)
 		return err
 	})
 	return res, err
 }
 
 // indexedSnapshots loads r's index and lists its snapshots, oldest first.
-func indexedSnapshots(ctx context.Context, r *repo.Repository) ([]snapshot.WithID, error) {
+func indexedSnapshots(ctx context.Context, r *Repo) ([]snapshot.WithID, error) {
 	if _, err := r.LoadIndex(ctx); err != nil {
 		return nil, err
 	}

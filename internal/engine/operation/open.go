@@ -1,0 +1,187 @@
+package operation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/cloudstic/cloudstic/internal/clock"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/cache"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/store/wrap"
+)
+
+// Options say which repository to open and how every operation on it
+// runs. The caller (the command line, a mount, a copy, a web dashboard)
+// fills them from its flags or forms; prompting and reading secrets stay
+// with it, behind Credentials.
+type Options struct {
+	// Store names the store and how to reach it.
+	Store StoreOptions
+	// Credentials returns what unlocks an encrypted repository. Open calls
+	// it only when the repository's config says it is encrypted, so an
+	// unencrypted one never prompts; OpenKeyring always calls it. nil
+	// gives no credentials.
+	Credentials func(ctx context.Context) (repo.Credentials, error)
+	// Cache, when set, is where the metadata cache of a remote
+	// repository lives (nil: no cache). Local stores never get one.
+	Cache *cache.Options
+	// Lock tunes the locks the operations take (Wait for -lock-wait,
+	// Trace for tests; the zero value means the defaults).
+	Lock lock.Options
+	// Clock tells the time to the lock and to prune (default clock.Real).
+	Clock clock.Clock
+	// Warnf reports what does not fail an operation: a lock left behind
+	// after the work succeeded (nil: not reported).
+	Warnf func(format string, args ...any)
+	// Debugf gets diagnostics: a cache that could not be opened (nil:
+	// dropped).
+	Debugf func(format string, args ...any)
+}
+
+// env is what every locked operation needs besides its own options.
+type env struct {
+	lock  lock.Options
+	clock clock.Clock
+	warn  func(format string, args ...any)
+}
+
+func (e env) warnf(format string, args ...any) {
+	if e.warn != nil {
+		e.warn(format, args...)
+	}
+}
+
+func (o Options) env() env {
+	e := env{lock: o.Lock, clock: o.Clock, warn: o.Warnf}
+	if e.clock == nil {
+		e.clock = clock.Real{}
+	}
+	if e.lock.Clock == nil {
+		e.lock.Clock = e.clock
+	}
+	return e
+}
+
+// Repo is an opened repository: the only value the operations of this
+// package run on. Close it when done.
+type Repo struct {
+	*repo.Repository
+	st  *wrap.Logging
+	env env
+}
+
+// Counts returns the store requests made so far.
+func (r *Repo) Counts() wrap.Counts { return r.st.Counts() }
+
+// Close closes the store.
+func (r *Repo) Close() error { return r.st.Close() }
+
+// Open opens the store and the repository in it: it reads the config,
+// asks for credentials only when the repository is encrypted, unlocks it
+// and gives a remote repository its metadata cache. Failures wrap
+// ErrStoreURI, *StoreError, ErrNoRepository, repo.ErrNeedCredential or
+// repo.ErrWrongCredential, so callers can say what to do about each.
+func Open(ctx context.Context, o Options) (*Repo, error) {
+	st, err := OpenStore(ctx, o.Store)
+	if err != nil {
+		return nil, err
+	}
+	r, err := openRepository(ctx, st, o)
+	if err != nil {
+		_ = st.Close() // the open failed; that error is the one to report
+		return nil, err
+	}
+	return &Repo{Repository: r, st: st, env: o.env()}, nil
+}
+
+// openRepository reads the config in st and unlocks the repository.
+func openRepository(ctx context.Context, st *wrap.Logging, o Options) (*repo.Repository, error) {
+	cfg, err := repo.ReadConfig(ctx, st)
+	if errors.Is(err, repo.ErrNotRepository) {
+		return nil, fmt.Errorf("%w at %s", ErrNoRepository, o.Store.URI)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var creds repo.Credentials
+	if cfg.Encrypted && o.Credentials != nil {
+		if creds, err = o.Credentials(ctx); err != nil {
+			return nil, err
+		}
+	}
+	r, err := repo.Open(ctx, st, creds)
+	switch {
+	case errors.Is(err, repo.ErrNeedCredential):
+		return nil, err
+	case errors.Is(err, repo.ErrWrongCredential), err != nil && creds.KMS != nil:
+		// Keep the details: they name key slots that are damaged, which
+		// is not the same problem as a mistyped password, and say why KMS
+		// refused.
+		return nil, fmt.Errorf("cannot open repository at %s: %w", o.Store.URI, err)
+	case err != nil:
+		return nil, err
+	}
+	useCache(r, o)
+	// Unlocking a password slot allocates argon2id's memory; give it back
+	// now so it does not add to the peak of the work that follows.
+	debug.FreeOSMemory()
+	return r, nil
+}
+
+// useCache gives a repository in a remote store its local metadata cache
+// of index files, snapshots and tree packs. Local stores get none: a copy
+// on the same disk saves nothing. A cache that cannot be opened is left
+// out: it only ever saves downloads.
+func useCache(r *repo.Repository, o Options) {
+	if o.Cache == nil || IsLocal(o.Store.URI) {
+		return
+	}
+	c, err := cache.Open(*o.Cache, r.Config().ID)
+	if err != nil {
+		if o.Debugf != nil {
+			o.Debugf("metadata cache not used: %v", err)
+		}
+		return
+	}
+	r.SetCache(c)
+}
+
+// Keyring is an opened keyring, for the key operations. Close it when
+// done.
+type Keyring struct {
+	*repo.Keyring
+	st  *wrap.Logging
+	env env
+}
+
+// Counts returns the store requests made so far.
+func (k *Keyring) Counts() wrap.Counts { return k.st.Counts() }
+
+// Close closes the store.
+func (k *Keyring) Close() error { return k.st.Close() }
+
+// OpenKeyring opens the store and unlocks the keyring of the repository in
+// it with the credentials (asked for first, always). Failures are those of
+// OpenStore and repo.OpenKeyring.
+func OpenKeyring(ctx context.Context, o Options) (*Keyring, error) {
+	st, err := OpenStore(ctx, o.Store)
+	if err != nil {
+		return nil, err
+	}
+	var creds repo.Credentials
+	if o.Credentials != nil {
+		creds, err = o.Credentials(ctx)
+	}
+	var kr *repo.Keyring
+	if err == nil {
+		kr, err = repo.OpenKeyring(ctx, st, creds)
+	}
+	if err != nil {
+		_ = st.Close() // the open failed; that error is the one to report
+		return nil, err
+	}
+	return &Keyring{Keyring: kr, st: st, env: o.env()}, nil
+}

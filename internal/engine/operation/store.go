@@ -1,0 +1,197 @@
+package operation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/store/local"
+	"github.com/cloudstic/cloudstic/internal/store/s3"
+	"github.com/cloudstic/cloudstic/internal/store/sftp"
+	"github.com/cloudstic/cloudstic/internal/store/wrap"
+)
+
+// Errors of opening a store.
+var (
+	// ErrStoreURI marks a store URI that names no store we can open (an
+	// unknown scheme, a missing bucket or path, a malformed SFTP URL).
+	// The message names the URI and the problem.
+	ErrStoreURI = errors.New("invalid store URI")
+	// ErrNoRepository marks a store where no repository was created yet.
+	ErrNoRepository = errors.New("repository not initialized")
+)
+
+// StoreOptions name a store and say how to reach it: what a caller knows
+// from its flags, profile or form, with secrets already read.
+type StoreOptions struct {
+	// URI is local:PATH (or a plain path), s3:BUCKET[/PREFIX],
+	// b2:BUCKET[/PREFIX] or sftp://[user@]host[:port]/path.
+	URI string
+	// Create makes the directory of a local or SFTP store when missing
+	// (init); otherwise a missing one is ErrNoRepository.
+	Create bool
+	// S3 holds the endpoint, region, profile, static credentials and
+	// conditional-write setting of s3: stores; the bucket and prefix come
+	// from URI.
+	S3 s3.Config
+	// B2 holds the credentials and region of b2: stores.
+	B2 B2Options
+	// SFTP holds the authentication of sftp:// stores; its User is used
+	// when the URI names none. Host, port and path come from URI.
+	SFTP sftp.Config
+	// Connections bounds concurrent requests to S3 and B2 (0: the store's
+	// default).
+	Connections int
+	// Logf, when set, gets one line per store request and the lock
+	// protocol in use (-debug).
+	Logf func(format string, args ...any)
+	// TestWrapper, when set, wraps the store below the request logging
+	// and the lock. Only test/crash's fault-injecting binary sets it.
+	TestWrapper func(store.Store) store.Store
+}
+
+// B2Options are the Backblaze B2 settings of b2: stores.
+type B2Options struct {
+	// KeyID and AppKey, when KeyID is set, replace S3's static credentials.
+	KeyID, AppKey string
+	// Region is the B2 region (s3.Open's default when empty).
+	Region string
+}
+
+// StoreError is a failure to reach or open the store itself (as opposed
+// to the repository in it): a refused connection, missing credentials.
+type StoreError struct {
+	// URI is the store's URI, Scheme "s3", "b2" or "sftp".
+	URI, Scheme string
+	// Err is the store's error.
+	Err error
+}
+
+// Error returns "opening URI: Err".
+func (e *StoreError) Error() string { return fmt.Sprintf("opening %s: %v", e.URI, e.Err) }
+
+// Unwrap returns the store's error.
+func (e *StoreError) Unwrap() error { return e.Err }
+
+// IsLocal reports whether uri names a local directory: local:PATH, or a
+// plain path (one with a colon only when it starts with / or .).
+// OpenStore opens exactly these as local stores.
+func IsLocal(uri string) bool {
+	if strings.HasPrefix(uri, "local:") {
+		return true
+	}
+	if strings.Contains(uri, "://") {
+		return false
+	}
+	return !strings.Contains(uri, ":") || strings.HasPrefix(uri, "/") || strings.HasPrefix(uri, ".")
+}
+
+// OpenStore opens the store o names, wrapped for request logging and
+// counting. The caller closes it.
+func OpenStore(ctx context.Context, o StoreOptions) (*wrap.Logging, error) {
+	inner, err := openBackend(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if o.TestWrapper != nil {
+		inner = o.TestWrapper(inner)
+	}
+	if o.Logf != nil {
+		o.Logf("lock protocol: %s", lock.Protocol(inner.Capabilities()))
+	}
+	return wrap.NewLogging(inner, o.Logf), nil
+}
+
+// openBackend opens the store o.URI names.
+func openBackend(ctx context.Context, o StoreOptions) (store.Store, error) {
+	uri := o.URI
+	switch {
+	case strings.HasPrefix(uri, "local:"):
+		return openLocal(strings.TrimPrefix(uri, "local:"), o.Create)
+	case strings.HasPrefix(uri, "s3:"), strings.HasPrefix(uri, "b2:"):
+		return openS3(ctx, o)
+	case strings.HasPrefix(uri, "sftp://"):
+		cfg, err := sftp.ParseURL(uri)
+		if err != nil {
+			return nil, badURI("%s: %v", uri, err)
+		}
+		if cfg.User == "" {
+			cfg.User = o.SFTP.User
+		}
+		cfg.KeyFile, cfg.Password, cfg.KnownHostsFile = o.SFTP.KeyFile, o.SFTP.Password, o.SFTP.KnownHostsFile
+		cfg.InsecureIgnoreHostKey, cfg.AgentSocket = o.SFTP.InsecureIgnoreHostKey, o.SFTP.AgentSocket
+		cfg.CreateDir = o.Create
+		cfg.Logf = o.Logf
+		st, err := sftp.Open(ctx, cfg)
+		if errors.Is(err, sftp.ErrNoRepositoryDir) {
+			return nil, fmt.Errorf("%w at %s (the remote directory does not exist)", ErrNoRepository, uri)
+		}
+		if err != nil {
+			return nil, &StoreError{URI: uri, Scheme: "sftp", Err: err}
+		}
+		return st, nil
+	case !IsLocal(uri):
+		return nil, badURI("%q: unknown store type (want local:PATH, s3:BUCKET, b2:BUCKET or sftp://host/path)", uri)
+	default:
+		return openLocal(uri, o.Create)
+	}
+}
+
+// openS3 opens an s3: or b2: store.
+func openS3(ctx context.Context, o StoreOptions) (store.Store, error) {
+	scheme := o.URI[:2]
+	bucket, prefix, _ := strings.Cut(o.URI[3:], "/")
+	if bucket == "" {
+		return nil, badURI("%s: needs a bucket name, e.g. %s:my-bucket/backups", scheme, scheme)
+	}
+	cfg := o.S3
+	cfg.Bucket, cfg.Prefix = bucket, strings.Trim(prefix, "/")
+	cfg.MaxConnections, cfg.Logf = o.Connections, o.Logf
+	if scheme == "b2" {
+		cfg.Flavor = s3.FlavorB2
+		cfg.Region = o.B2.Region
+		if o.B2.KeyID != "" {
+			cfg.AccessKey, cfg.SecretKey = o.B2.KeyID, o.B2.AppKey
+		}
+	}
+	st, err := s3.Open(ctx, cfg)
+	if err != nil {
+		return nil, &StoreError{URI: o.URI, Scheme: scheme, Err: err}
+	}
+	return st, nil
+}
+
+// openLocal opens (with create, makes) the local directory dir.
+func openLocal(dir string, create bool) (store.Store, error) {
+	if dir == "" {
+		return nil, badURI("local: needs a path, e.g. local:./backup_store")
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && !fi.IsDir():
+		return nil, fmt.Errorf("store path %s is not a directory", dir)
+	case errors.Is(err, os.ErrNotExist) && !create:
+		return nil, fmt.Errorf("%w at local:%s", ErrNoRepository, dir)
+	case errors.Is(err, os.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+	case err != nil:
+		return nil, err
+	}
+	return local.New(dir), nil
+}
+
+// uriError is an ErrStoreURI whose message is the problem alone.
+type uriError struct{ msg string }
+
+func (e *uriError) Error() string        { return e.msg }
+func (e *uriError) Is(target error) bool { return target == ErrStoreURI }
+
+func badURI(format string, args ...any) error {
+	return &uriError{msg: fmt.Sprintf(format, args...)}
+}
