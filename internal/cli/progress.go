@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/exclude"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
+	"github.com/cloudstic/cloudstic/internal/source/local"
 )
 
 // progressInterval is how often the status line is redrawn.
@@ -353,8 +355,13 @@ type scanTotals struct {
 
 // scan walks the source of opts with lstat only, leaving out what the
 // backup leaves out (the same exclude.Filter), until done or stop is
-// closed. Errors are ignored: the backup reports them.
+// closed. Errors are ignored: the backup reports them. Only a local
+// source is scanned: listing a remote tree twice would cost the backup
+// more than the totals are worth.
 func (t *scanTotals) scan(opts *backup.Options, stop <-chan struct{}) {
+	if _, isLocal := opts.Source.(local.Source); opts.Source != nil && !isLocal {
+		return
+	}
 	root, err := filepath.Abs(opts.Path)
 	if err != nil {
 		return
@@ -366,7 +373,7 @@ func (t *scanTotals) scan(opts *backup.Options, stop <-chan struct{}) {
 	if err != nil {
 		return
 	}
-	filter, err := exclude.NewFilter(opts.ExcludeRules(), fi)
+	filter, err := exclude.NewFilter(opts.ExcludeRules(), local.New(), fi)
 	if err != nil {
 		return
 	}
@@ -381,7 +388,7 @@ func (t *scanTotals) scan(opts *backup.Options, stop <-chan struct{}) {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, p) // p is below root
-		dec, info, err := filter.Entry(filepath.Dir(p), filepath.ToSlash(rel), d)
+		dec, info, err := filter.Entry(context.Background(), filepath.Dir(p), filepath.ToSlash(rel), d)
 		switch {
 		case err != nil || dec == exclude.Skip:
 			if d.IsDir() {

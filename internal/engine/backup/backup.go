@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/user"
-	"path/filepath"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -20,6 +19,8 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/source"
+	"github.com/cloudstic/cloudstic/internal/source/local"
 )
 
 // ErrSource means the source path cannot be backed up at all.
@@ -27,8 +28,10 @@ var ErrSource = errors.New("invalid backup source")
 
 // Options configure one backup run.
 type Options struct {
-	// Path is the directory (or file) to back up.
+	// Path is the directory to back up, as Source names it.
 	Path string
+	// Source is what Path is read from (default: the local file system).
+	Source source.Source
 	// Tags are recorded in the snapshot.
 	Tags []string
 	// Excludes are exclude patterns in gitignore syntax, one line each
@@ -124,11 +127,15 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snap
 		}
 		when = opts.Time
 	}
-	abs, real, fi, err := resolveSource(opts.Path)
-	if err != nil {
-		return nil, err
+	if opts.Source == nil {
+		opts.Source = local.New()
 	}
-	filter, err := exclude.NewFilter(opts.ExcludeRules(), fi)
+	root, err := opts.Source.Root(ctx, opts.Path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSource, err)
+	}
+	abs, real, fi := root.Path, root.Real, root.Info
+	filter, err := exclude.NewFilter(opts.ExcludeRules(), opts.Source, fi)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +149,7 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snap
 		opts.Uploaders = 2
 	}
 	snap := &snapshot.Snapshot{
-		Time: when.UTC(), Source: "local:" + abs, Hostname: opts.Hostname, Path: abs,
+		Time: when.UTC(), Source: root.URI, Hostname: opts.Hostname, Path: abs,
 		Tags: opts.Tags, Program: "cloudstic", Nonce: make([]byte, 16), Excludes: opts.excludeSet(),
 	}
 	if _, err := rand.Read(snap.Nonce); err != nil {
@@ -173,9 +180,9 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snap
 		return nil, err
 	}
 	snap.Tree = rootID
-	if root, err := w.cap.Node(real, fi); err == nil {
-		root.Subtree = rootID
-		snap.Root = &root
+	if rootNode, err := w.cap.Node(ctx, real, fi); err == nil {
+		rootNode.Subtree = rootID
+		snap.Root = &rootNode
 	} else {
 		w.errs.add(fmt.Errorf("metadata of the source directory itself: %w", err))
 	}
@@ -232,27 +239,4 @@ func sameAsParent(snap, parent *snapshot.Snapshot) bool {
 		return false
 	}
 	return snap.Root == nil || snap.Root.Equal(parent.Root)
-}
-
-// resolveSource returns the source directory's absolute path as given, the
-// real path it is read from and its metadata. A source given as a symlink
-// to a directory is followed (only the source itself; links inside it are
-// stored as links).
-func resolveSource(path string) (abs, real string, fi os.FileInfo, err error) {
-	abs, err = filepath.Abs(path)
-	if err != nil {
-		return "", "", nil, fmt.Errorf("%w: %v", ErrSource, err)
-	}
-	real, err = filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", "", nil, fmt.Errorf("%w: %v", ErrSource, err)
-	}
-	fi, err = os.Lstat(real)
-	if err != nil {
-		return "", "", nil, fmt.Errorf("%w: %v", ErrSource, err)
-	}
-	if !fi.IsDir() {
-		return "", "", nil, fmt.Errorf("%w: %s is not a directory", ErrSource, abs)
-	}
-	return abs, real, fi, nil
 }

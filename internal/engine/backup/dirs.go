@@ -2,11 +2,13 @@ package backup
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
+	"github.com/cloudstic/cloudstic/internal/source"
 )
 
 // scan is what the walk needs of a directory before it can go through its
@@ -62,6 +64,10 @@ func (w *walker) dir(path, rel string, parentTree id.ID, pre *scan) (id.ID, erro
 		if err := <-job.done; err != nil {
 			if w.ctx.Err() != nil {
 				return id.ID{}, context.Cause(w.ctx)
+			}
+			if errors.Is(err, source.ErrLost) {
+				w.fail(err)
+				return id.ID{}, err
 			}
 			w.errs.add(err)
 			failed[job.node] = true

@@ -1,6 +1,7 @@
-// Package backup walks a local directory tree and stores it as a snapshot:
-// files are split into content-defined chunks, each chunk is hashed and,
-// when the repository does not have it yet, compressed, sealed and packed;
+// Package backup walks a directory tree of a source (package source: the
+// local file system, an SFTP server) and stores it as a snapshot: files
+// are split into content-defined chunks, each chunk is hashed and, when
+// the repository does not have it yet, compressed, sealed and packed;
 // every directory becomes a tree blob. Files whose size, mtime, ctime and
 // inode match the parent snapshot are not read again.
 //

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 
 	"github.com/cloudstic/cloudstic/internal/repo/chunker"
@@ -40,7 +39,7 @@ func (w *walker) fileWorker() {
 // IDs of its chunks, hands the new ones to the blob workers, and records
 // the size actually read.
 func (w *walker) readFile(job fileJob, small []byte) error {
-	f, err := os.Open(job.path)
+	f, err := w.src.Open(w.ctx, job.path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", job.path, err)
 	}
@@ -74,7 +73,7 @@ type fileReader struct {
 // readSmall reads a file expected to be smaller than the minimum chunk in
 // one read into small, which it then is as one chunk. whole is false when
 // the file grew past the minimum meanwhile: f is rewound, to be chunked.
-func (fr *fileReader) readSmall(f *os.File, small []byte) (whole bool, err error) {
+func (fr *fileReader) readSmall(f io.ReadSeeker, small []byte) (whole bool, err error) {
 	m, err := io.ReadFull(f, small)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return false, fmt.Errorf("%s: %w", fr.path, err)
@@ -95,7 +94,7 @@ func (fr *fileReader) readSmall(f *os.File, small []byte) (whole bool, err error
 
 // readChunked cuts f into content-defined chunks with one of the walker's
 // chunkers, lent back once no chunk of it is still being saved.
-func (fr *fileReader) readChunked(f *os.File) error {
+func (fr *fileReader) readChunked(f io.Reader) error {
 	w := fr.w
 	var ch *chunker.Chunker
 	select {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
+	"github.com/cloudstic/cloudstic/internal/source"
 )
 
 type fileJob struct {
@@ -52,6 +52,7 @@ type walker struct {
 	gear   *chunker.Gear
 	params chunker.Params
 	sink   sink
+	src    source.Source
 	cap    *fsmeta.Capturer
 	filter *exclude.Filter
 
@@ -88,7 +89,8 @@ func newWalker(ctx context.Context, r *repo.Repository, opts Options, filter *ex
 		return nil, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	w := &walker{ctx: ctx, cancel: cancel, r: r, opts: opts, filter: filter, gear: gear, params: p, cap: fsmeta.NewCapturer(),
+	w := &walker{ctx: ctx, cancel: cancel, r: r, opts: opts, filter: filter, gear: gear, params: p,
+		src: opts.Source, cap: fsmeta.NewCapturer(opts.Source),
 		files: make(chan fileJob, 4*opts.Workers), blobs: make(chan blobJob, opts.Workers),
 		dirSlots: make(chan struct{}, opts.Workers), chunkBufs: pack.NewBuffers(4 * opts.Workers),
 		chunkers: make(chan *chunker.Chunker, chunkers(opts.Workers))}
@@ -168,6 +170,16 @@ func relPath(dir, name string) string {
 // fail stops the whole run: something other than an unreadable file broke.
 func (w *walker) fail(err error) { w.cancel(err) }
 
+// entryErr records an entry that could not be read, and goes on; unless
+// the source itself was lost, which stops the run.
+func (w *walker) entryErr(err error) {
+	if errors.Is(err, source.ErrLost) {
+		w.fail(err)
+		return
+	}
+	w.errs.add(err)
+}
+
 // parentNodes loads the parent snapshot's tree for this directory: its
 // nodes, and the same nodes by name.
 func (w *walker) parentNodes(parentTree id.ID, rel string) ([]tree.Node, map[string]*tree.Node) {
@@ -195,12 +207,12 @@ func (w *walker) parentNodes(parentTree id.ID, rel string) ([]tree.Node, map[str
 // under -one-file-system). Entries that cannot be read are recorded as
 // errors and left out; an unreadable source root is fatal.
 func (w *walker) readDir(path, rel string, parent map[string]*tree.Node) ([]tree.Node, map[string]bool, error) {
-	entries, err := os.ReadDir(path)
-	if err != nil && rel == "." {
-		return nil, nil, fmt.Errorf("%w: %v", ErrSource, err)
+	entries, err := w.src.ReadDir(w.ctx, path)
+	if err != nil && rel == "." && !errors.Is(err, source.ErrLost) {
+		return nil, nil, fmt.Errorf("%w: %w", ErrSource, err)
 	}
 	if err != nil {
-		w.errs.add(fmt.Errorf("%s: %w", path, err))
+		w.entryErr(fmt.Errorf("%s: %w", path, err))
 	}
 	if w.opts.Progress != nil {
 		w.opts.Progress.Dirs.Add(1)
@@ -209,10 +221,10 @@ func (w *walker) readDir(path, rel string, parent map[string]*tree.Node) ([]tree
 	var empty map[string]bool
 	for _, e := range entries {
 		child := filepath.Join(path, e.Name())
-		dec, fi, err := w.filter.Entry(path, relPath(rel, e.Name()), e)
+		dec, fi, err := w.filter.Entry(w.ctx, path, relPath(rel, e.Name()), e)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
-				w.errs.add(fmt.Errorf("%s: %w", child, err))
+				w.entryErr(fmt.Errorf("%s: %w", child, err))
 			}
 			continue
 		}
@@ -229,9 +241,9 @@ func (w *walker) readDir(path, rel string, parent map[string]*tree.Node) ([]tree
 		if prev != nil && !w.settled(prev) {
 			prev = nil
 		}
-		node, err := w.cap.NodeSince(child, fi, prev)
+		node, err := w.cap.NodeSince(w.ctx, child, fi, prev)
 		if err != nil {
-			w.errs.add(err)
+			w.entryErr(err)
 			continue
 		}
 		nodes = append(nodes, node)

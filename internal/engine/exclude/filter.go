@@ -2,12 +2,14 @@ package exclude
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/cloudstic/cloudstic/internal/source"
 )
 
 // Options are a backup's exclude rules.
@@ -50,19 +52,21 @@ const (
 // Filter applies Options below one source root. It is safe for
 // concurrent use.
 type Filter struct {
+	src     source.Source
 	opts    Options
 	m       *Matcher
 	rootDev uint64
 }
 
-// NewFilter parses opts' patterns for the source root whose metadata is
-// root (its device decides -one-file-system).
-func NewFilter(opts Options, root fs.FileInfo) (*Filter, error) {
+// NewFilter parses opts' patterns for a root of src whose metadata is
+// root (its device decides -one-file-system). The tags of
+// -exclude-if-present and -exclude-caches are looked for through src.
+func NewFilter(opts Options, src source.Source, root fs.FileInfo) (*Filter, error) {
 	m, err := NewMatcher(opts.Patterns)
 	if err != nil {
 		return nil, err
 	}
-	return &Filter{opts: opts, m: m, rootDev: Device(root)}, nil
+	return &Filter{src: src, opts: opts, m: m, rootDev: Device(root)}, nil
 }
 
 // Entry decides for the entry d of the directory dir, at rel relative to
@@ -70,7 +74,7 @@ func NewFilter(opts Options, root fs.FileInfo) (*Filter, error) {
 // needed (nil otherwise: patterns are decided on the name and type
 // alone, so an excluded entry costs no system call), and the error of
 // that lstat.
-func (f *Filter) Entry(dir, rel string, d fs.DirEntry) (Decision, fs.FileInfo, error) {
+func (f *Filter) Entry(ctx context.Context, dir, rel string, d fs.DirEntry) (Decision, fs.FileInfo, error) {
 	if f.m.Match(rel, d.IsDir()) {
 		return Skip, nil, nil
 	}
@@ -85,7 +89,7 @@ func (f *Filter) Entry(dir, rel string, d fs.DirEntry) (Decision, fs.FileInfo, e
 		}
 	case fi.IsDir():
 		path := filepath.Join(dir, d.Name())
-		if f.tagged(path) {
+		if f.tagged(ctx, path) {
 			return Skip, fi, nil
 		}
 		if f.opts.OneFileSystem && Device(fi) != f.rootDev {
@@ -97,26 +101,26 @@ func (f *Filter) Entry(dir, rel string, d fs.DirEntry) (Decision, fs.FileInfo, e
 
 // tagged says whether the directory at path holds a -exclude-if-present
 // name or, with -exclude-caches, a valid CACHEDIR.TAG.
-func (f *Filter) tagged(path string) bool {
+func (f *Filter) tagged(ctx context.Context, path string) bool {
 	for _, name := range f.opts.IfPresent {
-		if _, err := os.Lstat(filepath.Join(path, name)); err == nil {
+		if _, err := f.src.Lstat(ctx, filepath.Join(path, name)); err == nil {
 			return true
 		}
 	}
-	return f.opts.Caches && isCacheDir(path)
+	return f.opts.Caches && f.isCacheDir(ctx, path)
 }
 
 // isCacheDir says whether dir holds a regular CACHEDIR.TAG file starting
 // with the signature. An unreadable tag does not exclude: the backup then
 // reports what it cannot read, rather than silently leaving it out.
-func isCacheDir(dir string) bool {
+func (f *Filter) isCacheDir(ctx context.Context, dir string) bool {
 	path := filepath.Join(dir, CacheDirTag)
-	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+	if fi, err := f.src.Lstat(ctx, path); err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	// O_NONBLOCK: should a FIFO replace the tag after the Lstat, opening
-	// it must not wait for a writer.
-	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// Should a FIFO replace the tag after the Lstat, Open does not wait
+	// for a writer, and Stat tells.
+	fh, err := f.src.Open(ctx, path)
 	if err != nil {
 		return false
 	}
@@ -131,10 +135,14 @@ func isCacheDir(dir string) bool {
 	return bytes.Equal(buf, []byte(cacheDirSignature))
 }
 
-// Device is the device number of an entry, from its lstat metadata.
+// Device is the device number of an entry, from its lstat metadata (that
+// of a source without devices is 0).
 func Device(fi fs.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return uint64(st.Dev) //nolint:unconvert // Dev is narrower on some platforms
+	}
+	if st := source.StatOf(fi); st != nil {
+		return st.Device
 	}
 	return 0
 }

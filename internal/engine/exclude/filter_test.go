@@ -1,10 +1,13 @@
 package exclude
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/cloudstic/cloudstic/internal/source/local"
 )
 
 // entry runs f.Entry on the entry name of dir.
@@ -16,7 +19,7 @@ func entry(t *testing.T, f *Filter, dir, rel, name string) Decision {
 	}
 	for _, d := range des {
 		if d.Name() == name {
-			dec, _, err := f.Entry(dir, rel, d)
+			dec, _, err := f.Entry(context.Background(), dir, rel, d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +57,7 @@ func TestFilterEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := Options{IfPresent: []string{".nobackup"}, Caches: true, LargerThan: 10, Patterns: []string{"plain/"}}
-	f, err := NewFilter(opts, fi)
+	f, err := NewFilter(opts, local.New(), fi)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +76,7 @@ func TestFilterEntry(t *testing.T) {
 		})
 	}
 	t.Run("without the options", func(t *testing.T) {
-		f, err := NewFilter(Options{}, fi)
+		f, err := NewFilter(Options{}, local.New(), fi)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +112,7 @@ func TestOneFileSystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, one := range []bool{false, true} {
-		f, err := NewFilter(Options{OneFileSystem: one}, fi)
+		f, err := NewFilter(Options{OneFileSystem: one}, local.New(), fi)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,10 +1,10 @@
 package fsmeta
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -12,11 +12,17 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
+	"github.com/cloudstic/cloudstic/internal/source"
 )
 
-// Capturer builds tree.Nodes from files on disk. It caches the user and
-// group names of the ids it meets; it is safe for concurrent use.
+// errNoStat means an entry's metadata came without the system's or a
+// source's stat structure.
+var errNoStat = errors.New("metadata without a stat structure")
+
+// Capturer builds tree.Nodes from the entries of a source. It caches the
+// user and group names of the ids it meets; it is safe for concurrent use.
 type Capturer struct {
+	src   source.Source
 	names *idNames
 	// SkipXattrs records no extended attributes (and reads none).
 	SkipXattrs bool
@@ -25,18 +31,18 @@ type Capturer struct {
 	XattrNamespaces []string
 }
 
-// NewCapturer returns a Capturer with empty name caches.
-func NewCapturer() *Capturer {
-	return &Capturer{names: newIDNames()}
+// NewCapturer returns a Capturer of src's entries with empty name caches.
+func NewCapturer(src source.Source) *Capturer {
+	return &Capturer{src: src, names: newIDNames()}
 }
 
 // Node describes the entry at path, whose lstat result is fi (as given by
-// os.Lstat or fs.DirEntry.Info; a symlink is never followed). It fills
+// the source's Lstat or ReadDir; a symlink is never followed). It fills
 // every field but Content and Subtree, which belong to the caller. Beyond
-// fi it costs one llistxattr call, plus one lgetxattr per attribute and a
-// readlink for a symlink.
-func (c *Capturer) Node(path string, fi fs.FileInfo) (tree.Node, error) {
-	return c.NodeSince(path, fi, nil)
+// fi it costs, on the local file system, one llistxattr call, plus one
+// lgetxattr per attribute and a readlink for a symlink.
+func (c *Capturer) Node(ctx context.Context, path string, fi fs.FileInfo) (tree.Node, error) {
+	return c.NodeSince(ctx, path, fi, nil)
 }
 
 // NodeSince is Node for an entry that an earlier capture described as prev
@@ -45,20 +51,21 @@ func (c *Capturer) Node(path string, fi fs.FileInfo) (tree.Node, error) {
 // symlink's target are taken from prev instead of being read again: setting
 // or removing an attribute updates the change time, and a symlink's target
 // cannot change in place. The llistxattr call this saves per unchanged file
-// was an eighth of a no-change backup's system calls.
-func (c *Capturer) NodeSince(path string, fi fs.FileInfo, prev *tree.Node) (tree.Node, error) {
+// was an eighth of a no-change backup's system calls. A source that has no
+// change times (SFTP) always reads them again.
+func (c *Capturer) NodeSince(ctx context.Context, path string, fi fs.FileInfo, prev *tree.Node) (tree.Node, error) {
 	n, err := c.stat(path, fi)
 	if err != nil {
 		return tree.Node{}, err
 	}
-	if prev != nil && prev.Type == n.Type && prev.CTime == n.CTime && prev.Inode == n.Inode && prev.Device == n.Device {
+	if prev != nil && n.CTime != 0 && prev.Type == n.Type && prev.CTime == n.CTime && prev.Inode == n.Inode && prev.Device == n.Device {
 		// prev may have been captured with other xattr settings.
 		n.Xattrs = c.keptXattrs(prev.Xattrs)
 		n.LinkTarget = prev.LinkTarget
 		return n, nil
 	}
 	if n.Type == tree.TypeSymlink {
-		target, err := os.Readlink(path)
+		target, err := c.src.Readlink(ctx, path)
 		if err != nil {
 			return tree.Node{}, fmt.Errorf("fsmeta: capture %s: %w", path, err)
 		}
@@ -67,11 +74,11 @@ func (c *Capturer) NodeSince(path string, fi fs.FileInfo, prev *tree.Node) (tree
 	if c.SkipXattrs {
 		return n, nil
 	}
-	xattrs, err := readXattrs(path)
+	xattrs, err := c.src.Xattrs(ctx, path)
 	if err != nil {
 		return tree.Node{}, fmt.Errorf("fsmeta: capture %s: %w", path, err)
 	}
-	n.Xattrs = c.keptXattrs(xattrs)
+	n.Xattrs = c.keptXattrs(treeXattrs(xattrs))
 	return n, nil
 }
 
@@ -96,14 +103,26 @@ func (c *Capturer) keptXattrs(xattrs []tree.Xattr) []tree.Xattr {
 	return kept
 }
 
+// treeXattrs converts a source's attributes (nil for none).
+func treeXattrs(xs []source.Xattr) []tree.Xattr {
+	if len(xs) == 0 {
+		return nil
+	}
+	out := make([]tree.Xattr, len(xs))
+	for i, x := range xs {
+		out[i] = tree.Xattr{Name: x.Name, Value: x.Value}
+	}
+	return out
+}
+
 // stat fills the fields of a node that come from its lstat result.
 func (c *Capturer) stat(path string, fi fs.FileInfo) (tree.Node, error) {
+	if sst := source.StatOf(fi); sst != nil {
+		return portableStat(path, fi, sst)
+	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		st = new(syscall.Stat_t)
-		if err := syscall.Lstat(path, st); err != nil {
-			return tree.Node{}, fmt.Errorf("fsmeta: lstat %s: %w", path, err)
-		}
+		return tree.Node{}, fmt.Errorf("fsmeta: capture %s: %w", path, errNoStat)
 	}
 	n := tree.Node{
 		Name:   filepath.Base(path),
@@ -142,96 +161,36 @@ func (c *Capturer) stat(path string, fi fs.FileInfo) (tree.Node, error) {
 	return n, nil
 }
 
-// xattrBufSize is the first buffer tried for a name list or a value; most
-// fit, and a larger one is sized on ERANGE.
-const xattrBufSize = 256
-
-// readXattrs returns every extended attribute of path (not following a
-// symlink), sorted by name. A file system without xattr support has none.
-// With no attributes it makes exactly one system call and no allocation.
-func readXattrs(path string) ([]tree.Xattr, error) {
-	list, err := xattrCall(path, "")
-	if isNotSupported(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("llistxattr: %w", err)
-	}
-	if len(list) == 0 {
-		return nil, nil
-	}
-	names := splitNames(list)
-	out := make([]tree.Xattr, 0, len(names))
-	for _, name := range names {
-		val, err := xattrCall(path, name)
-		if errors.Is(err, unix.ENODATA) {
-			continue // removed since the list was read
-		}
-		if err != nil {
-			return nil, fmt.Errorf("lgetxattr %s: %w", name, err)
-		}
-		if val == nil {
-			val = []byte{}
-		}
-		out = append(out, tree.Xattr{Name: name, Value: val})
-	}
-	sortXattrs(out)
-	return out, nil
-}
-
-// xattrCall reads the attribute name of path, or with name "" the list of
-// attribute names, into a buffer on the stack and returns a copy of what
-// it got (nil if nothing). While the call reports ERANGE (the data did not
-// fit, or grew meanwhile) it asks for the size and retries with a buffer
-// that big.
-func xattrCall(path, name string) ([]byte, error) {
-	f := func(b []byte) (int, error) {
-		if name == "" {
-			return unix.Llistxattr(path, b)
-		}
-		return unix.Lgetxattr(path, name, b)
-	}
-	var stack [xattrBufSize]byte
-	n, err := f(stack[:])
-	if err == nil {
-		if n == 0 {
-			return nil, nil
-		}
-		return append([]byte(nil), stack[:n]...), nil
-	}
-	for tries := 0; errors.Is(err, unix.ERANGE) && tries < 8; tries++ {
-		size, serr := f(nil)
-		if serr != nil {
-			return nil, serr
-		}
-		buf := make([]byte, size+xattrBufSize)
-		n, err = f(buf)
-		if err == nil {
-			return buf[:n], nil
-		}
-	}
-	return nil, err
-}
-
 // isNotSupported reports the errors that mean a file system has no xattrs.
 func isNotSupported(err error) bool {
 	return errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EOPNOTSUPP)
 }
 
-// splitNames splits a NUL-terminated list of names.
-func splitNames(list []byte) []string {
-	var names []string
-	start := 0
-	for i, b := range list {
-		if b == 0 {
-			if i > start {
-				names = append(names, string(list[start:i]))
-			}
-			start = i + 1
-		}
+// portableStat fills a node from the metadata of a source other than the
+// local file system. The type comes from fi's mode; the rest from st.
+func portableStat(path string, fi fs.FileInfo, st *source.Stat) (tree.Node, error) {
+	n := tree.Node{
+		Name: filepath.Base(path), Mode: st.Mode & 0o7777, MTime: st.MTime, CTime: st.CTime,
+		Device: st.Device, Inode: st.Inode, Links: st.Links, UID: st.UID, GID: st.GID, User: st.User, Group: st.Group,
 	}
-	if start < len(list) {
-		names = append(names, string(list[start:]))
+	switch t := fi.Mode().Type(); t {
+	case 0:
+		n.Type = tree.TypeFile
+		n.Size = uint64(fi.Size())
+	case fs.ModeDir:
+		n.Type = tree.TypeDir
+	case fs.ModeSymlink:
+		n.Type = tree.TypeSymlink
+	case fs.ModeNamedPipe:
+		n.Type = tree.TypeFIFO
+	case fs.ModeSocket:
+		n.Type = tree.TypeSocket
+	case fs.ModeDevice | fs.ModeCharDevice:
+		n.Type = tree.TypeCharDev
+	case fs.ModeDevice:
+		n.Type = tree.TypeBlkDev
+	default:
+		return tree.Node{}, fmt.Errorf("fsmeta: capture %s: unknown file type %v", path, t)
 	}
-	return names
+	return n, nil
 }

@@ -1,6 +1,7 @@
 package fsmeta
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
+	"github.com/cloudstic/cloudstic/internal/source/local"
 )
 
 // capture lstats path and returns its node.
@@ -21,7 +23,7 @@ func capture(t testing.TB, c *Capturer, path string) tree.Node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := c.Node(path, fi)
+	n, err := c.Node(context.Background(), path, fi)
 	if err != nil {
 		t.Fatalf("Node(%s): %v", path, err)
 	}
@@ -123,7 +125,7 @@ func TestCaptureTypes(t *testing.T) {
 	dir := t.TempDir()
 	mtime := time.Unix(1_600_000_000, 123_456_789)
 	tests := captureCases()
-	c := NewCapturer()
+	c := NewCapturer(local.New())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(dir, tt.name)
@@ -187,7 +189,7 @@ func TestCaptureXattrs(t *testing.T) {
 		{"big-value", []tree.Xattr{{Name: "user.big", Value: big}}},
 		{"many-names", manyXattrs(40)},
 	}
-	c := NewCapturer()
+	c := NewCapturer(local.New())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(dir, tt.name)
@@ -241,7 +243,7 @@ func TestCaptureHardlinks(t *testing.T) {
 	if err := os.WriteFile(other, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := NewCapturer()
+	c := NewCapturer(local.New())
 	na, nb, no := capture(t, c, a), capture(t, c, b), capture(t, c, other)
 	if na.Device != nb.Device || na.Inode != nb.Inode || na.Links != 2 || nb.Links != 2 {
 		t.Fatalf("a %d/%d/%d, b %d/%d/%d: want one inode with 2 links", na.Device, na.Inode, na.Links, nb.Device, nb.Inode, nb.Links)
@@ -264,7 +266,7 @@ func TestCaptureMissing(t *testing.T) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewCapturer().Node(path, fi); !errors.Is(err, os.ErrNotExist) {
+	if _, err := NewCapturer(local.New()).Node(context.Background(), path, fi); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("Node of a removed file = %v, want ErrNotExist", err)
 	}
 }
@@ -275,7 +277,7 @@ func TestCapturerConcurrent(t *testing.T) {
 	if err := os.WriteFile(path, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c := NewCapturer()
+	c := NewCapturer(local.New())
 	done := make(chan tree.Node)
 	for range 8 {
 		go func() {
@@ -284,7 +286,7 @@ func TestCapturerConcurrent(t *testing.T) {
 				done <- tree.Node{}
 				return
 			}
-			n, err := c.Node(path, fi)
+			n, err := c.Node(context.Background(), path, fi)
 			if err != nil {
 				n = tree.Node{}
 			}
@@ -314,11 +316,11 @@ func BenchmarkCapturerNode(b *testing.B) {
 		}
 		infos[i] = fi
 	}
-	c := NewCapturer()
+	c := NewCapturer(local.New())
 	b.ReportAllocs()
 	for b.Loop() {
 		for i, p := range paths {
-			if _, err := c.Node(p, infos[i]); err != nil {
+			if _, err := c.Node(context.Background(), p, infos[i]); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,6 +1,7 @@
 package fsmeta
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
+	"github.com/cloudstic/cloudstic/internal/source/local"
 )
 
 // TestNodeSince checks when a capture reuses an earlier node's extended
@@ -57,7 +59,7 @@ func TestNodeSince(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "entry")
 			tc.make(t, path)
-			c := NewCapturer()
+			c := NewCapturer(local.New())
 			prev := capture(t, c, path)
 			// Mark prev so that a reuse is visible.
 			prev.Xattrs = marker
@@ -69,7 +71,7 @@ func TestNodeSince(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n, err := c.NodeSince(path, fi, &prev)
+			n, err := c.NodeSince(context.Background(), path, fi, &prev)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,7 @@
 package fsmeta
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
+	"github.com/cloudstic/cloudstic/internal/source/local"
 )
 
 // entry is a captured node with its slash-separated path below the tree
@@ -24,7 +26,7 @@ type entry struct {
 // captureTree captures every entry below root in lexical order.
 func captureTree(t *testing.T, root string) []entry {
 	t.Helper()
-	c := NewCapturer()
+	c := NewCapturer(local.New())
 	var out []entry
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || path == root {
@@ -34,7 +36,7 @@ func captureTree(t *testing.T, root string) []entry {
 		if err != nil {
 			return err
 		}
-		n, err := c.Node(path, fi)
+		n, err := c.Node(context.Background(), path, fi)
 		if err != nil {
 			return err
 		}

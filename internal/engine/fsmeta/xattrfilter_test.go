@@ -1,12 +1,14 @@
 package fsmeta
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
+	"github.com/cloudstic/cloudstic/internal/source/local"
 )
 
 // TestCaptureXattrFilter: SkipXattrs and XattrNamespaces apply to
@@ -22,7 +24,7 @@ func TestCaptureXattrFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := NewCapturer().Node(path, fi)
+	full, err := NewCapturer(local.New()).Node(context.Background(), path, fi)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,14 +40,14 @@ func TestCaptureXattrFilter(t *testing.T) {
 		c    *Capturer
 		want []string
 	}{
-		{"all", NewCapturer(), []string{"user.a", "user.b"}},
-		{"skip", &Capturer{names: newIDNames(), SkipXattrs: true}, nil},
-		{"namespace", &Capturer{names: newIDNames(), XattrNamespaces: []string{"user.a", "trusted."}}, []string{"user.a"}},
+		{"all", NewCapturer(local.New()), []string{"user.a", "user.b"}},
+		{"skip", &Capturer{src: local.New(), names: newIDNames(), SkipXattrs: true}, nil},
+		{"namespace", &Capturer{src: local.New(), names: newIDNames(), XattrNamespaces: []string{"user.a", "trusted."}}, []string{"user.a"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, prev := range []*tree.Node{nil, &full} {
-				n, err := tt.c.NodeSince(path, fi, prev)
+				n, err := tt.c.NodeSince(context.Background(), path, fi, prev)
 				if err != nil {
 					t.Fatal(err)
 				}
