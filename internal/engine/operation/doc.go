@@ -14,7 +14,12 @@
 //	restore           shared, always (a prune must not delete what it reads)
 //	prune             exclusive (none with DryRun)
 //	forget            none; with a prune step, exclusive for that step
+//	tag               shared (none with DryRun)
 //	key passwd/remove exclusive (two removals at once could delete the last key)
+//	WithSharedLock    shared: what reads snapshot data (find, dump, stats, mount)
+//
+// The README's command table says the same per command;
+// internal/cli's TestLocksAsDocumented holds them to it.
 //
 // Each function validates its options, takes the lock, loads what the
 // engine needs, runs the engine entry point with the lease, and releases the
