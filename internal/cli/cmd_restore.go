@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cloudstic/cloudstic/internal/engine/exclude"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
@@ -17,9 +18,31 @@ func runRestore(ctx context.Context, a *app, args []string) error {
 	format := fs.String("format", "", "dir or zip (default: zip when -output ends in .zip, else dir)")
 	path := fs.String("path", "", "restore only this file, or this directory when it ends in /")
 	dryRun := fs.Bool("dry-run", false, "show what would be restored, write nothing")
+	var include, exclude multiFlag
+	fs.Var(&include, "include", "restore only what this gitignore-style pattern matches (and all below a matching directory), e.g. *.pdf, /home/docs/ (repeatable; last match wins)")
+	fs.Var(&exclude, "exclude", "leave out what this gitignore-style pattern matches, e.g. *.tmp, cache/ (repeatable; last match wins)")
+	overwrite := fs.String("overwrite", "never", "what to do with existing entries: never (leave them), always (replace), if-changed (replace unless same size and mtime), if-newer (replace if the snapshot's is newer)")
+	del := fs.Bool("delete", false, "make each restored directory match the snapshot: remove what the snapshot does not have there (not with -include/-exclude)")
+	verify := fs.Bool("verify", false, "read every written file back and check its content against the snapshot")
+	sparse := fs.Bool("sparse", true, "leave blocks of zeros as holes (-sparse=false writes them)")
 	pos, err := a.parse(fs, args)
 	if err != nil {
 		return err
+	}
+	ow, err := restore.ParseOverwrite(*overwrite)
+	if err != nil {
+		return usageErr("-overwrite %q: want always, if-changed, if-newer or never", *overwrite)
+	}
+	includes, err := restorePatterns("-include", include)
+	if err != nil {
+		return err
+	}
+	excludes, err := restorePatterns("-exclude", exclude)
+	if err != nil {
+		return err
+	}
+	if *del && (len(includes) > 0 || len(excludes) > 0) {
+		return usageErr("-delete cannot be combined with -include or -exclude: what they leave out would be deleted")
 	}
 	if len(pos) > 1 {
 		return usageErr("give at most one snapshot (got %d)", len(pos))
@@ -37,6 +60,9 @@ func runRestore(ctx context.Context, a *app, args []string) error {
 	if *format != restore.FormatDir && *format != restore.FormatZip {
 		return usageErr("-format %q: want dir or zip", *format)
 	}
+	if *format == restore.FormatZip && (ow != restore.OverwriteNever || *del || *verify) {
+		return usageErr("-overwrite, -delete and -verify apply to -format dir, not zip files")
+	}
 	r, err := a.openRepo(ctx)
 	if err != nil {
 		return err
@@ -44,7 +70,18 @@ func runRestore(ctx context.Context, a *app, args []string) error {
 	defer a.closeStore()
 	// restore holds a shared lock always, even on a dry run (seed rule): a
 	// prune must not delete what we are reading.
-	return a.restore(ctx, r, ref, restore.Options{Output: *output, Format: *format, Path: *path, DryRun: *dryRun, Warnf: a.warnf})
+	return a.restore(ctx, r, ref, restore.Options{Output: *output, Format: *format, Path: *path, DryRun: *dryRun, Warnf: a.warnf,
+		Include: includes, Exclude: excludes, Overwrite: ow, Delete: *del, Verify: *verify, NoSparse: !*sparse})
+}
+
+// restorePatterns checks restore's -include or -exclude patterns.
+func restorePatterns(flag string, patterns []string) ([]string, error) {
+	for _, p := range patterns {
+		if err := exclude.ParsePattern(p); err != nil {
+			return nil, usageErr("%s: %v", flag, err)
+		}
+	}
+	return patterns, nil
 }
 
 func (a *app) restore(ctx context.Context, r *operation.Repo, ref string, opts restore.Options) error {
@@ -56,14 +93,16 @@ func (a *app) restore(ctx context.Context, r *operation.Repo, ref string, opts r
 		return a.restoreProgress(opts, files, bytes)
 	}
 	out, err := operation.Restore(ctx, r, ref, opts, begin)
-	if out == nil || (err != nil && !errors.Is(err, restore.ErrDamaged)) {
+	if out == nil || (err != nil && !errors.Is(err, restore.ErrDamaged) && !errors.Is(err, restore.ErrVerify)) {
 		return err
 	}
 	snap, res := out.Snapshot, out.Result
 	if a.g.json {
 		a.writeJSON(restoreResult{SnapshotID: snap.ID.String(), Output: opts.Output, Format: opts.Format,
 			DryRun: opts.DryRun, Files: res.Files, Dirs: res.Dirs, Symlinks: res.Symlinks,
-			Hardlinks: res.Hardlinks, Bytes: res.Bytes, Skipped: nonNil(res.Skipped), Damaged: nonNil(res.Damaged)})
+			Hardlinks: res.Hardlinks, Bytes: res.Bytes, Skipped: nonNil(res.Skipped), Damaged: nonNil(res.Damaged),
+			Replaced: res.Replaced, Unchanged: res.Unchanged, Deleted: res.Deleted,
+			Verified: res.Verified, VerifyFailed: nonNil(res.VerifyFailed)})
 	} else {
 		verb := "Restored"
 		if opts.DryRun {
@@ -71,8 +110,14 @@ func (a *app) restore(ctx context.Context, r *operation.Repo, ref string, opts r
 		}
 		fmt.Fprintf(a.io.Stdout, "%s snapshot %s to %s: %d files, %d dirs, %d symlinks, %s\n", verb, snap.ID.String()[:8],
 			opts.Output, res.Files, res.Dirs, res.Symlinks, humanBytes(res.Bytes))
-		if len(res.Skipped) > 0 {
-			fmt.Fprintf(a.io.Stdout, "%d existing files were left untouched\n", len(res.Skipped))
+		printRestoreDetails(a, opts, res)
+	}
+	if len(res.VerifyFailed) > 0 {
+		for _, f := range res.VerifyFailed {
+			fmt.Fprintf(a.io.Stderr, "verify failed: %s\n", f)
+		}
+		if len(res.Damaged) == 0 {
+			return fmt.Errorf("%d restored files differ from the snapshot when read back (each is listed above); check the disk they were written to", len(res.VerifyFailed))
 		}
 	}
 	if len(res.Damaged) > 0 {
@@ -82,6 +127,22 @@ func (a *app) restore(ctx context.Context, r *operation.Repo, ref string, opts r
 		return fmt.Errorf("%d files could not be restored (each is listed above with the reason); everything else was restored. If a reason is damage rather than a read error, run 'cloudstic check'", len(res.Damaged))
 	}
 	return nil
+}
+
+// printRestoreDetails prints the counts beyond the summary line that apply.
+func printRestoreDetails(a *app, opts restore.Options, res *restore.Result) {
+	if len(res.Skipped) > 0 {
+		fmt.Fprintf(a.io.Stdout, "%d existing files were left untouched\n", len(res.Skipped))
+	}
+	if res.Replaced > 0 || res.Unchanged > 0 {
+		fmt.Fprintf(a.io.Stdout, "%d existing entries replaced, %d already matching the snapshot left as they were\n", res.Replaced, res.Unchanged)
+	}
+	if opts.Delete {
+		fmt.Fprintf(a.io.Stdout, "%d entries not in the snapshot deleted\n", res.Deleted)
+	}
+	if opts.Verify {
+		fmt.Fprintf(a.io.Stdout, "%d files verified, %d differ\n", res.Verified, len(res.VerifyFailed))
+	}
 }
 
 func nonNil(s []string) []string {

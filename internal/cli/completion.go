@@ -27,7 +27,9 @@ func examples(name string) []string {
 			"cloudstic backup -source local:. -dry-run -json"}
 	case "restore":
 		return []string{"cloudstic restore -output ./restored", "cloudstic restore 1a2b3c -output docs.zip -path Documents/",
-			"cloudstic restore latest -path notes.txt -output ./out"}
+			"cloudstic restore latest -path notes.txt -output ./out",
+			"cloudstic restore -output ~/photos -include '*.jpg' -exclude 'thumbs/'",
+			"cloudstic restore -output /srv/data -overwrite if-changed -delete -verify    # make /srv/data match the snapshot"}
 	case "list":
 		return []string{"cloudstic list", "cloudstic list -json"}
 	case "ls":

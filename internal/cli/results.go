@@ -64,17 +64,22 @@ type backupResult struct {
 
 // restoreResult is restore -json.
 type restoreResult struct {
-	Bytes      int64    `json:"bytes"`
-	Damaged    []string `json:"damaged"`
-	Dirs       int64    `json:"dirs"`
-	DryRun     bool     `json:"dry_run"`
-	Files      int64    `json:"files"`
-	Format     string   `json:"format"`
-	Hardlinks  int64    `json:"hardlinks"`
-	Output     string   `json:"output"`
-	Skipped    []string `json:"skipped"`
-	SnapshotID string   `json:"snapshot_id"`
-	Symlinks   int64    `json:"symlinks"`
+	Bytes        int64    `json:"bytes"`
+	Damaged      []string `json:"damaged"`
+	Deleted      int64    `json:"deleted"`
+	Dirs         int64    `json:"dirs"`
+	DryRun       bool     `json:"dry_run"`
+	Files        int64    `json:"files"`
+	Format       string   `json:"format"`
+	Hardlinks    int64    `json:"hardlinks"`
+	Output       string   `json:"output"`
+	Replaced     int64    `json:"replaced"`
+	Skipped      []string `json:"skipped"`
+	SnapshotID   string   `json:"snapshot_id"`
+	Symlinks     int64    `json:"symlinks"`
+	Unchanged    int64    `json:"unchanged"`
+	Verified     int64    `json:"verified"`
+	VerifyFailed []string `json:"verify_failed"`
 }
 
 // listEntry is one snapshot of list -json.

@@ -2,6 +2,7 @@ package fsmeta
 
 import (
 	"os"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -90,5 +91,19 @@ func (c *dirCache) closeAll() {
 	for name, d := range c.open {
 		d.f.Close() //nolint:errcheck // read-only directory: nothing to flush
 		delete(c.open, name)
+	}
+}
+
+// forget closes the unused open directories at dir or below it, which is
+// about to be removed: a later directory of the same name must be opened
+// afresh, not reached through the removed one's descriptor.
+func (c *dirCache) forget(dir string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name, d := range c.open {
+		if d.refs == 0 && (name == dir || strings.HasPrefix(name, dir+"/")) {
+			d.f.Close() //nolint:errcheck // read-only directory: nothing to flush
+			delete(c.open, name)
+		}
 	}
 }

@@ -27,6 +27,44 @@ var ErrDamaged = errors.New("some files could not be restored")
 // ErrPathNotFound means -path names nothing in the snapshot.
 var ErrPathNotFound = errors.New("path not found in snapshot")
 
+// ErrVerify means files read back after the restore do not hash to the
+// snapshot's content; Result.VerifyFailed names them.
+var ErrVerify = errors.New("restored files differ from the snapshot")
+
+// ErrBadOptions means Options combine settings that cannot work together
+// (say -delete with -include), or name an unknown mode.
+var ErrBadOptions = errors.New("invalid restore options")
+
+// Overwrite says what a directory restore does with an entry already at a
+// path the snapshot also has.
+type Overwrite string
+
+// Overwrite modes (restic 0.17's names).
+const (
+	// OverwriteNever leaves every existing entry alone (the default).
+	OverwriteNever Overwrite = "never"
+	// OverwriteAlways replaces every existing entry.
+	OverwriteAlways Overwrite = "always"
+	// OverwriteIfChanged keeps an existing file of the snapshot's size
+	// and modification time (and a symlink with its target), giving it
+	// the snapshot's metadata, and replaces anything else.
+	OverwriteIfChanged Overwrite = "if-changed"
+	// OverwriteIfNewer replaces an existing entry only when the
+	// snapshot's modification time is later than its own.
+	OverwriteIfNewer Overwrite = "if-newer"
+)
+
+// ParseOverwrite checks an -overwrite value; "" is OverwriteNever.
+func ParseOverwrite(s string) (Overwrite, error) {
+	switch o := Overwrite(s); o {
+	case "":
+		return OverwriteNever, nil
+	case OverwriteNever, OverwriteAlways, OverwriteIfChanged, OverwriteIfNewer:
+		return o, nil
+	}
+	return "", fmt.Errorf("%w: -overwrite %q: want always, if-changed, if-newer or never", ErrBadOptions, s)
+}
+
 // Options configure a restore.
 type Options struct {
 	Output string
@@ -44,6 +82,30 @@ type Options struct {
 	RootMeta *tree.Node
 	// Progress, when set, is updated as files are written.
 	Progress *Progress
+
+	// Include and Exclude are patterns in gitignore syntax (those of
+	// backup's -exclude), matched against paths relative to the snapshot
+	// root. With Include only matching entries (and everything below a
+	// matching directory) are restored, with the directories leading to
+	// them; an entry Exclude matches is left out, with all below it.
+	Include, Exclude []string
+	// Overwrite is what a directory restore does with existing entries;
+	// "" is OverwriteNever.
+	Overwrite Overwrite
+	// Delete removes from each restored directory what the snapshot does
+	// not have there, so that the output matches it. It never touches
+	// anything outside the restored tree (with Path, outside that
+	// subtree), and cannot be combined with Include or Exclude.
+	Delete bool
+	// Verify reads every written file back after the restore and checks
+	// it against the snapshot's content hashes.
+	Verify bool
+	// NoSparse writes runs of zeros as data instead of leaving holes.
+	NoSparse bool
+
+	// beforeVerify, for tests, runs between the writes and the
+	// verification.
+	beforeVerify func()
 }
 
 // Progress holds live counters.
@@ -57,12 +119,24 @@ type Result struct {
 	Bytes                                      int64
 	Skipped                                    []string // existing files left alone
 	Damaged                                    []string // files that could not be restored
+	// Replaced counts the existing entries that were overwritten (they
+	// are also counted as Files, Symlinks...); Unchanged those left as
+	// they were because they match (-overwrite if-changed).
+	Replaced, Unchanged int64
+	// Deleted counts the entries Delete removed (a directory as one).
+	Deleted int64
+	// Verified counts the files Verify read back; VerifyFailed names
+	// those that differ from the snapshot.
+	Verified     int64
+	VerifyFailed []string
 }
 
 // entry is one node to restore with its output-relative path.
 type entry struct {
 	rel  string
 	node tree.Node
+	// replace: an entry at rel is to be replaced (see plan).
+	replace bool
 }
 
 // Run restores the tree rooted at root under lease, a shared (or exclusive)
@@ -92,6 +166,9 @@ func run(ctx context.Context, r *repo.Repository, root id.ID, opts Options) (*Re
 	if opts.Warnf == nil {
 		opts.Warnf = func(string, ...any) {}
 	}
+	if err := checkOptions(&opts); err != nil {
+		return nil, err
+	}
 	start, prefix, err := resolvePath(ctx, r, root, opts.Path)
 	if err != nil {
 		return nil, err
@@ -103,6 +180,23 @@ func run(ctx context.Context, r *repo.Repository, root id.ID, opts Options) (*Re
 		return restoreZip(ctx, r, start, prefix, opts)
 	}
 	return nil, fmt.Errorf("unknown restore format %q (want dir or zip)", opts.Format)
+}
+
+// checkOptions refuses combinations that cannot be honoured.
+func checkOptions(opts *Options) error {
+	o, err := ParseOverwrite(string(opts.Overwrite))
+	if err != nil {
+		return err
+	}
+	opts.Overwrite = o
+	if opts.Format == FormatZip && (o != OverwriteNever || opts.Delete || opts.Verify) {
+		return fmt.Errorf("%w: -overwrite, -delete and -verify apply to directory restores, not zip files", ErrBadOptions)
+	}
+	if opts.Delete && (len(opts.Include) > 0 || len(opts.Exclude) > 0) {
+		// What is left out would look like something to delete.
+		return fmt.Errorf("%w: -delete cannot be combined with -include or -exclude", ErrBadOptions)
+	}
+	return nil
 }
 
 // resolvePath finds the node -path names. It returns a synthetic start

@@ -20,6 +20,10 @@ import (
 var ErrOutputExists = errors.New("output file already exists")
 
 func restoreZip(ctx context.Context, r *repo.Repository, start entry, _ string, opts Options) (*Result, error) {
+	sel, err := newSelection(opts)
+	if err != nil {
+		return nil, err
+	}
 	res := &Result{}
 	out := io.Discard // an io.Writer; the output file replaces it
 	var f *os.File
@@ -38,9 +42,18 @@ func restoreZip(ctx context.Context, r *repo.Repository, start entry, _ string, 
 	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
 		return flate.NewWriter(w, flate.BestSpeed)
 	})
-	err := walk(ctx, r, start, func(e entry) error {
+	err = walk(ctx, r, start, func(e entry) error {
 		if e.rel == "." {
 			return nil
+		}
+		ok, parents, err := sel.visit(e)
+		if err != nil || !ok {
+			return err
+		}
+		for _, p := range parents {
+			if err := zipEntry(ctx, r, zw, p, res, opts); err != nil {
+				return err
+			}
 		}
 		return zipEntry(ctx, r, zw, e, res, opts)
 	}, func(rel string, err error) {

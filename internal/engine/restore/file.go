@@ -1,0 +1,148 @@
+package restore
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/pack"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
+)
+
+// writeBuffers are one worker's reusable buffers: the decoder's (one
+// chunk's ciphertext and plaintext, reused for the next chunk and file
+// instead of allocated, and zeroed by the kernel, for each) and a block of
+// zeros to find holes with.
+type writeBuffers struct {
+	dec   *pack.Decoder // set on first use
+	zeros []byte
+}
+
+func newWriteBuffers() *writeBuffers {
+	return &writeBuffers{zeros: make([]byte, holeBlock)}
+}
+
+func (b *writeBuffers) decoder(r *repo.Repository) *pack.Decoder {
+	if b.dec == nil {
+		b.dec = r.Codec().NewDecoder()
+	}
+	return b.dec
+}
+
+// file restores one file, reading its chunks one by one.
+func (d *dirRestore) file(e entry, buf *writeBuffers) {
+	dec := buf.decoder(d.r)
+	d.fileWith(e, buf, func(cw *contentWriter) error {
+		for _, b := range e.node.Content {
+			data, err := d.r.LoadBlobWith(d.ctx, dec, b)
+			if err != nil {
+				return err
+			}
+			if err := cw.write(data); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// restoreBatch restores files whose blobs lie in one range of one pack
+// with a single read. Any file whose blob cannot be read or verified from
+// that range is restored on its own (which reports it if it is damaged).
+func (d *dirRestore) restoreBatch(b *batch, buf *writeBuffers) {
+	size := b.end - b.start
+	data, err := d.r.Store().GetRange(d.ctx, repo.PackKey(b.pack), int64(b.start), int64(size))
+	if err == nil && uint64(len(data)) != size {
+		err = fmt.Errorf("short read of pack %s", b.pack.Short())
+	}
+	dec := buf.decoder(d.r)
+	for i, e := range b.files {
+		if err != nil {
+			d.file(e, buf)
+			continue
+		}
+		loc := b.locs[i]
+		off := uint64(loc.Offset) - b.start
+		plain, derr := dec.Decode(data[off:off+uint64(loc.Length)], e.node.Content[0])
+		if derr != nil {
+			d.file(e, buf)
+			continue
+		}
+		d.fileWith(e, buf, func(cw *contentWriter) error { return cw.write(plain) })
+	}
+}
+
+// fileWith creates one file at a temporary name, fills it with content,
+// gives it its metadata and renames it into place: an interrupted or
+// failed restore never leaves a partly written file under a snapshot's
+// name, nor replaces a good one with it.
+func (d *dirRestore) fileWith(e entry, buf *writeBuffers, content func(*contentWriter) error) {
+	tmp := tempName(e.rel)
+	f, err := d.w.CreateFile(tmp, &e.node)
+	if err != nil {
+		d.damaged(e.rel, err)
+		return
+	}
+	cw := &contentWriter{f: f, sparse: !d.opts.NoSparse, zeros: buf.zeros, progress: d.opts.Progress,
+		keepLengths: d.opts.Verify}
+	werr := cw.reserve(e.node.Size)
+	if werr == nil {
+		werr = content(cw)
+	}
+	if werr == nil {
+		werr = cw.finish(e.node.Size)
+	}
+	if werr == nil {
+		// Metadata through the open descriptor, after the last write:
+		// cheaper than resolving the path again, and mtime stays put.
+		if err := d.w.ApplyMetaFile(f, e.rel, &e.node); err != nil {
+			d.opts.Warnf("%s: %v", e.rel, err)
+		}
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = d.w.Rename(tmp, e.rel, !e.replace)
+	}
+	if werr != nil {
+		if rerr := d.w.Remove(tmp); rerr != nil {
+			werr = errors.Join(werr, rerr)
+		}
+		if errors.Is(werr, fsmeta.ErrExists) {
+			d.skip(e.rel, "appeared during the restore, not overwritten")
+		} else {
+			d.damaged(e.rel, werr)
+		}
+		return
+	}
+	d.mu.Lock()
+	d.res.Files++
+	d.res.Bytes += cw.off
+	if d.opts.Verify {
+		d.written = append(d.written, writtenFile{rel: e.rel, node: &e.node, lengths: cw.lengths})
+	}
+	d.mu.Unlock()
+	if p := d.opts.Progress; p != nil {
+		p.Files.Add(1)
+	}
+}
+
+// writtenFile is a file to read back for Verify, with its chunk lengths.
+type writtenFile struct {
+	rel     string
+	node    *tree.Node
+	lengths []uint32
+}
+
+// errSize means a file's chunks do not add up to the size its node states.
+var errSize = errors.New("content size differs from the snapshot's")
+
+// checkSize is the final check of a written file's length.
+func checkSize(written int64, n uint64) error {
+	if uint64(written) != n {
+		return fmt.Errorf("%w: %d bytes, snapshot says %d", errSize, written, n)
+	}
+	return nil
+}
