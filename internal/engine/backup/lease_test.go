@@ -29,34 +29,6 @@ func lease(t testing.TB, r *repo.Repository) *lock.Lock {
 	return l
 }
 
-// TestBackupRefusedWithoutLease: without a lock a backup stores nothing;
-// a dry run, which stores nothing anyway, needs none.
-func TestBackupRefusedWithoutLease(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	st := checktest.NewRepo(t, dir)
-	src := t.TempDir()
-	checktest.WriteFile(t, src, "f", 1, 100<<10)
-	for _, l := range []*lock.Lock{nil, {}} {
-		r := checktest.Open(t, st)
-		if _, err := backup.Run(ctx, r, l, nil, backup.Options{Path: src}); !errors.Is(err, repo.ErrNoLease) {
-			t.Fatalf("backup with lease %v: %v, want %v", l, err, repo.ErrNoLease)
-		}
-	}
-	if _, err := backup.Run(ctx, checktest.Open(t, st), nil, nil, backup.Options{Path: src, DryRun: true}); err != nil {
-		t.Fatalf("dry run without a lease: %v", err)
-	}
-	for _, sub := range []string{"data", "snapshots"} {
-		entries, err := os.ReadDir(filepath.Join(dir, sub))
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			t.Fatal(err)
-		}
-		if len(entries) != 0 {
-			t.Fatalf("%s written without a lease: %v", sub, entries)
-		}
-	}
-}
-
 // TestBackupFencedByItsLease: a backup whose lease has ended (here:
 // released) stores nothing, not even a pack: every request goes through
 // the lease's fence.

@@ -45,49 +45,6 @@ func garbageRepo(t *testing.T) (dir string, st store.Store) {
 	return dir, st
 }
 
-// TestPruneRefusedWithoutExclusiveLease: prune changes nothing without the
-// exclusive lock, with a shared one, or with a Lock not made by package lock.
-func TestPruneRefusedWithoutExclusiveLease(t *testing.T) {
-	dir, st := garbageRepo(t)
-	before := checktest.DirSize(t, dir, "data")
-	ctx := context.Background()
-	shared, err := lock.AcquireShared(ctx, st, "backup", lock.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer shared.Release(ctx) //nolint:errcheck // also released below; a second Release does nothing
-	cases := []struct {
-		name  string
-		lease *lock.Lock
-		want  error
-	}{
-		{"no lease", nil, repo.ErrNoLease},
-		{"zero lease", &lock.Lock{}, repo.ErrNoLease},
-		{"shared lease", shared, repo.ErrSharedLease},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := prune.Run(ctx, checktest.Open(t, st), c.lease, prune.Options{})
-			if !errors.Is(err, c.want) {
-				t.Fatalf("got %v, want %v", err, c.want)
-			}
-			if checktest.DirSize(t, dir, "data") != before {
-				t.Fatal("prune without the exclusive lock deleted packs")
-			}
-		})
-	}
-	if err := shared.Release(ctx); err != nil {
-		t.Fatal(err)
-	}
-	// A dry run needs no lock; with it, the same prune deletes.
-	if _, err := pruneLocked(t, checktest.Open(t, st), prune.Options{DryRun: true}); err != nil {
-		t.Fatal(err)
-	}
-	if res, err := pruneLocked(t, checktest.Open(t, st), prune.Options{}); err != nil || res.PacksDeleted == 0 {
-		t.Fatalf("prune with the lock: %+v, %v", res, err)
-	}
-}
-
 // breakingStore removes the exclusive lock when the first pack is deleted,
 // as break-lock run by someone else would.
 type breakingStore struct {

@@ -2,7 +2,6 @@ package tag_test
 
 import (
 	"context"
-	"errors"
 	"maps"
 	"slices"
 	"testing"
@@ -28,37 +27,6 @@ func lease(t testing.TB, r *repo.Repository) *lock.Lock {
 		}
 	})
 	return l
-}
-
-// TestRefusedWithoutLease: without a lock, or under a released one, tag
-// changes nothing; a dry run needs none.
-func TestRefusedWithoutLease(t *testing.T) {
-	ctx := context.Background()
-	r := walktest.New(t)
-	s := r.Backup(t, source(t), "h", day(1), "a")
-	opts := tag.Options{Add: []string{"b"}, IDs: []string{s.ID.String()}}
-	for _, l := range []*lock.Lock{nil, {}} {
-		if _, err := tag.Run(ctx, r.Repository, l, opts); !errors.Is(err, repo.ErrNoLease) {
-			t.Fatalf("tag with lease %v: %v, want %v", l, err, repo.ErrNoLease)
-		}
-	}
-	released, err := lock.AcquireShared(ctx, r.Store(), "tag", lock.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := released.Release(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tag.Run(ctx, r.Repository, released, opts); err == nil {
-		t.Fatal("tag under a released lease succeeded")
-	}
-	opts.DryRun = true
-	if res, err := tag.Run(ctx, r.Repository, nil, opts); err != nil || len(res.Changes) != 1 {
-		t.Fatalf("dry run without a lease: %+v, %v", res, err)
-	}
-	if got := snapshotIDs(t, r.Repository); !sameIDs(got, s.ID) {
-		t.Errorf("snapshots %v after refused runs", got)
-	}
 }
 
 // TestRun rewrites real snapshots on the local store: tags change under a
