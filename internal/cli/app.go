@@ -53,6 +53,7 @@ type globals struct {
 	debug         bool
 	lockWait      time.Duration
 	storeConns    int
+	timeouts      timeoutFlags
 	noCache       bool
 	s3            s3Flags
 	sftp          sftpFlags
@@ -80,6 +81,7 @@ func (g *globals) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.BoolVar(&g.debug, "debug", false, "log every store request with its timing on stderr")
 	fs.DurationVar(&g.lockWait, "lock-wait", 0, "when the repository is locked, retry for this long (e.g. 5m) instead of failing at once")
 	fs.IntVar(&g.storeConns, "store-connections", 8, "concurrent store requests (S3, SFTP)")
+	g.timeouts.register(fs, getenv)
 	fs.BoolVar(&g.noCache, "no-cache", false, "do not use the local metadata cache of remote repositories (also CLOUDSTIC_NO_CACHE=1)")
 	g.s3.register(fs, getenv)
 	g.sftp.register(fs, getenv)

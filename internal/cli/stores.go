@@ -63,11 +63,15 @@ func (a *app) storeOptions(forInit bool) (operation.StoreOptions, error) {
 	if err != nil && (strings.HasPrefix(a.g.store, "s3:") || strings.HasPrefix(a.g.store, "b2:")) {
 		return operation.StoreOptions{}, usageErr("-s3-conditional-writes (env CLOUDSTIC_S3_CONDITIONAL_WRITES) %v", err)
 	}
+	if err := a.g.timeouts.check(); err != nil && !isLocal(a.g.store) {
+		return operation.StoreOptions{}, err
+	}
 	o := operation.StoreOptions{
 		URI:    a.g.store,
 		Create: forInit,
 		S3: s3.Config{ConditionalWrites: cond, Endpoint: f.endpoint, Region: f.region, Profile: f.profile,
-			AccessKey: f.accessKey, SecretKey: f.secretKey},
+			AccessKey: f.accessKey, SecretKey: f.secretKey,
+			ConnectTimeout: a.g.timeouts.connect, ResponseTimeout: a.g.timeouts.response},
 		B2:          operation.B2Options{KeyID: f.b2KeyID, AppKey: f.b2AppKey, Region: f.b2Region},
 		SFTP:        a.sftpConfig(),
 		Connections: a.g.storeConns,
@@ -86,7 +90,8 @@ func (a *app) storeOptions(forInit bool) (operation.StoreOptions, error) {
 func (a *app) sftpConfig() sftp.Config {
 	f := a.g.sftp
 	cfg := sftp.Config{User: a.io.Getenv("USER"), KeyFile: f.key, Password: f.password, KnownHostsFile: f.knownHosts,
-		InsecureIgnoreHostKey: f.insecure, AgentSocket: a.io.Getenv("SSH_AUTH_SOCK")}
+		InsecureIgnoreHostKey: f.insecure, AgentSocket: a.io.Getenv("SSH_AUTH_SOCK"),
+		ConnectTimeout: a.g.timeouts.connect, ResponseTimeout: a.g.timeouts.response}
 	if home := a.io.Getenv("HOME"); cfg.KnownHostsFile == "" && home != "" {
 		cfg.KnownHostsFile = filepath.Join(home, ".ssh", "known_hosts")
 	}

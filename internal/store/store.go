@@ -24,6 +24,21 @@ var (
 	// ErrInvalidKey is returned for keys that are empty, absolute, contain
 	// "." or ".." elements, or elements starting with ".".
 	ErrInvalidKey = errors.New("invalid key")
+	// ErrTimeout means the store did not answer within its deadline (the
+	// connect or response timeout): the server may be down or hung, and the
+	// request's outcome is unknown.
+	ErrTimeout = errors.New("store did not answer in time")
+)
+
+// Default deadlines of store requests (the CLI's -store-connect-timeout and
+// -store-response-timeout).
+const (
+	// DefaultConnectTimeout bounds a TCP connect plus the TLS or SSH
+	// handshake.
+	DefaultConnectTimeout = 10 * time.Second
+	// DefaultResponseTimeout bounds the wait for a server's answer once a
+	// request has been sent (HTTP response headers; an SSH keepalive).
+	DefaultResponseTimeout = 30 * time.Second
 )
 
 // Capabilities declares which atomic conditional writes a store performs.

@@ -124,6 +124,7 @@ func openBackend(ctx context.Context, o StoreOptions) (store.Store, error) {
 		}
 		cfg.KeyFile, cfg.Password, cfg.KnownHostsFile = o.SFTP.KeyFile, o.SFTP.Password, o.SFTP.KnownHostsFile
 		cfg.InsecureIgnoreHostKey, cfg.AgentSocket = o.SFTP.InsecureIgnoreHostKey, o.SFTP.AgentSocket
+		cfg.ConnectTimeout, cfg.ResponseTimeout = o.SFTP.ConnectTimeout, o.SFTP.ResponseTimeout
 		cfg.CreateDir = o.Create
 		cfg.Logf = o.Logf
 		st, err := sftp.Open(ctx, cfg)

@@ -2,7 +2,10 @@ package s3
 
 import (
 	"errors"
+	"net"
 	"net/http"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/smithy-go"
@@ -77,4 +80,19 @@ func isAccessDenied(err error) bool {
 // a conditional header) instead of ignoring it.
 func isNotImplemented(err error) bool {
 	return httpStatus(err) == http.StatusNotImplemented || apiCode(err) == "NotImplemented"
+}
+
+// isTimeout reports a connect or response deadline that expired (a
+// net.Error whose Timeout is true), not a cancelled context.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// noRetryOnTimeout tells the SDK's retryer not to retry a timed-out request.
+func noRetryOnTimeout(err error) aws.Ternary {
+	if isTimeout(err) {
+		return aws.FalseTernary
+	}
+	return aws.UnknownTernary
 }

@@ -41,12 +41,6 @@ const (
 	maxAttempts = 5
 	// maxBackoff caps the wait between retries.
 	maxBackoff = 2 * time.Second
-	// connectTimeout bounds TCP connect and TLS handshake, so an unreachable
-	// endpoint fails in about maxAttempts*connectTimeout.
-	connectTimeout = 3 * time.Second
-	// responseTimeout bounds the wait for response headers after the
-	// request body has been sent.
-	responseTimeout = 2 * time.Minute
 	// multipartThreshold: objects larger than this are uploaded in parts.
 	multipartThreshold = 64 << 20
 	// partSize is the size of each multipart part but the last.
@@ -72,6 +66,13 @@ type Config struct {
 	AccessKey, SecretKey string
 	// MaxConnections bounds concurrent requests (default 8).
 	MaxConnections int
+	// ConnectTimeout bounds a TCP connect plus the TLS handshake
+	// (default store.DefaultConnectTimeout).
+	ConnectTimeout time.Duration
+	// ResponseTimeout bounds the wait for response headers once a request
+	// has been sent (default store.DefaultResponseTimeout). A request that
+	// times out is not retried: the command fails with store.ErrTimeout.
+	ResponseTimeout time.Duration
 	// Flavor selects provider-specific behaviour.
 	Flavor Flavor
 	// ConditionalWrites limits the capabilities declared to fewer than the
@@ -97,6 +98,8 @@ type Store struct {
 	// multipartThreshold and partSize are fields so tests can lower them.
 	multipartThreshold int64
 	partSize           int64
+	// connectTimeout and responseTimeout name the deadlines in errors.
+	connectTimeout, responseTimeout time.Duration
 
 	requests, bytesUp, bytesDown atomic.Int64
 }
@@ -119,6 +122,12 @@ func open(ctx context.Context, cfg Config, extra ...func(*s3.Options)) (*Store, 
 	if cfg.MaxConnections <= 0 {
 		cfg.MaxConnections = defaultMaxConnections
 	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = store.DefaultConnectTimeout
+	}
+	if cfg.ResponseTimeout <= 0 {
+		cfg.ResponseTimeout = store.DefaultResponseTimeout
+	}
 	s := &Store{
 		bucket:             cfg.Bucket,
 		flavor:             cfg.Flavor,
@@ -127,6 +136,8 @@ func open(ctx context.Context, cfg Config, extra ...func(*s3.Options)) (*Store, 
 		logf:               cfg.Logf,
 		multipartThreshold: multipartThreshold,
 		partSize:           partSize,
+		connectTimeout:     cfg.ConnectTimeout,
+		responseTimeout:    cfg.ResponseTimeout,
 	}
 	if p := strings.Trim(cfg.Prefix, "/"); p != "" {
 		s.prefix = p + "/"
@@ -163,7 +174,8 @@ func (s *Store) logCaps(setting ConditionalWrites, why string) {
 	}
 }
 
-// newClient builds the SDK client: bounded retries, short connect timeout,
+// newClient builds the SDK client: bounded retries (none after a timeout),
+// connect and response deadlines,
 // MaxConnsPerHost = MaxConnections, and the request-logging middleware.
 func (s *Store) newClient(ctx context.Context, cfg Config, extra []func(*s3.Options)) (*s3.Client, error) {
 	region, endpoint := cfg.Region, cfg.Endpoint
@@ -179,14 +191,14 @@ func (s *Store) newClient(ctx context.Context, cfg Config, extra []func(*s3.Opti
 		region = defaultRegion
 	}
 	httpClient := awshttp.NewBuildableClient().
-		WithDialerOptions(func(d *net.Dialer) { d.Timeout = connectTimeout }).
+		WithDialerOptions(func(d *net.Dialer) { d.Timeout = cfg.ConnectTimeout }).
 		WithTransportOptions(func(tr *http.Transport) {
 			tr.MaxConnsPerHost = cfg.MaxConnections
 			tr.MaxIdleConnsPerHost = cfg.MaxConnections
-			tr.TLSHandshakeTimeout = connectTimeout
-			// A server that accepted the request but never answers is
-			// treated as a timeout (retried), not waited for forever.
-			tr.ResponseHeaderTimeout = responseTimeout
+			tr.TLSHandshakeTimeout = cfg.ConnectTimeout
+			// A server that accepted the request but never answers
+			// fails the request after this long.
+			tr.ResponseHeaderTimeout = cfg.ResponseTimeout
 		})
 	awsCfg, err := awsconf.Load(ctx, awsconf.Options{
 		Region:     region,
@@ -199,6 +211,10 @@ func (s *Store) newClient(ctx context.Context, cfg Config, extra []func(*s3.Opti
 				o.MaxAttempts = maxAttempts
 				o.MaxBackoff = maxBackoff
 				o.RateLimiter = ratelimit.None
+				// A server that did not answer within the deadline is
+				// down or hung: retrying would multiply the wait by
+				// maxAttempts before the command fails.
+				o.Retryables = append([]retry.IsErrorRetryable{retry.IsErrorRetryableFunc(noRetryOnTimeout)}, o.Retryables...)
 			})
 		},
 		Logf: cfg.Logf,
@@ -297,5 +313,9 @@ func (s *Store) withSlot(ctx context.Context, fn func() error) error {
 		return ctx.Err()
 	}
 	defer func() { <-s.sem }()
-	return fn()
+	err := fn()
+	if isTimeout(err) && ctx.Err() == nil {
+		return fmt.Errorf("%w (connect timeout %v, response timeout %v): %w", store.ErrTimeout, s.connectTimeout, s.responseTimeout, err)
+	}
+	return err
 }

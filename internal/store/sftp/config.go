@@ -7,6 +7,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // DefaultPort is the SSH port used when Config.Port is zero.
@@ -41,14 +44,29 @@ type Config struct {
 	// CreateDir makes Open create Path (and its parents) when missing;
 	// otherwise a missing Path is ErrNoRepositoryDir.
 	CreateDir bool
+	// ConnectTimeout bounds the TCP connect plus the SSH handshake
+	// (default store.DefaultConnectTimeout).
+	ConnectTimeout time.Duration
+	// ResponseTimeout bounds the wait for the server's answer to a
+	// keepalive sent every ResponseTimeout while connected (default
+	// store.DefaultResponseTimeout): a server that stops answering has its
+	// connection closed, failing the requests in flight with
+	// store.ErrTimeout.
+	ResponseTimeout time.Duration
 	// Logf, if set, receives debug messages (connects, reconnects).
 	Logf func(format string, args ...any)
 }
 
-// withDefaults fills in Port.
+// withDefaults fills in Port and the timeouts.
 func (c Config) withDefaults() Config {
 	if c.Port == 0 {
 		c.Port = DefaultPort
+	}
+	if c.ConnectTimeout <= 0 {
+		c.ConnectTimeout = store.DefaultConnectTimeout
+	}
+	if c.ResponseTimeout <= 0 {
+		c.ResponseTimeout = store.DefaultResponseTimeout
 	}
 	return c
 }

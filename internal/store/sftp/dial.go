@@ -10,16 +10,15 @@ import (
 	"net"
 	"os"
 	"sync/atomic"
-	"time"
 
 	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/crypto/ssh/knownhosts"
-)
 
-// connectTimeout bounds the TCP connect plus the SSH handshake.
-const connectTimeout = 10 * time.Second
+	"github.com/cloudstic/cloudstic/internal/clock"
+	"github.com/cloudstic/cloudstic/internal/store"
+)
 
 // conn is one SSH connection with its SFTP session.
 type conn struct {
@@ -28,6 +27,9 @@ type conn struct {
 	// dead is closed when the SSH connection has ended.
 	dead   chan struct{}
 	closed atomic.Bool
+	// timedOut is set when the keepalive watchdog closed the connection
+	// because the server stopped answering.
+	timedOut atomic.Bool
 }
 
 // isDead reports whether the SSH connection has ended.
@@ -81,7 +83,48 @@ func dial(ctx context.Context, cfg Config) (*conn, error) {
 		_ = client.Wait()
 		close(c.dead)
 	}()
+	go c.watchdog(cfg)
 	return c, nil
+}
+
+// watchdog sends an SSH keepalive every third of cfg.ResponseTimeout and
+// closes the connection when one is not answered within cfg.ResponseTimeout, so that
+// requests to a server that hangs (or a path that drops every packet) fail
+// instead of waiting forever: pkg/sftp's requests have no deadline of
+// their own.
+func (c *conn) watchdog(cfg Config) {
+	clk := clock.Real{}
+	for {
+		select {
+		case <-c.dead:
+			return
+		case <-clk.After(cfg.ResponseTimeout / 3):
+		}
+		answered := make(chan struct{})
+		go func() {
+			// Any reply, even "unknown request", shows the server is
+			// alive; an error means the connection ended, which dead
+			// reports.
+			_, _, _ = c.ssh.SendRequest("keepalive@openssh.com", true, nil)
+			close(answered)
+		}()
+		select {
+		case <-c.dead:
+			return
+		case <-answered:
+		case <-clk.After(cfg.ResponseTimeout):
+			if cfg.Logf != nil {
+				cfg.Logf("sftp: %s did not answer a keepalive in %v; closing the connection", cfg.addr(), cfg.ResponseTimeout)
+			}
+			c.timedOut.Store(true)
+			// The transport first: closing the SFTP session waits for
+			// answers that will not come. The requests in flight report
+			// the failure.
+			_ = c.ssh.Close()
+			_ = c.close()
+			return
+		}
+	}
 }
 
 // sshDial opens the TCP connection and runs the SSH handshake within
@@ -108,14 +151,17 @@ func sshDial(ctx context.Context, cfg Config) (*ssh.Client, error) {
 		},
 		HostKeyAlgorithms: hostKeyAlgos,
 		Auth:              auth,
-		Timeout:           connectTimeout,
+		Timeout:           cfg.ConnectTimeout,
 	}
 
-	dctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	dctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
 	defer cancel()
 	addr := cfg.addr()
 	var d net.Dialer
 	tcp, err := d.DialContext(dctx, "tcp", addr)
+	if err != nil && ctx.Err() == nil && dctx.Err() != nil {
+		return nil, fmt.Errorf("connect to %s: %w (connect timeout %v): %w", addr, store.ErrTimeout, cfg.ConnectTimeout, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", addr, err)
 	}
@@ -137,7 +183,7 @@ func sshDial(ctx context.Context, cfg Config) (*ssh.Client, error) {
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("connect to %s: %w", addr, ctx.Err())
 	case !stopped:
-		return nil, fmt.Errorf("connect to %s: handshake timed out after %v: %w", addr, connectTimeout, err)
+		return nil, fmt.Errorf("connect to %s: SSH handshake: %w (connect timeout %v): %w", addr, store.ErrTimeout, cfg.ConnectTimeout, err)
 	case hostKeyOK.Load():
 		// Past the host key, what remains of the handshake is
 		// authentication.

@@ -136,7 +136,7 @@ func (s *Store) current(ctx context.Context) (*conn, error) {
 	if s.closed {
 		return nil, ErrClosed
 	}
-	if s.conn != nil && !s.conn.closed.Load() {
+	if s.conn != nil && !s.conn.closed.Load() && !s.conn.timedOut.Load() {
 		return s.conn, nil
 	}
 	s.conn = nil
@@ -187,6 +187,9 @@ func (s *Store) run(ctx context.Context, c *conn, fn func(*sftp.Client) error) e
 	if cerr := ctx.Err(); cerr != nil && err != nil {
 		return fmt.Errorf("%w (%v)", cerr, err)
 	}
+	if err != nil && c.timedOut.Load() {
+		return fmt.Errorf("%w (no answer to a keepalive in %v): %w", store.ErrTimeout, s.cfg.ResponseTimeout, err)
+	}
 	return err
 }
 
@@ -205,7 +208,9 @@ func (s *Store) do(ctx context.Context, fn func(*sftp.Client) error) error {
 		return err
 	}
 	err = s.run(ctx, c, fn)
-	if !lost(c, err) || ctx.Err() != nil {
+	if !lost(c, err) || ctx.Err() != nil || c.timedOut.Load() {
+		// A server that stopped answering is not dialled again: that
+		// would double the wait before the command fails.
 		return err
 	}
 	c, rerr := s.reconnect(ctx, c)

@@ -14,9 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/signal"
 	"sync"
-	"syscall"
 
 	"github.com/cloudstic/cloudstic/internal/cli"
 	"github.com/cloudstic/cloudstic/internal/store"
@@ -46,7 +44,7 @@ func main() {
 			return fs
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cli.InterruptContext(context.Background(), os.Stderr, os.Exit)
 	code := cli.Main(ctx, os.Args[1:], stdio)
 	stop()
 	if path := os.Getenv(ReportEnvVar); path != "" {

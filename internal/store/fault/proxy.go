@@ -1,0 +1,150 @@
+package fault
+
+import (
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+)
+
+// Proxy is a TCP proxy on 127.0.0.1 for tests of what a client does when a
+// server stops answering. It forwards every connection to its upstream
+// until Freeze; after that it still accepts connections and keeps them
+// open but forwards nothing in either direction, like a server that hangs
+// or a network path that silently drops packets. With no upstream it never
+// forwards anything: a listener that accepts and never answers.
+type Proxy struct {
+	ln       net.Listener
+	upstream string
+	accepted atomic.Int64
+
+	mu     sync.Mutex
+	frozen bool
+	thawed chan struct{} // closed by Thaw; replaced by Freeze
+	done   chan struct{} // closed by Close
+	conns  []net.Conn
+	wg     sync.WaitGroup
+}
+
+// NewProxy listens on a free port of 127.0.0.1 and forwards to upstream
+// ("host:port"); an empty upstream makes a proxy that is frozen for good.
+func NewProxy(upstream string) (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{ln: ln, upstream: upstream, thawed: make(chan struct{}), done: make(chan struct{})}
+	close(p.thawed)
+	if upstream == "" {
+		p.Freeze()
+	}
+	p.wg.Add(1)
+	go p.accept()
+	return p, nil
+}
+
+// Addr is the proxy's "127.0.0.1:port".
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Accepted is the number of connections accepted so far.
+func (p *Proxy) Accepted() int64 { return p.accepted.Load() }
+
+// Freeze stops forwarding: bytes already in flight stay in the proxy.
+func (p *Proxy) Freeze() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.frozen {
+		p.frozen = true
+		p.thawed = make(chan struct{})
+	}
+}
+
+// Thaw resumes forwarding (not for a proxy without upstream).
+func (p *Proxy) Thaw() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.frozen && p.upstream != "" {
+		p.frozen = false
+		close(p.thawed)
+	}
+}
+
+// Close stops listening and closes every connection.
+func (p *Proxy) Close() error {
+	err := p.ln.Close()
+	p.mu.Lock()
+	select {
+	case <-p.done:
+	default:
+		close(p.done)
+	}
+	for _, c := range p.conns {
+		c.Close() //nolint:errcheck // tearing down; the peer sees the close
+	}
+	p.conns = nil
+	p.mu.Unlock()
+	p.wg.Wait()
+	return err
+}
+
+// track remembers c so that Close closes it.
+func (p *Proxy) track(c net.Conn) {
+	p.mu.Lock()
+	p.conns = append(p.conns, c)
+	p.mu.Unlock()
+}
+
+func (p *Proxy) accept() {
+	defer p.wg.Done()
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return // closed
+		}
+		p.accepted.Add(1)
+		p.track(c)
+		if p.upstream == "" {
+			continue // hold it open, never answer
+		}
+		up, err := net.Dial("tcp", p.upstream)
+		if err != nil {
+			c.Close() //nolint:errcheck // the client sees the close
+			continue
+		}
+		p.track(up)
+		p.wg.Add(2)
+		go p.pipe(up, c)
+		go p.pipe(c, up)
+	}
+}
+
+// pipe copies from src to dst, waiting while the proxy is frozen.
+func (p *Proxy) pipe(dst, src net.Conn) {
+	defer p.wg.Done()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			thawed := p.thawed
+			p.mu.Unlock()
+			select {
+			case <-thawed:
+			case <-p.done:
+				return
+			}
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				if tc, ok := dst.(*net.TCPConn); ok {
+					tc.CloseWrite() //nolint:errcheck // half-close; the peer's own reads report errors
+				}
+			}
+			return
+		}
+	}
+}

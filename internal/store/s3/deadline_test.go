@@ -1,0 +1,74 @@
+package s3
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/store/fault"
+)
+
+// TestDeadlines: a server that accepts connections and never answers, and
+// one that stops answering after Open, fail the request with
+// store.ErrTimeout after one attempt (the listener sees no second
+// connection, which a retry would open), instead of the SDK's retries
+// multiplying the wait.
+func TestDeadlines(t *testing.T) {
+	e := serverEnv(t)
+	u, err := url.Parse(e.endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cases := []struct {
+		name     string
+		upstream string // "" accepts and never answers
+		// op runs the request that must time out; it returns the
+		// proxy's accepted count just before that request.
+		op func(t *testing.T, cfg Config, p *fault.Proxy) (int64, error)
+	}{
+		{"silent at open", "", func(t *testing.T, cfg Config, p *fault.Proxy) (int64, error) {
+			_, err := Open(ctx, cfg)
+			return 0, err
+		}},
+		{"hangs after open", u.Host, func(t *testing.T, cfg Config, p *fault.Proxy) (int64, error) {
+			s, err := Open(ctx, cfg)
+			if err != nil {
+				t.Fatalf("Open through the proxy: %v", err)
+			}
+			defer s.Close() //nolint:errcheck // only drops idle connections
+			if _, err := s.Put(ctx, "k", []byte("v"), store.PutOptions{}); err != nil {
+				t.Fatalf("Put before the freeze: %v", err)
+			}
+			p.Freeze()
+			before := p.Accepted()
+			_, err = s.Get(ctx, "k")
+			return before, err
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := fault.NewProxy(c.upstream)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close() //nolint:errcheck // test teardown
+			cfg := e.config(t, FlavorS3)
+			t.Cleanup(func() { cleanPrefix(t, cfg) })
+			through := cfg
+			through.Endpoint = u.Scheme + "://" + p.Addr()
+			through.ConnectTimeout, through.ResponseTimeout = time.Second, 300*time.Millisecond
+			through.MaxConnections = 1
+			before, err := c.op(t, through, p)
+			if !errors.Is(err, store.ErrTimeout) {
+				t.Fatalf("error %v, want store.ErrTimeout", err)
+			}
+			if got := p.Accepted() - before; got > 1 {
+				t.Errorf("the request opened %d connections: the timed-out request was retried", got)
+			}
+		})
+	}
+}
