@@ -96,8 +96,15 @@ func (r *Repository) saveSealed(ctx context.Context, prefix string, plain []byte
 	if r.st.Capabilities().CreateIfAbsent {
 		opts.IfAbsent = true
 	}
-	if _, err := r.st.Put(ctx, prefix+oid.String(), sealed, opts); err != nil && !errors.Is(err, store.ErrExists) {
+	key := prefix + oid.String()
+	if _, err := r.st.Put(ctx, key, sealed, opts); err != nil && !errors.Is(err, store.ErrExists) {
 		return id.ID{}, err
+	}
+	if r.cache != nil {
+		// The next run reads what this one wrote (the parent snapshot,
+		// the new index file): keep it rather than download it again.
+		// A failed cache write only costs that download.
+		_ = r.cache.Put(key, sealed)
 	}
 	return oid, nil
 }
