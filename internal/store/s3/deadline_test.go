@@ -72,3 +72,42 @@ func TestDeadlines(t *testing.T) {
 		})
 	}
 }
+
+// TestMultipartParallel: the parts of a multipart upload are sent at once
+// (each on its own connection: a proxy in front of the server counts them),
+// not one after the other on one kept-alive connection.
+func TestMultipartParallel(t *testing.T) {
+	e := serverEnv(t)
+	u, err := url.Parse(e.endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := fault.NewProxy(u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close() //nolint:errcheck // test teardown
+	cfg := e.config(t, FlavorB2) // no probe: only this upload's connections
+	t.Cleanup(func() { cleanPrefix(t, cfg) })
+	through := cfg
+	through.Endpoint = u.Scheme + "://" + p.Addr()
+	through.MaxConnections = 4
+	s, err := Open(context.Background(), through)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close() //nolint:errcheck // only drops idle connections
+	s.multipartThreshold, s.partSize = 8<<20, 5<<20
+	data := make([]byte, 15<<20+1) // four parts
+	before := p.Accepted()
+	if _, err := s.Put(context.Background(), "big", data, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Accepted() - before; got < 3 {
+		t.Errorf("a 4-part upload used %d new connections: its parts were not sent in parallel", got)
+	}
+	got, err := s.Get(context.Background(), "big")
+	if err != nil || len(got) != len(data) {
+		t.Fatalf("Get after the upload: %d bytes, %v", len(got), err)
+	}
+}

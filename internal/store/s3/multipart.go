@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/cloudstic/cloudstic/internal/store"
 )
@@ -17,7 +18,7 @@ import (
 // even when the caller's context is already cancelled.
 const abortTimeout = 30 * time.Second
 
-// putMultipart uploads data in parts of s.partSize, one part at a time.
+// putMultipart uploads data in parts of s.partSize, in parallel.
 // The condition of opts goes on CompleteMultipartUpload, which is where the
 // object appears atomically.
 func (s *Store) putMultipart(ctx context.Context, key string, data []byte, opts store.PutOptions) (store.ObjectInfo, error) {
@@ -66,28 +67,40 @@ func (s *Store) putMultipart(ctx context.Context, key string, data []byte, opts 
 	}, nil
 }
 
-// uploadParts uploads data as numbered parts and returns them for Complete.
+// uploadParts uploads data as numbered parts, as many at once as the
+// store has request slots, and returns them in order for Complete.
 func (s *Store) uploadParts(ctx context.Context, key string, uploadID *string, data []byte) ([]types.CompletedPart, error) {
-	var parts []types.CompletedPart
-	for off, n := int64(0), int32(1); off < int64(len(data)); off, n = off+s.partSize, n+1 {
+	n := (int64(len(data)) + s.partSize - 1) / s.partSize
+	parts := make([]types.CompletedPart, n)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(cap(s.sem))
+	for i := range n {
+		off := i * s.partSize
 		chunk := data[off:min(off+s.partSize, int64(len(data)))]
-		var out *s3.UploadPartOutput
-		err := s.withSlot(ctx, func() error {
-			var err error
-			out, err = s.client.UploadPart(ctx, &s3.UploadPartInput{
-				Bucket:        aws.String(s.bucket),
-				Key:           aws.String(s.full(key)),
-				UploadId:      uploadID,
-				PartNumber:    aws.Int32(n),
-				Body:          bytes.NewReader(chunk),
-				ContentLength: aws.Int64(int64(len(chunk))),
+		num := aws.Int32(int32(i + 1))
+		g.Go(func() error {
+			var out *s3.UploadPartOutput
+			err := s.withSlot(gctx, func() error {
+				var err error
+				out, err = s.client.UploadPart(gctx, &s3.UploadPartInput{
+					Bucket:        aws.String(s.bucket),
+					Key:           aws.String(s.full(key)),
+					UploadId:      uploadID,
+					PartNumber:    num,
+					Body:          bytes.NewReader(chunk),
+					ContentLength: aws.Int64(int64(len(chunk))),
+				})
+				return err
 			})
-			return err
+			if err != nil {
+				return fmt.Errorf("part %d: %w", *num, err)
+			}
+			parts[i] = types.CompletedPart{ETag: out.ETag, PartNumber: num}
+			return nil
 		})
-		if err != nil {
-			return nil, fmt.Errorf("part %d: %w", n, err)
-		}
-		parts = append(parts, types.CompletedPart{ETag: out.ETag, PartNumber: aws.Int32(n)})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return parts, nil
 }
