@@ -86,7 +86,7 @@ func TestMultipartParallel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close() //nolint:errcheck // test teardown
+	defer p.Close()              //nolint:errcheck // test teardown
 	cfg := e.config(t, FlavorB2) // no probe: only this upload's connections
 	t.Cleanup(func() { cleanPrefix(t, cfg) })
 	through := cfg
