@@ -162,6 +162,8 @@ func (a *app) openErr(err error) error {
 	switch {
 	case errors.Is(err, operation.ErrStoreURI):
 		return usageErr("-store %w", err)
+	case errors.Is(err, operation.ErrOldSFTPPath):
+		return err // names the URL to use instead
 	case errors.Is(err, operation.ErrNoRepository):
 		return fmt.Errorf("%w: run 'cloudstic init'", err)
 	case errors.As(err, &se) && errors.Is(se.Err, awsconf.ErrNoCredentials):

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
+	"github.com/cloudstic/cloudstic/internal/sshconn"
 	"github.com/cloudstic/cloudstic/internal/store/s3"
 	"github.com/cloudstic/cloudstic/internal/store/sftp"
 )
@@ -89,9 +90,9 @@ func (a *app) storeOptions(forInit bool) (operation.StoreOptions, error) {
 // given, and the ssh-agent ($SSH_AUTH_SOCK).
 func (a *app) sftpConfig() sftp.Config {
 	f := a.g.sftp
-	cfg := sftp.Config{User: a.io.Getenv("USER"), KeyFile: f.key, Password: f.password, KnownHostsFile: f.knownHosts,
-		InsecureIgnoreHostKey: f.insecure, AgentSocket: a.io.Getenv("SSH_AUTH_SOCK"),
-		ConnectTimeout: a.g.timeouts.connect, ResponseTimeout: a.g.timeouts.response}
+	cfg := sftp.Config{Config: sshconn.Config{User: a.io.Getenv("USER"), KeyFile: f.key, Password: f.password,
+		KnownHostsFile: f.knownHosts, InsecureIgnoreHostKey: f.insecure, AgentSocket: a.io.Getenv("SSH_AUTH_SOCK"),
+		ConnectTimeout: a.g.timeouts.connect, ResponseTimeout: a.g.timeouts.response}}
 	if home := a.io.Getenv("HOME"); cfg.KnownHostsFile == "" && home != "" {
 		cfg.KnownHostsFile = filepath.Join(home, ".ssh", "known_hosts")
 	}

@@ -105,7 +105,7 @@ stores:
     s3_secret_key_secret: env://BUCKET_SK
     password_secret: file://%s
   nas:
-    uri: sftp://%s@127.0.0.1:%s/%s
+    uri: sftp://%s@127.0.0.1:%s%s
     store_sftp_key: %s
     store_sftp_known_hosts: %s
     password_secret: config-token://cloudstic/nas

@@ -51,9 +51,9 @@ func TestSFTPConnectionDropped(t *testing.T) {
 	go func() { done <- c.Wait() }()
 
 	// The repository's directory on this machine (the server is local):
-	// "sftp://user@host:port/" + absolute path.
+	// "sftp://user@host:port" + absolute path.
 	storeURL := r[1]
-	repoDir := storeURL[strings.Index(storeURL, ":"+port+"/")+len(port)+2:]
+	repoDir := storeURL[strings.Index(storeURL, ":"+port+"/")+len(port)+1:]
 	killed := cutConnection(t, c.Process.Pid, port, repoDir, done)
 	err := <-done
 	code := 0

@@ -118,9 +118,9 @@ func (r *run) exercise(backend string) {
 	case "sftp":
 		r.direct = os.Getenv("SFTP_TEST_ADDR")
 		knownHosts := filepath.Join(r.dir, "known_hosts")
-		repo := fmt.Sprintf("/%s/jepsen-%d", strings.TrimPrefix(os.Getenv("SFTP_TEST_PATH"), "/"), r.seed)
+		repo := fmt.Sprintf("%s/jepsen-%d", os.Getenv("SFTP_TEST_PATH"), r.seed) // absolute, as the URL's path is
 		r.storeArgs = func(addr string) []string {
-			return []string{"-store", "sftp://" + os.Getenv("SFTP_TEST_USER") + "@" + addr + "/" + repo,
+			return []string{"-store", "sftp://" + os.Getenv("SFTP_TEST_USER") + "@" + addr + repo,
 				"-store-sftp-key", os.Getenv("SFTP_TEST_KEY"), "-store-sftp-known-hosts", knownHosts}
 		}
 	}

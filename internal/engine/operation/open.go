@@ -87,12 +87,12 @@ func (r *Repo) Close() error { return r.st.Close() }
 func Open(ctx context.Context, o Options) (*Repo, error) {
 	st, err := OpenStore(ctx, o.Store)
 	if err != nil {
-		return nil, err
+		return nil, withOldSFTPPath(ctx, o.Store, err)
 	}
 	r, err := openRepository(ctx, st, o)
 	if err != nil {
 		_ = st.Close() // the open failed; that error is the one to report
-		return nil, err
+		return nil, withOldSFTPPath(ctx, o.Store, err)
 	}
 	return &Repo{Repository: r, st: st, env: o.env()}, nil
 }
@@ -169,7 +169,7 @@ func (k *Keyring) Close() error { return k.st.Close() }
 func OpenKeyring(ctx context.Context, o Options) (*Keyring, error) {
 	st, err := OpenStore(ctx, o.Store)
 	if err != nil {
-		return nil, err
+		return nil, withOldSFTPPath(ctx, o.Store, err)
 	}
 	var creds repo.Credentials
 	if o.Credentials != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/sshconn"
 	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/fault"
 	"github.com/cloudstic/cloudstic/internal/store/local"
@@ -106,9 +107,9 @@ func openSFTP(t *testing.T) store.Store {
 		t.Fatal(err)
 	}
 	st, err := sftp.Open(context.Background(), sftp.Config{
-		User: os.Getenv("SFTP_TEST_USER"), Host: os.Getenv("SFTP_TEST_HOST"), Port: port,
-		Path: os.Getenv("SFTP_TEST_PATH") + "/locktest-" + randName(), KeyFile: os.Getenv("SFTP_TEST_KEY"),
-		KnownHostsFile: os.Getenv("SFTP_TEST_KNOWN_HOSTS"), CreateDir: true,
+		Config: sshconn.Config{User: os.Getenv("SFTP_TEST_USER"), Host: os.Getenv("SFTP_TEST_HOST"), Port: port,
+			KeyFile: os.Getenv("SFTP_TEST_KEY"), KnownHostsFile: os.Getenv("SFTP_TEST_KNOWN_HOSTS")},
+		Path: os.Getenv("SFTP_TEST_PATH") + "/locktest-" + randName(), CreateDir: true,
 	})
 	if err != nil {
 		t.Fatal(err)

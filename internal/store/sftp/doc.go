@@ -2,12 +2,12 @@
 // (OpenSSH's sftp-server or internal-sftp), using github.com/pkg/sftp over
 // golang.org/x/crypto/ssh.
 //
-// Connection: authentication by an unencrypted private key file, a password,
-// or the keys of a running ssh-agent ($SSH_AUTH_SOCK), in that order of
-// preference. The server's host key is checked against a known_hosts file
-// (ErrUnknownHostKey, ErrHostKeyMismatch) unless the caller opts out.
-// One SSH connection carries one SFTP session shared by all goroutines;
-// when it drops, the next failing operation re-dials once and retries.
+// Connection (package sshconn, shared with the SFTP source): authentication
+// by an unencrypted private key file, a password, or the keys of a running
+// ssh-agent, in that order of preference; the server's host key is checked
+// against a known_hosts file unless the caller opts out. One SSH connection
+// carries one SFTP session shared by all goroutines; when it drops, the next
+// failing operation re-dials once and retries.
 //
 // Writes never expose a partial object: the data goes to a uniquely named
 // temporary file ".tmp-<random hex>" in the key's directory, is fsynced where
@@ -22,8 +22,9 @@
 // writes apart for caching and messages, not for atomic swaps (SFTP v3
 // mtimes have one-second resolution).
 //
-// URLs: "sftp://[user@]host[:port]/path". The path after the host's slash is
-// relative to the login directory; a second slash makes it absolute:
-// "sftp://host/backups" is ~/backups, "sftp://host//srv/backups" is
-// /srv/backups. Passwords are not accepted in URLs.
+// URLs: "sftp://[user@]host[:port]/path", read by sshconn.ParseURL: the
+// path is absolute on the server ("sftp://host/srv/backups" is
+// /srv/backups), and under the login directory after "/~/"
+// ("sftp://host/~/backups" is ~/backups). Passwords are not accepted in
+// URLs.
 package sftp

@@ -2,12 +2,14 @@ package sftp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"sync"
 
 	"github.com/pkg/sftp"
 
+	"github.com/cloudstic/cloudstic/internal/sshconn"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
@@ -26,7 +28,7 @@ type Store struct {
 	fsync bool
 
 	mu     sync.Mutex
-	conn   *conn // nil after Close or a failed reconnect
+	conn   *sshconn.Conn // nil after Close or a failed reconnect
 	closed bool
 }
 
@@ -37,19 +39,16 @@ var _ store.Store = (*Store)(nil)
 // store.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	cfg = cfg.withDefaults()
-	if err := checkHost(cfg.Host); err != nil {
+	if err := cfg.Check(); err != nil {
 		return nil, fmt.Errorf("sftp: %w", err)
-	}
-	if cfg.User == "" {
-		return nil, fmt.Errorf("sftp: %w: give one in the URL, sftp://user@host/path", ErrNoUser)
 	}
 	c, err := dial(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("sftp: %w", err)
 	}
 	s := &Store{cfg: cfg, conn: c}
-	if err := s.init(ctx, c.sftp); err != nil {
-		c.close() //nolint:errcheck // already failing
+	if err := s.init(ctx, c.SFTP); err != nil {
+		c.Close() //nolint:errcheck // already failing
 		return nil, fmt.Errorf("sftp %s: %w", s.Describe(), err)
 	}
 	s.logf("sftp: connected to %s (create-if-absent: %v, fsync: %v)", s.Describe(), s.caps.CreateIfAbsent, s.fsync)
@@ -118,7 +117,7 @@ func (s *Store) Close() error {
 	if c == nil {
 		return nil
 	}
-	return c.close()
+	return c.Close()
 }
 
 func (s *Store) logf(format string, args ...any) {
@@ -130,13 +129,13 @@ func (s *Store) logf(format string, args ...any) {
 // current returns the connection, dialling a new one if a reconnect failed
 // earlier or a cancelled operation closed it. A connection that broke on
 // its own is found out (and replaced) by the operation that uses it.
-func (s *Store) current(ctx context.Context) (*conn, error) {
+func (s *Store) current(ctx context.Context) (*sshconn.Conn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, ErrClosed
 	}
-	if s.conn != nil && !s.conn.closed.Load() && !s.conn.timedOut.Load() {
+	if s.conn != nil && !s.conn.Closed() && !s.conn.TimedOut() {
 		return s.conn, nil
 	}
 	s.conn = nil
@@ -145,7 +144,7 @@ func (s *Store) current(ctx context.Context) (*conn, error) {
 
 // reconnect replaces the broken connection old, unless another goroutine
 // already did.
-func (s *Store) reconnect(ctx context.Context, old *conn) (*conn, error) {
+func (s *Store) reconnect(ctx context.Context, old *sshconn.Conn) (*sshconn.Conn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -156,14 +155,14 @@ func (s *Store) reconnect(ctx context.Context, old *conn) (*conn, error) {
 	}
 	if s.conn != nil {
 		// The connection is broken; its close error says nothing new.
-		_ = s.conn.close()
+		_ = s.conn.Close()
 		s.conn = nil
 	}
-	s.logf("sftp: connection to %s lost; reconnecting", s.cfg.addr())
+	s.logf("sftp: connection to %s lost; reconnecting", s.cfg.Addr())
 	return s.redialLocked(ctx)
 }
 
-func (s *Store) redialLocked(ctx context.Context) (*conn, error) {
+func (s *Store) redialLocked(ctx context.Context) (*sshconn.Conn, error) {
 	c, err := dial(ctx, s.cfg)
 	if err != nil {
 		return nil, fmt.Errorf("sftp reconnect: %w", err)
@@ -174,20 +173,20 @@ func (s *Store) redialLocked(ctx context.Context) (*conn, error) {
 
 // run calls fn on c once. If ctx ends while fn is in flight, the connection
 // is closed so that fn returns; other operations on it then reconnect.
-func (s *Store) run(ctx context.Context, c *conn, fn func(*sftp.Client) error) error {
+func (s *Store) run(ctx context.Context, c *sshconn.Conn, fn func(*sftp.Client) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	stop := context.AfterFunc(ctx, func() {
 		// Aborting in-flight requests; their callers see the error.
-		_ = c.close()
+		_ = c.Close()
 	})
-	err := fn(c.sftp)
+	err := fn(c.SFTP)
 	stop()
 	if cerr := ctx.Err(); cerr != nil && err != nil {
 		return fmt.Errorf("%w (%v)", cerr, err)
 	}
-	if err != nil && c.timedOut.Load() {
+	if err != nil && c.TimedOut() {
 		return fmt.Errorf("%w (no answer to a keepalive in %v): %w", store.ErrTimeout, s.cfg.ResponseTimeout, err)
 	}
 	return err
@@ -195,9 +194,7 @@ func (s *Store) run(ctx context.Context, c *conn, fn func(*sftp.Client) error) e
 
 // lost reports whether err from an operation on c means the connection is
 // gone rather than that the operation failed.
-func lost(c *conn, err error) bool {
-	return err != nil && (isConnLost(err) || c.isDead() || c.closed.Load())
-}
+func lost(c *sshconn.Conn, err error) bool { return c.Lost(err) }
 
 // do runs fn, and once more on a new connection if the connection was lost
 // (unless ctx ended). fn must be safe to repeat: a conditional write whose
@@ -208,7 +205,7 @@ func (s *Store) do(ctx context.Context, fn func(*sftp.Client) error) error {
 		return err
 	}
 	err = s.run(ctx, c, fn)
-	if !lost(c, err) || ctx.Err() != nil || c.timedOut.Load() {
+	if !lost(c, err) || ctx.Err() != nil || c.TimedOut() {
 		// A server that stopped answering is not dialled again: that
 		// would double the wait before the command fails.
 		return err
@@ -219,3 +216,20 @@ func (s *Store) do(ctx context.Context, fn func(*sftp.Client) error) error {
 	}
 	return s.run(ctx, c, fn)
 }
+
+// dial opens a connection for cfg. A connect or handshake that timed out
+// is also store.ErrTimeout.
+func dial(ctx context.Context, cfg Config) (*sshconn.Conn, error) {
+	c, err := sshconn.Dial(ctx, cfg.sshConfig())
+	if errors.Is(err, sshconn.ErrTimeout) {
+		return nil, timeoutError{err}
+	}
+	return c, err
+}
+
+// timeoutError is an sshconn.ErrTimeout that is also store.ErrTimeout.
+type timeoutError struct{ err error }
+
+func (e timeoutError) Error() string        { return e.err.Error() }
+func (e timeoutError) Unwrap() error        { return e.err }
+func (e timeoutError) Is(target error) bool { return target == store.ErrTimeout }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/cloudstic/cloudstic/internal/sshconn"
 	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/storetest"
 )
@@ -40,14 +41,16 @@ func testConfig(t *testing.T) Config {
 		t.Fatal(err)
 	}
 	return Config{
-		User:           os.Getenv("SFTP_TEST_USER"),
-		Host:           os.Getenv("SFTP_TEST_HOST"),
-		Port:           port,
-		Path:           os.Getenv("SFTP_TEST_PATH") + "/t-" + hex.EncodeToString(rnd[:]),
-		KeyFile:        os.Getenv("SFTP_TEST_KEY"),
-		KnownHostsFile: os.Getenv("SFTP_TEST_KNOWN_HOSTS"),
-		CreateDir:      true,
-		Logf:           t.Logf,
+		Config: sshconn.Config{
+			User:           os.Getenv("SFTP_TEST_USER"),
+			Host:           os.Getenv("SFTP_TEST_HOST"),
+			Port:           port,
+			KeyFile:        os.Getenv("SFTP_TEST_KEY"),
+			KnownHostsFile: os.Getenv("SFTP_TEST_KNOWN_HOSTS"),
+		},
+		Path:      os.Getenv("SFTP_TEST_PATH") + "/t-" + hex.EncodeToString(rnd[:]),
+		CreateDir: true,
+		Logf:      t.Logf,
 	}
 }
 
@@ -92,7 +95,7 @@ func TestCreateDir(t *testing.T) {
 	mustOpen(t, cfg)
 	cfg.CreateDir = false
 	s := mustOpen(t, cfg)
-	if got, want := s.Describe(), fmt.Sprintf("sftp://%s@%s:%d/%s", cfg.User, cfg.Host, cfg.Port, cfg.Path); got != want {
+	if got, want := s.Describe(), fmt.Sprintf("sftp://%s@%s:%d%s", cfg.User, cfg.Host, cfg.Port, cfg.Path); got != want {
 		t.Errorf("Describe() = %q, want %q", got, want)
 	}
 }
@@ -117,10 +120,10 @@ func dropConnection(t *testing.T, s *Store) {
 	s.mu.Lock()
 	c := s.conn
 	s.mu.Unlock()
-	if err := c.ssh.Close(); err != nil {
+	if err := c.SSH.Close(); err != nil {
 		t.Fatal(err)
 	}
-	<-c.dead
+	<-c.Dead()
 }
 
 func TestReconnect(t *testing.T) {
@@ -170,7 +173,7 @@ func TestReconnect(t *testing.T) {
 // the connection learns the link's outcome.
 func TestRelink(t *testing.T) {
 	s := mustOpen(t, testConfig(t))
-	c := s.conn.sftp
+	c := s.conn.SFTP
 	cases := []struct {
 		name    string
 		setup   func(tmp, p string) error

@@ -1,4 +1,4 @@
-package sftp
+package sshconn
 
 import (
 	"context"
@@ -17,13 +17,13 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/cloudstic/cloudstic/internal/clock"
-	"github.com/cloudstic/cloudstic/internal/store"
 )
 
-// conn is one SSH connection with its SFTP session.
-type conn struct {
-	ssh  *ssh.Client
-	sftp *sftp.Client
+// Conn is one SSH connection with its SFTP session.
+type Conn struct {
+	// SSH is the connection, SFTP its session.
+	SSH  *ssh.Client
+	SFTP *sftp.Client
 	// dead is closed when the SSH connection has ended.
 	dead   chan struct{}
 	closed atomic.Bool
@@ -32,8 +32,15 @@ type conn struct {
 	timedOut atomic.Bool
 }
 
-// isDead reports whether the SSH connection has ended.
-func (c *conn) isDead() bool {
+// TimedOut reports whether the keepalive watchdog closed the connection
+// because the server stopped answering (see Config.ResponseTimeout).
+func (c *Conn) TimedOut() bool { return c.timedOut.Load() }
+
+// Dead is closed when the SSH connection has ended.
+func (c *Conn) Dead() <-chan struct{} { return c.dead }
+
+// IsDead reports whether the SSH connection has ended.
+func (c *Conn) IsDead() bool {
 	select {
 	case <-c.dead:
 		return true
@@ -42,27 +49,41 @@ func (c *conn) isDead() bool {
 	}
 }
 
-// close ends the session and the connection; only the first call does
+// Closed reports whether Close was called.
+func (c *Conn) Closed() bool { return c.closed.Load() }
+
+// Lost reports whether err, from an operation on c, means the connection
+// is gone rather than that the operation failed.
+func (c *Conn) Lost(err error) bool {
+	return err != nil && (IsConnLost(err) || c.IsDead() || c.Closed())
+}
+
+// Close ends the session and the connection; only the first call does
 // anything. Errors from an already broken connection are of no use to
 // anyone, so only the SSH close error of a live connection is returned.
-func (c *conn) close() error {
+func (c *Conn) Close() error {
 	if c.closed.Swap(true) {
 		return nil
 	}
-	wasDead := c.isDead()
-	serr := c.sftp.Close()
-	err := c.ssh.Close()
+	wasDead := c.IsDead()
+	serr := c.SFTP.Close()
+	err := c.SSH.Close()
 	if wasDead || errors.Is(err, net.ErrClosed) {
 		return nil
 	}
-	if err == nil && serr != nil && !isConnLost(serr) {
+	if err == nil && serr != nil && !IsConnLost(serr) {
 		err = serr
 	}
 	return err
 }
 
-// dial connects, authenticates and starts the SFTP subsystem.
-func dial(ctx context.Context, cfg Config) (*conn, error) {
+// Dial connects, authenticates and starts the SFTP subsystem. The caller
+// closes the Conn.
+func Dial(ctx context.Context, cfg Config) (*Conn, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
 	client, err := sshDial(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -74,11 +95,11 @@ func dial(ctx context.Context, cfg Config) (*conn, error) {
 		sftp.MaxConcurrentRequestsPerFile(64))
 	if err != nil {
 		client.Close() //nolint:errcheck // already failing
-		return nil, fmt.Errorf("start sftp session on %s: %w", cfg.addr(), err)
+		return nil, fmt.Errorf("start sftp session on %s: %w", cfg.Addr(), err)
 	}
-	c := &conn{ssh: client, sftp: sc, dead: make(chan struct{})}
+	c := &Conn{SSH: client, SFTP: sc, dead: make(chan struct{})}
 	go func() {
-		// Wait's error says why the connection ended; isConnLost and the
+		// Wait's error says why the connection ended; IsConnLost and the
 		// operation's own error carry what callers need.
 		_ = client.Wait()
 		close(c.dead)
@@ -88,11 +109,11 @@ func dial(ctx context.Context, cfg Config) (*conn, error) {
 }
 
 // watchdog sends an SSH keepalive every third of cfg.ResponseTimeout and
-// closes the connection when one is not answered within cfg.ResponseTimeout, so that
-// requests to a server that hangs (or a path that drops every packet) fail
-// instead of waiting forever: pkg/sftp's requests have no deadline of
-// their own.
-func (c *conn) watchdog(cfg Config) {
+// closes the connection when one is not answered within
+// cfg.ResponseTimeout, so that requests to a server that hangs (or a path
+// that drops every packet) fail instead of waiting forever: pkg/sftp's
+// requests have no deadline of their own.
+func (c *Conn) watchdog(cfg Config) {
 	clk := clock.Real{}
 	for {
 		select {
@@ -105,7 +126,7 @@ func (c *conn) watchdog(cfg Config) {
 			// Any reply, even "unknown request", shows the server is
 			// alive; an error means the connection ended, which dead
 			// reports.
-			_, _, _ = c.ssh.SendRequest("keepalive@openssh.com", true, nil)
+			_, _, _ = c.SSH.SendRequest("keepalive@openssh.com", true, nil)
 			close(answered)
 		}()
 		select {
@@ -113,22 +134,22 @@ func (c *conn) watchdog(cfg Config) {
 			return
 		case <-answered:
 		case <-clk.After(cfg.ResponseTimeout):
-			if cfg.Logf != nil {
-				cfg.Logf("sftp: %s did not answer a keepalive in %v; closing the connection", cfg.addr(), cfg.ResponseTimeout)
+			if cfg.Debugf != nil {
+				cfg.Debugf("sftp: %s did not answer a keepalive in %v; closing the connection", cfg.Addr(), cfg.ResponseTimeout)
 			}
 			c.timedOut.Store(true)
 			// The transport first: closing the SFTP session waits for
 			// answers that will not come. The requests in flight report
 			// the failure.
-			_ = c.ssh.Close()
-			_ = c.close()
+			_ = c.SSH.Close()
+			_ = c.Close()
 			return
 		}
 	}
 }
 
 // sshDial opens the TCP connection and runs the SSH handshake within
-// connectTimeout, classifying failures into this package's sentinels.
+// cfg.ConnectTimeout, classifying failures into this package's sentinels.
 func sshDial(ctx context.Context, cfg Config) (*ssh.Client, error) {
 	hostKey, hostKeyAlgos, err := hostKeyCheck(cfg)
 	if err != nil {
@@ -156,11 +177,15 @@ func sshDial(ctx context.Context, cfg Config) (*ssh.Client, error) {
 
 	dctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
 	defer cancel()
-	addr := cfg.addr()
-	var d net.Dialer
-	tcp, err := d.DialContext(dctx, "tcp", addr)
+	addr := cfg.Addr()
+	dialContext := cfg.DialContext
+	if dialContext == nil {
+		var d net.Dialer
+		dialContext = d.DialContext
+	}
+	tcp, err := dialContext(dctx, "tcp", addr)
 	if err != nil && ctx.Err() == nil && dctx.Err() != nil {
-		return nil, fmt.Errorf("connect to %s: %w (connect timeout %v): %w", addr, store.ErrTimeout, cfg.ConnectTimeout, err)
+		return nil, fmt.Errorf("connect to %s: %w (connect timeout %v): %w", addr, ErrTimeout, cfg.ConnectTimeout, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", addr, err)
@@ -183,7 +208,7 @@ func sshDial(ctx context.Context, cfg Config) (*ssh.Client, error) {
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("connect to %s: %w", addr, ctx.Err())
 	case !stopped:
-		return nil, fmt.Errorf("connect to %s: SSH handshake: %w (connect timeout %v): %w", addr, store.ErrTimeout, cfg.ConnectTimeout, err)
+		return nil, fmt.Errorf("connect to %s: SSH handshake: %w (connect timeout %v): %w", addr, ErrTimeout, cfg.ConnectTimeout, err)
 	case hostKeyOK.Load():
 		// Past the host key, what remains of the handshake is
 		// authentication.
@@ -211,8 +236,8 @@ func authMethods(cfg Config, tried *atomic.Bool) ([]ssh.AuthMethod, func(), erro
 		signer, err := ssh.ParsePrivateKey(pem)
 		var missing *ssh.PassphraseMissingError
 		if errors.As(err, &missing) {
-			return nil, nop, fmt.Errorf("%s: %w: decrypt it (ssh-keygen -p -f %s) or load it into ssh-agent and leave -store-sftp-key empty",
-				cfg.KeyFile, ErrEncryptedKey, cfg.KeyFile)
+			return nil, nop, fmt.Errorf("%s: %w: decrypt it (ssh-keygen -p -f %s) or load it into ssh-agent and leave %s empty",
+				cfg.KeyFile, ErrEncryptedKey, cfg.KeyFile, cfg.flag("key"))
 		}
 		if err != nil {
 			return nil, nop, fmt.Errorf("SSH key %s: %w", cfg.KeyFile, err)
@@ -233,7 +258,7 @@ func authMethods(cfg Config, tried *atomic.Bool) ([]ssh.AuthMethod, func(), erro
 	}
 	sock := cfg.AgentSocket
 	if sock == "" {
-		return nil, nop, fmt.Errorf("%w: give -store-sftp-key or -store-sftp-password, or start ssh-agent", ErrNoCredentials)
+		return nil, nop, fmt.Errorf("%w: give %s or %s, or start ssh-agent", ErrNoCredentials, cfg.flag("key"), cfg.flag("password"))
 	}
 	ac, err := net.Dial("unix", sock)
 	if err != nil {
@@ -277,7 +302,7 @@ func hostKeyCheck(cfg Config) (ssh.HostKeyCallback, []string, error) {
 		return fmt.Errorf("%w: host %s offers %s key %s, but %s:%d expects %s: the server was reinstalled or the connection is intercepted; fix the entry only if you know why",
 			ErrHostKeyMismatch, host, key.Type(), ssh.FingerprintSHA256(key), ke.Want[0].Filename, ke.Want[0].Line, ssh.FingerprintSHA256(ke.Want[0].Key))
 	}
-	return cb, knownAlgorithms(known, cfg.addr()), nil
+	return cb, knownAlgorithms(known, cfg.Addr()), nil
 }
 
 // knownAlgorithms asks the known_hosts callback about a throwaway key: the
