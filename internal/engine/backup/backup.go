@@ -173,7 +173,11 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snap
 		return nil, err
 	}
 	if res.Parent != nil {
-		w.settledBefore = res.Parent.Time.Add(-racyMargin).UnixNano()
+		var dev uint64
+		if n, err := w.cap.Node(ctx, real, fi); err == nil {
+			dev = n.Device
+		}
+		w.racyMargins(res.Parent.Time, dev, racyMargin(ctx, opts.Source, root))
 	}
 	rootID, err := w.run(real, fi, parentTree)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -77,32 +78,45 @@ func TestIncrementalEqualsFull(t *testing.T) {
 	}
 }
 
-// TestRacyEntriesReadAgain: a file changed less than racyMargin before the
-// parent backup began is read again (its timestamps may not have moved since
-// that backup read it), one changed long before is not.
+// TestRacyEntriesReadAgain: a file changed less than the racy margin before
+// the parent backup began is read again (its timestamps may not have moved
+// since that backup read it), one changed earlier is not. The margin is
+// twice the step of the file system's timestamps (at least the kernel's
+// 10 ms tick) where they have sub-second parts, and 2 s where every
+// timestamp of the root is a whole second (FAT, archives).
 func TestRacyEntriesReadAgain(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name      string
-		parentAge time.Duration // how long after the write the parent backup began
-		wantRead  bool
+		name         string
+		wholeSeconds bool          // the root's mtimes are whole seconds
+		parentAge    time.Duration // how long after the last change the parent backup began
+		wantRead     bool
 	}{
-		{"changed just before the parent", 500 * time.Millisecond, true},
-		{"changed as the parent began", 0, true},
-		{"changed long before the parent", time.Hour, false},
+		{"changed as the parent began", false, 0, true},
+		{"changed one tick before the parent", false, 10 * time.Millisecond, true},
+		{"changed 100 ms before the parent", false, 100 * time.Millisecond, false},
+		{"changed long before the parent", false, time.Hour, false},
+		{"whole seconds, changed 1 s before the parent", true, time.Second, true},
+		{"whole seconds, changed 3 s before the parent", true, 3 * time.Second, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			src := t.TempDir()
-			write(t, filepath.Join(src, "f"), "content")
-			fi, err := os.Stat(filepath.Join(src, "f"))
-			if err != nil {
-				t.Fatal(err)
+			f := filepath.Join(src, "f")
+			write(t, f, "content")
+			if tc.wholeSeconds {
+				whole := time.Now().Truncate(time.Second).Add(-time.Minute)
+				for _, p := range []string{f, src} {
+					if err := os.Chtimes(p, whole, whole); err != nil {
+						t.Fatal(err)
+					}
+				}
 			}
+			changed := lastChange(t, f)
 			st := checktest.NewRepo(t, t.TempDir())
-			first := backupOf(t, st, src, nil, fi.ModTime().Add(tc.parentAge))
-			second := backupOf(t, st, src, first, fi.ModTime().Add(tc.parentAge+time.Hour))
+			first := backupOf(t, st, src, nil, changed.Add(tc.parentAge))
+			second := backupOf(t, st, src, first, changed.Add(tc.parentAge+time.Hour))
 			if read := second.Snapshot.Summary.BytesRead > 0; read != tc.wantRead {
 				t.Errorf("file read again = %v (summary %+v), want %v", read, second.Snapshot.Summary, tc.wantRead)
 			}
@@ -114,6 +128,24 @@ func TestRacyEntriesReadAgain(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lastChange is the later of path's mtime and ctime.
+func lastChange(t *testing.T, path string) time.Time {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		t.Fatalf("no ctime for %s", path)
+	}
+	ctime := time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+	if ctime.After(fi.ModTime()) {
+		return ctime
+	}
+	return fi.ModTime()
 }
 
 // backupOf backs up src into st with parent's snapshot as the parent (none

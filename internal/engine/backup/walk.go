@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/cloudstic/cloudstic/internal/engine/exclude"
 	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
@@ -58,9 +57,11 @@ type walker struct {
 
 	files chan fileJob
 	blobs chan blobJob
-	// settledBefore is the parent backup's start less racyMargin, in Unix
-	// nanoseconds (see settled).
-	settledBefore int64
+	// settledBefore is the parent backup's start less the racy margin of
+	// the root's file system, settledBeforeOther less coarseMargin, for
+	// entries on other devices, in Unix nanoseconds (see settled).
+	settledBefore, settledBeforeOther int64
+	rootDev                           uint64
 	// dirSlots bounds the goroutines scanning directories ahead of the
 	// walk (see subdirs).
 	dirSlots chan struct{}
@@ -104,20 +105,6 @@ func newWalker(ctx context.Context, r *repo.Repository, opts Options, filter *ex
 		w.sink = r.NewSaver(ctx, opts.Uploaders, opts.Compression)
 	}
 	return w, nil
-}
-
-// racyMargin: an entry of the parent snapshot changed less than this
-// before the parent backup began may have changed again after that backup
-// read it without its timestamps moving, as file systems keep them in
-// ticks (a few milliseconds on Linux, up to 2 s on some). Such an entry is
-// read again instead of trusted (git calls these entries racily clean).
-const racyMargin = 2 * time.Second
-
-// settled reports whether old, an entry of the parent snapshot, had last
-// changed safely before the parent backup began, so that equal timestamps
-// now mean it has not changed since.
-func (w *walker) settled(old *tree.Node) bool {
-	return old.MTime < w.settledBefore && old.CTime < w.settledBefore
 }
 
 // chunkers is how many chunkers a backup with this many workers uses.
