@@ -2,12 +2,14 @@ package operation
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
 	"github.com/cloudstic/cloudstic/internal/engine/exclude"
 	"github.com/cloudstic/cloudstic/internal/engine/forget"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
+	"github.com/cloudstic/cloudstic/internal/engine/snapcopy"
 	"github.com/cloudstic/cloudstic/internal/engine/tag"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
@@ -144,4 +146,34 @@ func indexedSnapshots(ctx context.Context, r *Repo) ([]snapshot.WithID, error) {
 		return nil, err
 	}
 	return r.Snapshots(ctx)
+}
+
+// Copy copies the snapshots opts selects from src into dst, holding a
+// shared lock on both (none on a dry run): the copy reads the source's
+// data, which a prune there must not delete, and adds only immutable,
+// uniquely named objects to the destination, whose blobs it reuses and a
+// prune there must not delete either. The source is locked first. The
+// result is nil only when copy could not decide at all.
+func Copy(ctx context.Context, src, dst *Repo, opts snapcopy.Options) (*snapcopy.Result, error) {
+	run := func(ctx context.Context, srcLease, dstLease *lock.Lock) (*snapcopy.Result, error) {
+		if _, err := src.LoadIndex(ctx); err != nil {
+			return nil, fmt.Errorf("source: %w", err)
+		}
+		if _, err := dst.LoadIndex(ctx); err != nil {
+			return nil, fmt.Errorf("destination: %w", err)
+		}
+		return snapcopy.Run(ctx, src.Repository, dst.Repository, srcLease, dstLease, opts)
+	}
+	if opts.DryRun {
+		return run(ctx, nil, nil)
+	}
+	var res *snapcopy.Result
+	err := WithSharedLock(ctx, src, "copy (source)", func(ctx context.Context, srcLease *lock.Lock) error {
+		return WithSharedLock(ctx, dst, "copy", func(ctx context.Context, dstLease *lock.Lock) error {
+			var err error
+			res, err = run(ctx, srcLease, dstLease)
+			return err
+		})
+	})
+	return res, err
 }

@@ -122,8 +122,15 @@ func Backup(t testing.TB, st store.Store, dir string) id.ID {
 // fails unless every regular file of src is restored byte for byte.
 func RestoreEqual(t testing.TB, st store.Store, sid id.ID, src string) {
 	t.Helper()
+	RestoreEqualWith(t, Open(t, st), sid, src)
+}
+
+// RestoreEqualWith is RestoreEqual on a repository opened by the caller
+// (with another key than Key); its index must not be loaded yet.
+func RestoreEqualWith(t testing.TB, r *repo.Repository, sid id.ID, src string) {
+	t.Helper()
 	ctx := context.Background()
-	r := Open(t, st)
+	st := r.Store()
 	if _, err := r.LoadIndex(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,246 @@
+package snapcopy
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/chunker"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/pack"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
+)
+
+// copier copies the trees and contents of snapshots from src into dst. It
+// remembers what it copied during one run, so that contents shared by
+// several snapshots are read once.
+type copier struct {
+	src, dst *repo.Repository
+	opts     Options
+	// sameIDs: both keys give every blob the same id, so a blob the
+	// destination has is known without reading it from the source.
+	sameIDs bool
+	// rechunk: the chunker parameters differ; file contents are chunked
+	// again with the destination's gear table and sizes.
+	rechunk bool
+	gear    *chunker.Gear
+	params  chunker.Params
+	ch      *chunker.Chunker // reused for every file; nil until needed
+
+	saver *repo.Saver // of the snapshot being copied
+	blobs map[id.ID]id.ID
+	files map[id.ID][]id.ID // rechunked contents, by a hash of the source's content list
+	trees map[id.ID]id.ID
+
+	blobsRead, blobsAdded, bytesAdded int64
+}
+
+func newCopier(src, dst *repo.Repository, opts Options) *copier {
+	probe := []byte("cloudstic copy: do both keys give the same blob ids?")
+	sc, dc := src.Config().Chunker, dst.Config().Chunker
+	return &copier{src: src, dst: dst, opts: opts,
+		sameIDs: src.Key().ID(probe) == dst.Key().ID(probe),
+		rechunk: sc != dc,
+		gear:    chunker.NewGear(dst.Key().ChunkerKey()),
+		params:  chunker.Params{Min: dc.Min, Avg: dc.Avg, Max: dc.Max},
+		blobs:   map[id.ID]id.ID{}, files: map[id.ID][]id.ID{}, trees: map[id.ID]id.ID{}}
+}
+
+// copySnapshot copies one snapshot's trees and data, flushes them, calls
+// beforeSave and stores the snapshot object, last.
+func (c *copier) copySnapshot(ctx context.Context, s snapshot.WithID, beforeSave func(context.Context) error) (id.ID, error) {
+	uploaders := c.opts.Uploaders
+	if uploaders < 1 {
+		uploaders = 2
+	}
+	c.saver = c.dst.NewSaver(ctx, uploaders, c.opts.Compression)
+	root, err := c.copyTree(ctx, s.Tree)
+	if err != nil {
+		c.saver.Abort()
+		c.countSaved()
+		return id.ID{}, err
+	}
+	err = c.saver.Flush(ctx)
+	c.countSaved()
+	if err != nil {
+		return id.ID{}, err
+	}
+	next := *s.Snapshot
+	next.Tree = root
+	if s.Root != nil {
+		meta := *s.Root
+		meta.Subtree = root
+		next.Root = &meta
+	}
+	// The parent names a snapshot of the source repository.
+	next.Parent = id.ID{}
+	next.Original = s.OriginalID(s.ID)
+	if err := beforeSave(ctx); err != nil {
+		return id.ID{}, err
+	}
+	return c.dst.SaveSnapshot(ctx, &next)
+}
+
+func (c *copier) countSaved() {
+	st := c.saver.Stats()
+	c.blobsAdded += st.BlobsAdded
+	c.bytesAdded += st.BytesAdded
+}
+
+// copyTree copies the tree tid and everything below it and returns the id
+// of its copy.
+func (c *copier) copyTree(ctx context.Context, tid id.ID) (id.ID, error) {
+	if nid, ok := c.trees[tid]; ok {
+		return nid, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return id.ID{}, err
+	}
+	t, err := c.src.LoadTree(ctx, tid)
+	if err != nil {
+		return id.ID{}, err
+	}
+	out := tree.Tree{Nodes: make([]tree.Node, len(t.Nodes))}
+	for i, n := range t.Nodes {
+		switch {
+		case n.Type == tree.TypeDir:
+			if n.Subtree, err = c.copyTree(ctx, n.Subtree); err != nil {
+				return id.ID{}, err
+			}
+		case len(n.Content) > 0:
+			if n.Content, err = c.copyContent(ctx, n.Content); err != nil {
+				return id.ID{}, fmt.Errorf("%s: %w", n.Name, err)
+			}
+		}
+		out.Nodes[i] = n
+	}
+	data, err := tree.Encode(&out)
+	if err != nil {
+		return id.ID{}, err
+	}
+	nid := c.dst.Key().ID(data)
+	if _, err := c.saver.Save(ctx, pack.TreeBlob, nid, data); err != nil {
+		return id.ID{}, err
+	}
+	c.trees[tid] = nid
+	return nid, nil
+}
+
+// copyContent copies a file's content blobs and returns the destination's
+// list: blob for blob, or chunked again when the chunker parameters differ.
+func (c *copier) copyContent(ctx context.Context, content []id.ID) ([]id.ID, error) {
+	if c.rechunk {
+		return c.rechunkContent(ctx, content)
+	}
+	out := make([]id.ID, len(content))
+	for i, b := range content {
+		nid, err := c.copyBlob(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = nid
+	}
+	return out, nil
+}
+
+// copyBlob copies one data blob and returns its id in the destination.
+func (c *copier) copyBlob(ctx context.Context, b id.ID) (id.ID, error) {
+	if nid, ok := c.blobs[b]; ok {
+		return nid, nil
+	}
+	if c.sameIDs && c.saver.Known(b) {
+		c.blobs[b] = b
+		return b, nil
+	}
+	data, err := c.readBlob(ctx, b)
+	if err != nil {
+		return id.ID{}, err
+	}
+	nid := c.dst.Key().ID(data)
+	if _, err := c.saver.Save(ctx, pack.DataBlob, nid, data); err != nil {
+		return id.ID{}, err
+	}
+	c.blobs[b] = nid
+	return nid, nil
+}
+
+// readBlob reads and verifies one data blob of the source.
+func (c *copier) readBlob(ctx context.Context, b id.ID) ([]byte, error) {
+	data, err := c.src.LoadBlob(ctx, b)
+	if err != nil {
+		return nil, fmt.Errorf("reading blob %s from the source: %w", b.Short(), err)
+	}
+	c.blobsRead++
+	return data, nil
+}
+
+// rechunkContent streams a file's blobs through the destination's chunker
+// and stores the chunks; memory stays within the chunker's buffer and one
+// source blob.
+func (c *copier) rechunkContent(ctx context.Context, content []id.ID) ([]id.ID, error) {
+	h := sha256.New()
+	for _, b := range content {
+		h.Write(b[:]) // hash.Hash.Write never fails
+	}
+	var key id.ID
+	h.Sum(key[:0])
+	if out, ok := c.files[key]; ok {
+		return out, nil
+	}
+	r := &blobReader{ctx: ctx, c: c, content: content}
+	if c.ch == nil {
+		ch, err := chunker.New(r, c.gear, c.params)
+		if err != nil {
+			return nil, err
+		}
+		c.ch = ch
+	} else {
+		c.ch.Reset(r)
+	}
+	var out []id.ID
+	for {
+		chunk, err := c.ch.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		nid := c.dst.Key().ID(chunk)
+		// Save seals a copy of chunk before it returns.
+		if _, err := c.saver.Save(ctx, pack.DataBlob, nid, chunk); err != nil {
+			return nil, err
+		}
+		out = append(out, nid)
+	}
+	c.files[key] = out
+	return out, nil
+}
+
+// blobReader reads a file's contents blob by blob from the source.
+type blobReader struct {
+	ctx     context.Context
+	c       *copier
+	content []id.ID
+	cur     []byte
+}
+
+func (r *blobReader) Read(p []byte) (int, error) {
+	for len(r.cur) == 0 {
+		if len(r.content) == 0 {
+			return 0, io.EOF
+		}
+		data, err := r.c.readBlob(r.ctx, r.content[0])
+		if err != nil {
+			return 0, err
+		}
+		r.cur, r.content = data, r.content[1:]
+	}
+	n := copy(p, r.cur)
+	r.cur = r.cur[n:]
+	return n, nil
+}
