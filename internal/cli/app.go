@@ -38,6 +38,18 @@ type app struct {
 	// errMu serialises messages written to stderr from many goroutines
 	// (engine warnings, -debug store logging).
 	errMu sync.Mutex
+	// role is "source " for the repository copy reads from (its flags
+	// are the -from-* ones), "" for the main one.
+	role string
+}
+
+// flagName is how the user gives the global flag name for this app's
+// repository: -name, or -from-name for copy's source.
+func (a *app) flagName(name string) string {
+	if a.role != "" {
+		return "-from-" + name
+	}
+	return "-" + name
 }
 
 // globals are the flags every command accepts.
@@ -199,7 +211,7 @@ func (a *app) askPassword(confirm bool) (string, error) {
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return "", nil
 	}
-	pw, err := a.prompt(f, "repository password: ")
+	pw, err := a.prompt(f, a.role+"repository password: ")
 	if err != nil {
 		return "", err
 	}
@@ -234,10 +246,14 @@ func (a *app) openRepo(ctx context.Context) (*operation.Repo, error) {
 		return nil, err
 	}
 	r, err := operation.Open(ctx, o)
-	if errors.Is(err, repo.ErrNeedCredential) {
+	switch {
+	case errors.Is(err, repo.ErrNeedCredential) && a.role != "":
+		return nil, fmt.Errorf("the %srepository at %s is encrypted: give -from-password-file, -from-password-command, -from-password-ref, -from-encryption-key, -from-recovery-key or -from-kms-key-arn (or CLOUDSTIC_FROM_PASSWORD)", a.role, a.g.store)
+	case errors.Is(err, repo.ErrNeedCredential):
 		return nil, errors.New("repository is encrypted: give -password (or CLOUDSTIC_PASSWORD), -encryption-key, -recovery-key or -kms-key-arn")
-	}
-	if err != nil {
+	case err != nil && a.role != "":
+		return nil, fmt.Errorf("%srepository: %w", a.role, a.openErr(err))
+	case err != nil:
 		return nil, a.openErr(err)
 	}
 	a.st = r

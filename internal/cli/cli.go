@@ -75,6 +75,7 @@ func commands() []command {
 		{"key", "manage the passwords and keys that open the repository", "key list | add [-label L] [-new-password P | -new-encryption-key HEX64 | -kms-key-arn ARN | -new-kms-key-arn ARN] | add-recovery [-label L] | passwd [-new-password P] | remove LABEL|ID", runKey},
 		{"forget", "remove snapshots by id or by a retention policy", "forget [SNAPSHOT...] [-keep-last N] [-keep-hourly N] [-keep-daily N] [-keep-weekly N] [-keep-monthly N] [-keep-yearly N] [-tag T]... [-source URI] [-host H] [-group-by source,host,path] [-prune] [-dry-run]", runForget},
 		{"tag", "add, remove or replace the tags of snapshots", "tag [-add T]... [-remove T]... [-set T]... [SNAPSHOT... | -tag FILTER...] [-dry-run]", runTag},
+		{"copy", "copy snapshots from another repository into this one", copyUsage, runCopy},
 		{"prune", "delete data no snapshot uses", "prune [-max-unused 30%] [-margin 1h] [-dry-run]", runPrune},
 		{"check", "verify the repository", "check [SNAPSHOT] [-read-data] [-read-data-subset N/M|P%]", runCheck},
 		{"locks", "list repository locks", "locks", runLocks},

@@ -15,6 +15,10 @@ func browseExamples(name string) []string {
 	case "stats":
 		return []string{"cloudstic stats", "cloudstic stats latest -mode raw-data", "cloudstic stats -mode files-by-contents -json",
 			"cloudstic stats -growth"}
+	case "copy":
+		return []string{"cloudstic copy -from-store /mnt/usb/backup -from-password-file ~/.usb-pw -store s3:offsite/backup",
+			"cloudstic copy -from-profile laptop -profile offsite latest    # the stores of two profiles",
+			"cloudstic copy -from-store sftp://nas/backup -from-store-sftp-key ~/.ssh/id_ed25519 -tag monthly -dry-run"}
 	case "mount":
 		return []string{"cloudstic mount /mnt/backup    # an existing directory; Ctrl-C (or fusermount -u /mnt/backup) unmounts",
 			"ls /mnt/backup/snapshots/latest/    # in another shell; also hosts/HOST/, tags/TAG/, ids/ID",

@@ -84,6 +84,16 @@ func TestJSONMatchesDocs(t *testing.T) {
 
 	run("tag", cli.ExitOK, "tag", "-json", "-dry-run", "-add", "two", "-tag", "one")
 	run("tag", cli.ExitOK, "tag", "-json", "-add", "two", first)
+	// copy into a second repository: a dry run, the copy, and a second
+	// run that skips everything.
+	copyDst := "local:" + filepath.Join(dir, "copy")
+	if o := mainWith(t, env, "init", "-store", copyDst); o.code != cli.ExitOK {
+		t.Fatalf("init %s: %s", copyDst, o.stderr)
+	}
+	env["CLOUDSTIC_FROM_STORE"], env["CLOUDSTIC_FROM_PASSWORD"] = "local:"+repoDir, env["CLOUDSTIC_PASSWORD"]
+	run("copy", cli.ExitOK, "copy", "-json", "-dry-run", "-store", copyDst)
+	run("copy", cli.ExitOK, "copy", "-json", "-store", copyDst)
+	run("copy", cli.ExitOK, "copy", "-json", "-store", copyDst, "-tag", "two")
 	run("forget", cli.ExitOK, "forget", "-json", "-dry-run", "-keep-last", "1", "-group-by", "tags")
 	run("forget", cli.ExitOK, "forget", "-json", "-keep-last", "2", "-prune")
 	run("forget", cli.ExitOK, "forget", "-json", "-keep-last", "1")

@@ -75,7 +75,12 @@ func (a *app) afterParse(ctx context.Context, fs *flag.FlagSet) error {
 	explicit := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
 	if explicit["password"] && !a.g.quiet {
-		a.warnf("-password on the command line can be read by other users of this machine (ps); use -password-file, -password-command, -password-ref or CLOUDSTIC_PASSWORD")
+		env := "CLOUDSTIC_PASSWORD"
+		if a.role != "" {
+			env = "CLOUDSTIC_FROM_PASSWORD"
+		}
+		a.warnf("%s on the command line can be read by other users of this machine (ps); use %s, %s, %s or %s",
+			a.flagName("password"), a.flagName("password-file"), a.flagName("password-command"), a.flagName("password-ref"), env)
 	}
 	if a.g.prof.all {
 		if explicit["profile"] {
@@ -212,7 +217,7 @@ func (a *app) readPassword(ctx context.Context, explicit map[string]bool, st *co
 	var given []string
 	for _, f := range []string{"password", "password-file", "password-command", "password-ref"} {
 		if explicit[f] {
-			given = append(given, "-"+f)
+			given = append(given, a.flagName(f))
 		}
 	}
 	if len(given) > 1 {

@@ -193,3 +193,26 @@ type tagJSONChange struct {
 	OldID      string   `json:"old_id"`
 	OldTags    []string `json:"old_tags"`
 }
+
+// copyResult is copy -json.
+type copyResult struct {
+	BlobsAdded int64              `json:"blobs_added"`
+	BlobsRead  int64              `json:"blobs_read"`
+	BytesAdded int64              `json:"bytes_added"`
+	Copied     []copyJSONSnapshot `json:"copied"`
+	DryRun     bool               `json:"dry_run"`
+	Rechunked  bool               `json:"rechunked"`
+	Skipped    []string           `json:"skipped"`
+}
+
+// copyJSONSnapshot is one element of copy -json's "copied".
+type copyJSONSnapshot struct {
+	Host string `json:"host"`
+	// NewID is absent in a dry run.
+	NewID    string    `json:"new_id,omitempty"`
+	Original string    `json:"original"`
+	Path     string    `json:"path"`
+	SourceID string    `json:"source_id"`
+	Tags     []string  `json:"tags"`
+	Time     time.Time `json:"time"`
+}
