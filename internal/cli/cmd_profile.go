@@ -16,27 +16,8 @@ import (
 )
 
 func runProfile(ctx context.Context, a *app, args []string) error {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return a.subcommandHelp(args, "profile list | show NAME | new -name N -source S [-store-ref R [-store URI]] [-tag T]...")
-	}
-	switch args[0] {
-	case "list":
-		return profileList(a, args[1:])
-	case "show":
-		return profileShow(a, args[1:])
-	case "new":
-		return profileNew(ctx, a, args[1:])
-	}
-	return usageErr("unknown subcommand %q of profile (want list, show or new)", args[0])
-}
-
-// subcommandHelp prints help for `cloudstic CMD -h` and refuses a missing
-// subcommand.
-func (a *app) subcommandHelp(args []string, usage string) error {
-	if _, err := a.parse(a.flags(), args); err != nil {
-		return err
-	}
-	return usageErr("usage: cloudstic %s", usage)
+	return a.runSubcommand(ctx, "profile", "profile list | show NAME | new -name N -source S [-store-ref R [-store URI]] [-tag T]...",
+		[]subcommand{{"list", profileList}, {"show", profileShow}, {"new", profileNew}}, args)
 }
 
 // loadProfilesOrEmpty is loadProfiles for commands that read or add
@@ -53,7 +34,7 @@ func (a *app) loadProfilesOrEmpty() (*config.File, error) {
 	return f, err
 }
 
-func profileList(a *app, args []string) error {
+func profileList(_ context.Context, a *app, args []string) error {
 	if err := a.parseNoArgs(a.flags(), args); err != nil {
 		return err
 	}
@@ -82,29 +63,26 @@ func profileList(a *app, args []string) error {
 	return w.Flush()
 }
 
-func profileShow(a *app, args []string) error {
-	pos, err := a.parse(a.flags(), args)
+func profileShow(_ context.Context, a *app, args []string) error {
+	name, err := a.parseName(a.flags(), args, "profile show NAME")
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usageErr("usage: cloudstic profile show NAME")
 	}
 	f, err := a.loadProfiles()
 	if err != nil {
 		return err
 	}
-	p, err := f.Profile(pos[0])
+	p, err := f.Profile(name)
 	if err != nil {
 		return err
 	}
 	if a.g.json {
-		a.writeJSON(map[string]any{"name": pos[0], "profile": p, "enabled": p.IsEnabled()})
+		a.writeJSON(map[string]any{"name": name, "profile": p, "enabled": p.IsEnabled()})
 		return nil
 	}
 	w := tabwriter.NewWriter(a.io.Stdout, 0, 4, 2, ' ', 0)
 	row := func(k string, v any) { fmt.Fprintf(w, "%s:\t%v\n", k, v) }
-	row("profile", pos[0])
+	row("profile", name)
 	row("source", p.Source)
 	if p.Store != "" {
 		row("store", fmt.Sprintf("%s (%s)", p.Store, f.Stores[p.Store].URI))

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/config"
@@ -70,18 +69,21 @@ func (f *scheduleFlags) register(fs *flag.FlagSet) {
 }
 
 func runSchedule(ctx context.Context, a *app, args []string) error {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return a.subcommandHelp(args, "schedule install|list|remove [-profile NAME | -all-profiles] -every daily|hourly|\"*-*-* 02:30\" [-scheduler systemd|cron]")
+	sub := func(name string) subcommand {
+		return subcommand{name, func(ctx context.Context, a *app, args []string) error { return a.schedule(ctx, name, args) }}
 	}
-	sub := args[0]
-	if sub != "install" && sub != "list" && sub != "remove" {
-		return usageErr("unknown subcommand %q of schedule (want install, list or remove)", sub)
-	}
+	return a.runSubcommand(ctx, "schedule", "schedule install|list|remove [-profile NAME | -all-profiles] -every daily|hourly|\"*-*-* 02:30\" [-scheduler systemd|cron]",
+		[]subcommand{sub("install"), sub("list"), sub("remove")}, args)
+}
+
+// schedule runs schedule's subcommand sub with the rest of the command
+// line.
+func (a *app) schedule(ctx context.Context, sub string, args []string) error {
 	fs := a.flags()
 	var f scheduleFlags
 	f.register(fs)
 	a.g.prof.storeCmd = true // -profile names the job here; nothing to apply
-	if err := a.parseNoArgs(fs, args[1:]); err != nil {
+	if err := a.parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	explicit := map[string]bool{}

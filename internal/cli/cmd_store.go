@@ -15,25 +15,11 @@ import (
 )
 
 func runStore(ctx context.Context, a *app, args []string) error {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return a.subcommandHelp(args, "store list | show NAME | new -name N -uri URI [...] | verify NAME | init [-yes] NAME")
-	}
-	switch args[0] {
-	case "list":
-		return storeList(a, args[1:])
-	case "show":
-		return storeShow(a, args[1:])
-	case "new":
-		return storeNew(a, args[1:])
-	case "verify":
-		return storeVerify(ctx, a, args[1:])
-	case "init":
-		return storeInit(ctx, a, args[1:])
-	}
-	return usageErr("unknown subcommand %q of store (want list, show, new, verify or init)", args[0])
+	return a.runSubcommand(ctx, "store", "store list | show NAME | new -name N -uri URI [...] | verify NAME | init [-yes] NAME",
+		[]subcommand{{"list", storeList}, {"show", storeShow}, {"new", storeNew}, {"verify", storeVerify}, {"init", storeInit}}, args)
 }
 
-func storeList(a *app, args []string) error {
+func storeList(_ context.Context, a *app, args []string) error {
 	if err := a.parseNoArgs(a.flags(), args); err != nil {
 		return err
 	}
@@ -90,25 +76,22 @@ func storeFields(s config.Store) map[string]string {
 	return out
 }
 
-func storeShow(a *app, args []string) error {
-	pos, err := a.parse(a.flags(), args)
+func storeShow(_ context.Context, a *app, args []string) error {
+	name, err := a.parseName(a.flags(), args, "store show NAME")
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usageErr("usage: cloudstic store show NAME")
 	}
 	f, err := a.loadProfiles()
 	if err != nil {
 		return err
 	}
-	s, err := f.Store(pos[0])
+	s, err := f.Store(name)
 	if err != nil {
 		return err
 	}
 	fields := storeFields(s)
 	if a.g.json {
-		a.writeJSON(map[string]any{"name": pos[0], "store": fields, "profiles": profilesUsing(f, pos[0])})
+		a.writeJSON(map[string]any{"name": name, "store": fields, "profiles": profilesUsing(f, name)})
 		return nil
 	}
 	keys := make([]string, 0, len(fields))
@@ -117,15 +100,15 @@ func storeShow(a *app, args []string) error {
 	}
 	sort.Strings(keys)
 	w := tabwriter.NewWriter(a.io.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "store:\t%s\n", pos[0])
+	fmt.Fprintf(w, "store:\t%s\n", name)
 	for _, k := range keys {
 		fmt.Fprintf(w, "%s:\t%s\n", k, fields[k])
 	}
-	fmt.Fprintf(w, "profiles:\t%s\n", strings.Join(profilesUsing(f, pos[0]), ", "))
+	fmt.Fprintf(w, "profiles:\t%s\n", strings.Join(profilesUsing(f, name), ", "))
 	return w.Flush()
 }
 
-func storeNew(a *app, args []string) error {
+func storeNew(_ context.Context, a *app, args []string) error {
 	fs := a.flags()
 	name := fs.String("name", "", "store name (required)")
 	uri := fs.String("uri", "", "store URI: local:PATH, s3:BUCKET[/PREFIX], b2:BUCKET[/PREFIX], sftp://[user@]host[:port]/path (required)")
@@ -205,11 +188,10 @@ var (
 // storeVerify checks credentials, connectivity and that the repository
 // unlocks: no data is read beyond the config and the key slots.
 func storeVerify(ctx context.Context, a *app, args []string) error {
-	pos, err := a.storeArg(args, "verify")
+	name, err := a.storeArg(args, "verify")
 	if err != nil {
 		return err
 	}
-	name := pos
 	st, err := a.openStore(ctx, false)
 	if errors.Is(err, operation.ErrNoRepository) {
 		return fmt.Errorf("store %s: %w at %s (run 'cloudstic store init %s')", name, errVerifyNoRepo, a.g.store, name)
@@ -253,15 +235,12 @@ func storeVerify(ctx context.Context, a *app, args []string) error {
 func (a *app) storeArg(args []string, sub string) (string, error) {
 	a.g.prof.storeCmd = true
 	fs := a.flags()
-	pos, err := a.parse(fs, args)
+	name, err := a.parseName(fs, args, "store "+sub+" NAME")
 	if err != nil {
 		return "", err
 	}
-	if len(pos) != 1 {
-		return "", usageErr("usage: cloudstic store %s NAME", sub)
-	}
-	a.g.prof.storeName = pos[0]
-	return pos[0], a.afterParse(a.ctx, fs)
+	a.g.prof.storeName = name
+	return name, a.afterParse(a.ctx, fs)
 }
 
 // storeInit creates the repository of a store entry: init with the
@@ -272,18 +251,15 @@ func storeInit(ctx context.Context, a *app, args []string) error {
 	yes := fs.Bool("yes", false, "do not ask for confirmation")
 	fs.Bool("no-encryption", false, "create an unencrypted repository")
 	fs.Bool("add-recovery-key", false, "also create a 24-word recovery key (shown once)")
-	pos, err := a.parse(fs, args)
+	name, err := a.parseName(fs, args, "store init [-yes] NAME")
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usageErr("usage: cloudstic store init [-yes] NAME")
 	}
 	f, err := a.loadProfiles()
 	if err != nil {
 		return err
 	}
-	s, err := f.Store(pos[0])
+	s, err := f.Store(name)
 	if err != nil {
 		return err
 	}
@@ -304,6 +280,6 @@ func storeInit(ctx context.Context, a *app, args []string) error {
 		}
 	})
 	sub := &app{io: a.io, cmd: a.cmd, ctx: ctx}
-	sub.g.prof.storeName = pos[0]
+	sub.g.prof.storeName = name
 	return runInit(ctx, sub, initArgs)
 }
