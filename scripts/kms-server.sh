@@ -36,23 +36,14 @@ ENDPOINT="http://127.0.0.1:$PORT"
 log() { echo "kms-server: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib/server.sh"
+
 # The pid recorded in $STATE/pid, if that process is still our local-kms.
-running_pid() {
-	local pid
-	[ -f "$STATE/pid" ] || return 1
-	pid="$(cat "$STATE/pid")"
-	[ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "local-kms" || return 1
-	grep -qz "^PORT=$PORT$" "/proc/$pid/environ" || return 1
-	echo "$pid"
-}
+running_pid() { recorded_pid "local-kms" "PORT=$PORT"; }
 
 if [ "${1:-}" = "--stop" ]; then
 	if pid="$(running_pid)"; then
-		kill "$pid"
-		for _ in $(seq 1 50); do [ -e "/proc/$pid" ] || break; sleep 0.1; done
-		if [ -e "/proc/$pid" ]; then kill -9 "$pid" || true; fi
-		log "stopped local-kms pid $pid"
+		stop_pid "$pid" local-kms
 	else
 		log "no local-kms recorded in $STATE is running"
 	fi

@@ -43,22 +43,14 @@ EMPTY_SHA256=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
 log() { echo "s3-server: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib/server.sh"
+
 # The pid recorded in $STATE/pid, if that process is still our versitygw.
-running_pid() {
-	local pid
-	[ -f "$STATE/pid" ] || return 1
-	pid="$(cat "$STATE/pid")"
-	[ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "versitygw .*--port 127.0.0.1:$PORT" || return 1
-	echo "$pid"
-}
+running_pid() { recorded_pid "versitygw .*--port 127.0.0.1:$PORT"; }
 
 if [ "${1:-}" = "--stop" ]; then
 	if pid="$(running_pid)"; then
-		kill "$pid"
-		for _ in $(seq 1 100); do [ -e "/proc/$pid" ] || break; sleep 0.1; done
-		if [ -e "/proc/$pid" ]; then kill -9 "$pid" || true; fi
-		log "stopped versitygw pid $pid"
+		stop_pid "$pid" versitygw
 	else
 		log "no versitygw recorded in $STATE is running"
 	fi

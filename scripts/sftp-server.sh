@@ -31,25 +31,17 @@ die() { log "ERROR: $*"; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "must run as root"
 
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib/server.sh"
+
 # The pid recorded in $STATE/pid, if that process is still our sshd.
-running_pid() {
-	local pid
-	[ -f "$STATE/pid" ] || return 1
-	pid="$(cat "$STATE/pid")"
-	[ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "sshd -D -f $STATE/sshd_config" || return 1
-	echo "$pid"
-}
+running_pid() { recorded_pid "sshd -D -f $STATE/sshd_config"; }
 
 if [ "${1:-}" = "--stop" ]; then
 	if pid="$(running_pid)"; then
 		# sshd's per-connection children outlive the listener; end them too.
 		children="$(ps -o pid= --ppid "$pid" || true)"
-		kill "$pid"
 		for c in $children; do kill "$c" 2>/dev/null || true; done
-		for _ in $(seq 1 50); do [ -e "/proc/$pid" ] || break; sleep 0.1; done
-		if [ -e "/proc/$pid" ]; then kill -9 "$pid" || true; fi
-		log "stopped sshd pid $pid"
+		stop_pid "$pid" sshd
 	else
 		log "no sshd recorded in $STATE is running"
 	fi

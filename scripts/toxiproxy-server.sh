@@ -26,20 +26,14 @@ STATE="/tmp/toxiproxy-test-$PORT"
 log() { echo "toxiproxy-server: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-running_pid() {
-	local pid
-	[ -f "$STATE/pid" ] || return 1
-	pid="$(cat "$STATE/pid")"
-	[ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "toxiproxy-server .*-port $PORT" || return 1
-	echo "$pid"
-}
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib/server.sh"
+
+# The pid recorded in $STATE/pid, if that process is still our toxiproxy.
+running_pid() { recorded_pid "toxiproxy-server .*-port $PORT"; }
 
 if [ "${1:-}" = "--stop" ]; then
 	if pid="$(running_pid)"; then
-		kill "$pid"
-		for _ in $(seq 1 50); do [ -e "/proc/$pid" ] || break; sleep 0.1; done
-		log "stopped toxiproxy pid $pid"
+		stop_pid "$pid" toxiproxy
 	fi
 	rm -f "$STATE/pid"
 	exit 0
