@@ -14,7 +14,8 @@ import (
 // TestLocksAsDocumented runs each command while another process holds a
 // shared, then an exclusive lock: a command is refused exactly when the
 // lock the README's command table gives it conflicts with the one held,
-// so the table and the code cannot drift apart. (mount, which needs FUSE,
+// so the table and the code cannot drift apart (for copy: the lock on the
+// destination). (mount, which needs FUSE,
 // is covered by test/e2e; break-lock would remove the held lock.)
 func TestLocksAsDocumented(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
@@ -35,6 +36,14 @@ func TestLocksAsDocumented(t *testing.T) {
 			t.Fatalf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
 		}
 	}
+	// A second repository for copy to copy from.
+	other := t.TempDir()
+	for _, args := range [][]string{{"init"}, {"backup", "-source", "local:" + src, "-host", "other"}} {
+		if r := uxRun(t, other, append(args, "-encryption-key", key)...); r.code != ExitOK {
+			t.Fatalf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	from := []string{"-from-store", "local:" + filepath.Join(other, "store"), "-from-encryption-key", key}
 	cases := []struct {
 		row    string   // the README row: its first cell starts with this
 		phrase string   // what its lock cell says about this form
@@ -62,6 +71,8 @@ func TestLocksAsDocumented(t *testing.T) {
 		{"`key", "`passwd`, `remove`: exclusive", "exclusive", []string{"key", "remove", "spare"}},
 		{"`key", "`passwd`, `remove`: exclusive", "exclusive", []string{"key", "passwd", "-new-password", "p"}},
 		{"`locks`", "none", "none", []string{"locks"}},
+		{"`copy", "shared on both repositories", "shared", append([]string{"copy"}, from...)},
+		{"`copy", "none with `-dry-run`", "none", append([]string{"copy", "-dry-run"}, from...)},
 	}
 	for _, c := range cases {
 		cell, ok := "", false
