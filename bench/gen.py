@@ -6,6 +6,7 @@ gen.py mixed DIR   1 GB mixed set: 500 MB random (5 x 100 MB), 500 MB compressib
 gen.py small DIR   55,000 files of 1-8 KB (random bytes) in nested directories
                    (10 top dirs x 10 subdirs x 550 files).
 gen.py touch DIR   change one file of the small set (append 100 bytes).
+gen.py touch1g DIR change one 1 MiB file of the mixed set (append 100 bytes).
 Sizes can be scaled down with BENCH_SCALE (e.g. 0.1) for a quick trial.
 """
 import os
@@ -66,5 +67,11 @@ def touch(d):
         f.write(os.urandom(100))
 
 
+def touch1g(d):
+    """Change one 1 MiB file of the mixed set (append 100 bytes)."""
+    with open(f"{d}/mb/m00.bin", "ab") as f:
+        f.write(os.urandom(100))
+
+
 if __name__ == "__main__":
-    {"mixed": mixed, "small": small, "touch": touch}[sys.argv[1]](sys.argv[2])
+    {"mixed": mixed, "small": small, "touch": touch, "touch1g": touch1g}[sys.argv[1]](sys.argv[2])

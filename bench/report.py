@@ -3,7 +3,7 @@
 
 report.py RESULTS.tsv   prints a markdown report on stdout: medians per tool and
 step (wall seconds, peak RSS, bytes added to the repository, store requests),
-cloudstic's ratios to the peers and whether each goal of issue #8 is met.
+cloudstic's ratios to the peers and whether each goal of issues #8 and #19 is met.
 TSV columns: run tool step seconds rss_kb bytes_added requests
 """
 import statistics
@@ -11,13 +11,17 @@ import sys
 from collections import defaultdict
 
 STEPS = [
-    ("backup1g", "initial backup, 1 GB set", "fastest", 0.5),
+    # (step, label, reference peer, goal ratio): goals of issue #19 where it
+    # sets one, else of issue #8.
+    ("backup1g", "initial backup, 1 GB set (fresh copy)", "fastest", 0.4),
+    ("incr1g-nochange", "no-change incremental, 1 GB set, right after", "fastest", 0.5),
+    ("incr1g-onefile", "one-file-changed incremental, 1 GB set, right after", "fastest", 0.5),
     ("restore1g", "restore, 1 GB set", "fastest", 0.5),
     ("backup55k", "initial backup, 55,000 files", None, None),
     ("incr-nochange", "no-change incremental, 55,000 files", "restic", 0.2),
     ("incr-onefile", "one-file-changed incremental", "restic", 0.2),
     ("restore55k", "restore, 55,000 files", "fastest", 0.5),
-    ("prune", "forget one snapshot + prune", "restic", 1.0),
+    ("prune", "forget the 1 GB snapshots + prune", "restic", 1.0),
     ("check", "check", "restic", 1.0),
     ("prune+check", "prune + check (sum)", "restic", 1.0),
 ]
@@ -112,13 +116,22 @@ def main():
     s3 = sorted({(t, s) for t, s in rows if t.startswith("s3-")})
     if s3:
         out.append("")
-        out.append("Loopback S3 (versitygw, scripts/s3-server.sh), one run each:")
+        out.append("Loopback S3 (versitygw, scripts/s3-server.sh), one run each; requests as the server logged them:")
         out.append("")
-        out.append("| tool | step | seconds | peak RSS MB | bytes added | store requests |")
+        out.append("| tool | step | seconds | peak RSS MB | bytes added | S3 requests |")
         out.append("|---|---|---|---|---|---|")
         for t, s in s3:
             for x in rows[(t, s)]:
                 out.append(f"| {t[3:]} | {s} | {x[0]:.2f} | {x[1] / 1024:.0f} | {human(x[2])} | {x[3]} |")
+        out.append("")
+        out.append("| S3 step | cloudstic / restic time | throughput ratio (restic time / cloudstic time) | requests cloudstic / restic |")
+        out.append("|---|---|---|---|")
+        for step in sorted({s for t, s in s3}):
+            c, r = rows.get(("s3-cloudstic", step)), rows.get(("s3-restic", step))
+            if not c or not r:
+                continue
+            ct, rt = med([x[0] for x in c]), med([x[0] for x in r])
+            out.append(f"| {step} | {ct / rt:.2f} | {rt / ct:.2f} | {c[0][3]} / {r[0][3]} |")
     print("\n".join(out))
 
 

@@ -93,8 +93,9 @@ dir_bytes() { if [ -e "$1" ]; then du -sb -- "$1" | cut -f1; else echo 0; fi; }
 measure() {
 	local run=$1 tool=$2 step=$3 sizepath=$4
 	shift 4
-	local lf="$W/log/$run-$tool-$step.log" before after t0 t1 rss reqs
+	local lf="$W/log/$run-$tool-$step.log" before after t0 t1 rss reqs lines0=0
 	before=$(dir_bytes "$sizepath")
+	if [ -n "${S3LOG:-}" ]; then lines0=$(wc -l <"$S3LOG"); fi
 	# Write back what earlier steps left dirty (a restore's gigabyte, kept
 	# until the run ends) before the clock starts: otherwise a step that
 	# syncs its files (cloudstic, borg) waits for the previous tool's
@@ -109,22 +110,45 @@ measure() {
 	after=$(dir_bytes "$sizepath")
 	rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$W/time.txt")
 	reqs=$(sed -n 's/.*store requests: \([0-9]*\).*/\1/p' "$lf" | tail -1)
+	if [ -n "${S3LOG:-}" ]; then
+		# Requests the S3 server logged during the step, the same count
+		# for every tool (cloudstic's own count is in the step's log).
+		reqs=$(($(wc -l <"$S3LOG") - lines0))
+	fi
 	printf '%s\t%s\t%s\t%.3f\t%s\t%s\t%s\n' "$run" "$tool" "$step" "$(echo "$t1 - $t0" | bc)" \
 		"$rss" "$((after - before))" "${reqs:--}" >>"$TSV"
 	log "$(tail -1 "$TSV" | tr '\t' ' ')"
 }
 
+# fresh_copy TOOL: copy the 1 GB set to a new directory just before a tool's
+# initial backup (untimed) and print its path, as users back up fresh
+# exports: every file was written seconds before the backup, so the
+# incrementals right after it test the racy-clean margin (issue #19).
+fresh_copy() {
+	local dst="$W/data/mixed-$1"
+	rm -rf -- "$dst"
+	cp -r -- "$MIXED" "$dst"
+	echo "$dst"
+}
+
 # --- one tool's sequence ----------------------------------------------------------
-# Each tool: fresh repository, 1 GB backup + restore, 55k backup, no-change
-# incremental, one-file-changed incremental, 55k restore, forget the 1 GB
-# snapshot + prune, check.
+# Each tool: fresh repository, 1 GB backup of a fresh copy, no-change and
+# one-file-changed incrementals of it right after, 1 GB restore, 55k
+# backup, no-change incremental, one-file-changed incremental, 55k restore,
+# forget the three 1 GB snapshots + prune, check.
 seq_cloudstic() {
 	local run=$1 repo="$W/repos/cloudstic" out
 	export CLOUDSTIC_STORE="local:$repo"
 	"$CS" init >"$W/log/init.log" 2>&1 || die "cloudstic init failed"
-	measure "$run" cloudstic backup1g "$repo" "$CS" backup -debug -source "local:$MIXED"
-	local sid
-	sid=$(sed -n 's/^Snapshot \([0-9a-f]*\) saved.*/\1/p' "$W/log/$run-cloudstic-backup1g.log")
+	local src sids=()
+	src=$(fresh_copy cloudstic)
+	measure "$run" cloudstic backup1g "$repo" "$CS" backup -debug -source "local:$src"
+	measure "$run" cloudstic incr1g-nochange "$repo" "$CS" backup -debug -source "local:$src"
+	python3 "$ROOT/bench/gen.py" touch1g "$src"
+	measure "$run" cloudstic incr1g-onefile "$repo" "$CS" backup -debug -source "local:$src"
+	for step in backup1g incr1g-nochange incr1g-onefile; do
+		sids+=("$(sed -n 's/^Snapshot \([0-9a-f]*\) saved.*/\1/p' "$W/log/$run-cloudstic-$step.log")")
+	done
 	out="$W/restore/cloudstic-1g"
 	measure "$run" cloudstic restore1g "$out" "$CS" restore -debug -output "$out"
 	discard "$out"
@@ -135,7 +159,8 @@ seq_cloudstic() {
 	out="$W/restore/cloudstic-55k"
 	measure "$run" cloudstic restore55k "$out" "$CS" restore -debug -output "$out"
 	discard "$out"
-	measure "$run" cloudstic prune "$repo" sh -c "'$CS' forget $sid && '$CS' prune -debug -margin 0s"
+	discard "$src"
+	measure "$run" cloudstic prune "$repo" sh -c "'$CS' forget ${sids[*]} && '$CS' prune -debug -margin 0s"
 	measure "$run" cloudstic check "$repo" "$CS" check -debug
 	discard "$repo"
 	unset CLOUDSTIC_STORE
@@ -144,9 +169,15 @@ seq_cloudstic() {
 seq_restic() {
 	local run=$1 repo="$W/repos/restic" out
 	restic -r "$repo" init >"$W/log/init.log" 2>&1 || die "restic init failed"
-	measure "$run" restic backup1g "$repo" restic -r "$repo" backup "$MIXED"
-	local sid
-	sid=$(sed -n 's/^snapshot \([0-9a-f]*\) saved.*/\1/p' "$W/log/$run-restic-backup1g.log")
+	local src sids=()
+	src=$(fresh_copy restic)
+	measure "$run" restic backup1g "$repo" restic -r "$repo" backup "$src"
+	measure "$run" restic incr1g-nochange "$repo" restic -r "$repo" backup "$src"
+	python3 "$ROOT/bench/gen.py" touch1g "$src"
+	measure "$run" restic incr1g-onefile "$repo" restic -r "$repo" backup "$src"
+	for step in backup1g incr1g-nochange incr1g-onefile; do
+		sids+=("$(sed -n 's/^snapshot \([0-9a-f]*\) saved.*/\1/p' "$W/log/$run-restic-$step.log")")
+	done
 	out="$W/restore/restic-1g"
 	measure "$run" restic restore1g "$out" restic -r "$repo" restore latest --target "$out"
 	discard "$out"
@@ -157,7 +188,8 @@ seq_restic() {
 	out="$W/restore/restic-55k"
 	measure "$run" restic restore55k "$out" restic -r "$repo" restore latest --target "$out"
 	discard "$out"
-	measure "$run" restic prune "$repo" sh -c "restic -r '$repo' forget $sid && restic -r '$repo' prune"
+	discard "$src"
+	measure "$run" restic prune "$repo" sh -c "restic -r '$repo' forget ${sids[*]} && restic -r '$repo' prune"
 	measure "$run" restic check "$repo" restic -r "$repo" check
 	discard "$repo"
 }
@@ -165,9 +197,14 @@ seq_restic() {
 seq_borg() {
 	local run=$1 repo="$W/repos/borg" out
 	borg init -e repokey "$repo" >"$W/log/init.log" 2>&1 || die "borg init failed"
-	measure "$run" borg backup1g "$repo" borg create "$repo::mixed" "$MIXED"
+	local src
+	src=$(fresh_copy borg)
+	measure "$run" borg backup1g "$repo" borg create "$repo::mixed" "$src"
+	measure "$run" borg incr1g-nochange "$repo" borg create "$repo::mixed2" "$src"
+	python3 "$ROOT/bench/gen.py" touch1g "$src"
+	measure "$run" borg incr1g-onefile "$repo" borg create "$repo::mixed3" "$src"
 	out="$W/restore/borg-1g"; mkdir -p "$out"
-	measure "$run" borg restore1g "$out" env -C "$out" borg extract "$repo::mixed"
+	measure "$run" borg restore1g "$out" env -C "$out" borg extract "$repo::mixed3"
 	discard "$out"
 	measure "$run" borg backup55k "$repo" borg create "$repo::small1" "$SMALL"
 	measure "$run" borg incr-nochange "$repo" borg create "$repo::small2" "$SMALL"
@@ -176,7 +213,8 @@ seq_borg() {
 	out="$W/restore/borg-55k"; mkdir -p "$out"
 	measure "$run" borg restore55k "$out" env -C "$out" borg extract "$repo::small3"
 	discard "$out"
-	measure "$run" borg prune "$repo" sh -c "borg delete '$repo::mixed' && borg compact '$repo'"
+	discard "$src"
+	measure "$run" borg prune "$repo" sh -c "borg delete '$repo::mixed' && borg delete '$repo::mixed2' && borg delete '$repo::mixed3' && borg compact '$repo'"
 	measure "$run" borg check "$repo" borg check "$repo"
 	discard "$repo"
 }
@@ -210,13 +248,15 @@ stop_s3() { "$ROOT/scripts/s3-server.sh" --stop >/dev/null 2>&1 || true; }
 if [ "$S3" = 1 ]; then
 	log "starting a private loopback S3 server on port $S3_TEST_PORT"
 fi
-if [ "$S3" = 1 ] && s3env="$(timeout 300 "$ROOT/scripts/s3-server.sh" "$W/s3data")"; then
+if [ "$S3" = 1 ] && s3env="$(VGW_ACCESS_LOG="$W/s3access.log" timeout 300 "$ROOT/scripts/s3-server.sh" "$W/s3data")"; then
 	trap 'stop_s3; cleanup' EXIT
 	eval "$s3env"
 	PREFIX="bench-$$"
 	export AWS_ACCESS_KEY_ID="$S3_TEST_ACCESS_KEY_ID" AWS_SECRET_ACCESS_KEY="$S3_TEST_SECRET_ACCESS_KEY"
 	export CLOUDSTIC_S3_ENDPOINT="$S3_TEST_ENDPOINT" CLOUDSTIC_STORE="s3:$S3_TEST_BUCKET/$PREFIX/cloudstic"
 	S3DIR="$S3_TEST_DATA_DIR/$S3_TEST_BUCKET/$PREFIX"
+	S3LOG="$W/s3access.log"
+	[ -f "$S3LOG" ] || die "the S3 server keeps no access log ($S3LOG)"
 	"$CS" init >"$W/log/init.log" 2>&1 || die "cloudstic init on S3 failed"
 	measure s3 s3-cloudstic backup1g "$S3DIR/cloudstic" "$CS" backup -debug -source "local:$MIXED"
 	measure s3 s3-cloudstic restore1g "$W/restore/s3c" "$CS" restore -debug -output "$W/restore/s3c"
@@ -236,6 +276,7 @@ if [ "$S3" = 1 ] && s3env="$(timeout 300 "$ROOT/scripts/s3-server.sh" "$W/s3data
 	discard "$W/restore/s3r"
 	measure s3 s3-restic backup55k "$S3DIR/restic" restic -r "$RR" backup "$SMALL"
 	measure s3 s3-restic incr-nochange "$S3DIR/restic" restic -r "$RR" backup "$SMALL"
+	S3LOG=""
 	rm -rf -- "$S3DIR" "$W/trash"
 	stop_s3
 elif [ "$S3" = 1 ]; then
