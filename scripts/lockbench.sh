@@ -39,7 +39,7 @@ metric() { echo "$line" | awk -v m="$1" '{for (i = 2; i <= NF; i++) if ($i == m)
 	echo "Store requests in all: $(metric requests); failed acquisitions or releases: $(metric failed); violations: $(metric violations)."
 	echo
 	echo '```'
-	echo "$raw" | grep -E '^(goos|goarch|cpu|Benchmark)'
+	echo "$raw" | grep -E '^(goos|goarch|cpu|Benchmark)|failed: '
 	echo '```'
 } >"$OUT"
 cat "$OUT"

@@ -4,6 +4,7 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -49,6 +50,9 @@ func BenchmarkLockContention(b *testing.B) {
 		b.ReportMetric(float64(r.requests.Load()), "requests")
 		b.ReportMetric(float64(r.failed.Load()), "failed")
 		b.ReportMetric(float64(r.violations.Load()), "violations")
+		for _, err := range r.errs {
+			b.Logf("failed: %v", err)
+		}
 		if r.violations.Load() != 0 {
 			b.Errorf("%d violations", r.violations.Load())
 		}
@@ -62,6 +66,15 @@ type contention struct {
 	sharedHeld, exclHeld atomic.Int64
 	requests, violations atomic.Int64
 	failed               atomic.Int64
+	errs                 []error // the failures, for the log
+}
+
+// fail counts a failed acquisition or release and keeps its error.
+func (c *contention) fail(err error) {
+	c.failed.Add(1)
+	c.mu.Lock()
+	c.errs = append(c.errs, err)
+	c.mu.Unlock()
 }
 
 func (c *contention) median(d []time.Duration) time.Duration {
@@ -119,7 +132,7 @@ func (c *contention) round(ctx context.Context, st *wrap.Logging, exclusive bool
 	t0 := time.Now()
 	l, err := acquire(ctx, st, "bench", Options{Wait: 10 * time.Minute, PID: pid, Hostname: "bench"})
 	if err != nil {
-		c.failed.Add(1)
+		c.fail(fmt.Errorf("acquire: %w", err))
 		return
 	}
 	took := time.Since(t0)
@@ -139,7 +152,7 @@ func (c *contention) round(ctx context.Context, st *wrap.Logging, exclusive bool
 	}
 	held.Add(-1)
 	if err := l.Release(ctx); err != nil {
-		c.failed.Add(1)
+		c.fail(fmt.Errorf("release: %w", err))
 	}
 }
 
