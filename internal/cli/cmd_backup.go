@@ -4,18 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
+	"github.com/cloudstic/cloudstic/internal/source"
 )
 
 func runBackup(ctx context.Context, a *app, args []string) error {
 	fs := a.flags()
-	source := fs.String("source", "", "what to back up: local:PATH")
+	var src sourceFlags
+	src.register(fs, a.io.Getenv)
 	var tags multiFlag
 	fs.Var(&tags, "tag", "tag the snapshot (repeatable)")
 	var ex excludeFlags
@@ -42,17 +43,9 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	if len(pos) > 0 {
 		return usageErr("unexpected argument %q (give the source with -source local:PATH)", pos[0])
 	}
-	path, ok := strings.CutPrefix(*source, "local:")
-	if *source == "" {
-		return usageErr("-source is required, e.g. -source local:~/Documents")
-	}
-	if !ok {
-		return usageErr("-source %q: only local:PATH sources are supported", *source)
-	}
-	if strings.HasPrefix(path, "~/") {
-		if home := a.io.Getenv("HOME"); home != "" {
-			path = filepath.Join(home, path[2:])
-		}
+	path, login, err := a.sourcePath(&src)
+	if err != nil {
+		return err
 	}
 	opts := backup.Options{Path: path, Tags: tags, DryRun: *dryRun, Warnf: a.warnf, Uploaders: uploaders(a),
 		Compression: comp, Hostname: *host, IgnoreEmpty: *ignoreEmpty}
@@ -69,6 +62,12 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 		if opts.Time, err = parseTime(*when); err != nil {
 			return usageErr("-time %q: %v", *when, err)
 		}
+	}
+	if opts.Source, err = openSource(ctx, src.uri, login); err != nil {
+		return err
+	}
+	if opts.Source != nil {
+		defer opts.Source.Close() //nolint:errcheck // read-only; the backup reported what went wrong
 	}
 	r, err := a.openRepo(ctx)
 	if err != nil {
@@ -131,6 +130,9 @@ func (a *app) backup(ctx context.Context, r *operation.Repo, opts backup.Options
 	res, err := operation.Backup(ctx, r, opts, a.backupProgress)
 	if errors.Is(err, backup.ErrSource) {
 		return fmt.Errorf("cannot back up %s: %w", opts.Path, err)
+	}
+	if errors.Is(err, source.ErrLost) {
+		return fmt.Errorf("backup of %s stopped, no snapshot written: %w", opts.Path, err)
 	}
 	if errors.Is(err, backup.ErrFutureTime) {
 		return usageErr("-time: %v", err)

@@ -24,7 +24,8 @@ func examples(name string) []string {
 			"cloudstic backup -source local:~/ -exclude-file ~/.config/cloudstic/excludes -exclude-if-present .nobackup -one-file-system",
 			"cloudstic backup -source local:/srv -ignore-empty-snapshot -host web1",
 			"cloudstic backup -source local:/mnt/old-disk -time '2019-06-30 12:00:00' -tag import",
-			"cloudstic backup -source local:. -dry-run -json"}
+			"cloudstic backup -source local:. -dry-run -json",
+			"cloudstic backup -source sftp://me@web1/var/www -source-sftp-key ~/.ssh/id_backup -exclude 'cache/'"}
 	case "restore":
 		return []string{"cloudstic restore -output ./restored", "cloudstic restore 1a2b3c -output docs.zip -path Documents/",
 			"cloudstic restore latest -path notes.txt -output ./out",

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/cloudstic/cloudstic/internal/source"
+	"github.com/cloudstic/cloudstic/internal/source/sftp"
+	"github.com/cloudstic/cloudstic/internal/sshconn"
+)
+
+// sourceFlags are backup's -source and the logins of sftp:// sources.
+type sourceFlags struct {
+	uri                       string
+	key, password, knownHosts string
+	insecure                  bool
+}
+
+func (f *sourceFlags) register(fs *flag.FlagSet, getenv func(string) string) {
+	fs.StringVar(&f.uri, "source", "", "what to back up: local:PATH or sftp://[user@]host[:port]/path")
+	fs.StringVar(&f.key, "source-sftp-key", getenv("CLOUDSTIC_SOURCE_SFTP_KEY"), "SSH private key file of an sftp:// source (env CLOUDSTIC_SOURCE_SFTP_KEY; default: ssh-agent)")
+	fs.StringVar(&f.password, "source-sftp-password", getenv("CLOUDSTIC_SOURCE_SFTP_PASSWORD"), "SSH password of an sftp:// source (env CLOUDSTIC_SOURCE_SFTP_PASSWORD)")
+	fs.StringVar(&f.knownHosts, "source-sftp-known-hosts", getenv("CLOUDSTIC_SOURCE_SFTP_KNOWN_HOSTS"), "known_hosts file of an sftp:// source (env CLOUDSTIC_SOURCE_SFTP_KNOWN_HOSTS; default ~/.ssh/known_hosts)")
+	fs.BoolVar(&f.insecure, "source-sftp-insecure", false, "INSECURE: accept any SSH host key of an sftp:// source")
+}
+
+// sourcePath reads -source: the path to back up, and for an sftp:// source
+// the server's login (nil for local:PATH). "~/" of a local path is $HOME.
+func (a *app) sourcePath(f *sourceFlags) (string, *sshconn.Config, error) {
+	switch {
+	case f.uri == "":
+		return "", nil, usageErr("-source is required, e.g. -source local:~/Documents")
+	case strings.HasPrefix(f.uri, "sftp://"):
+		cfg, p, err := sshconn.ParseURL(f.uri)
+		if err != nil {
+			return "", nil, usageErr("-source %v", err)
+		}
+		if cfg.User == "" {
+			cfg.User = a.io.Getenv("USER")
+		}
+		cfg.KeyFile, cfg.Password, cfg.KnownHostsFile = f.key, f.password, f.knownHosts
+		cfg.InsecureIgnoreHostKey, cfg.AgentSocket, cfg.FlagPrefix = f.insecure, a.io.Getenv("SSH_AUTH_SOCK"), "-source-sftp"
+		if home := a.io.Getenv("HOME"); cfg.KnownHostsFile == "" && home != "" {
+			cfg.KnownHostsFile = filepath.Join(home, ".ssh", "known_hosts")
+		}
+		cfg.ConnectTimeout, cfg.ResponseTimeout = a.g.timeouts.connect, a.g.timeouts.response
+		return p, &cfg, nil
+	}
+	path, ok := strings.CutPrefix(f.uri, "local:")
+	if !ok {
+		return "", nil, usageErr("-source %q: want local:PATH or sftp://[user@]host[:port]/path", f.uri)
+	}
+	if strings.HasPrefix(path, "~/") {
+		if home := a.io.Getenv("HOME"); home != "" {
+			path = filepath.Join(home, path[2:])
+		}
+	}
+	return path, nil, nil
+}
+
+// openSource connects to an sftp:// source (cfg nil: the local file
+// system, nothing to open). The caller closes what it returns.
+func openSource(ctx context.Context, uri string, cfg *sshconn.Config) (source.Source, error) {
+	if cfg == nil {
+		return nil, nil
+	}
+	src, err := sftp.Open(ctx, *cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cannot back up %s: %w", uri, err)
+	}
+	return src, nil
+}
