@@ -7,7 +7,6 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/stats"
@@ -22,14 +21,7 @@ func statsModes() []string {
 }
 
 // growthRow is one snapshot of stats -growth.
-type growthRow struct {
-	SnapshotID string    `json:"snapshot_id"`
-	Time       time.Time `json:"time"`
-	Files      int64     `json:"files"`
-	Size       int64     `json:"size"`
-	Added      int64     `json:"added"`
-	StoredSize int64     `json:"stored_size"`
-}
+type growthRow = stats.GrowthRow
 
 func runStats(ctx context.Context, a *app, args []string) error {
 	fs := a.flags()
@@ -120,17 +112,9 @@ func estimated(b bool) string {
 func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
 
 func (a *app) statsGrowth(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID) error {
-	c := stats.NewCounter(r)
-	rows := []growthRow{}
-	var prev stats.Totals
-	for _, s := range snaps {
-		if err := c.Add(ctx, s); err != nil {
-			return err
-		}
-		t := c.Totals()
-		rows = append(rows, growthRow{SnapshotID: s.ID.String(), Time: s.Time, Files: t.RestoreFiles - prev.RestoreFiles,
-			Size: t.RestoreSize - prev.RestoreSize, Added: t.StoredSize - prev.StoredSize, StoredSize: t.StoredSize})
-		prev = t
+	rows, err := stats.Growth(ctx, r, snaps)
+	if err != nil {
+		return err
 	}
 	if a.g.json {
 		a.writeJSON(rows)

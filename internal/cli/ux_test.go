@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cloudstic/cloudstic/internal/engine/diff"
 )
 
 // uxJSON decodes exactly one JSON document from s into v, failing on
@@ -109,7 +111,7 @@ func TestDiffAndCat(t *testing.T) {
 	for _, c := range d.Changes {
 		got[c.Path] = c.Change
 	}
-	want := map[string]string{"gone.txt": changeRemoved, "sub/edit.txt": changeModified, "new": changeAdded, "new/file.txt": changeAdded}
+	want := map[string]string{"gone.txt": diff.Removed, "sub/edit.txt": diff.Modified, "new": diff.Added, "new/file.txt": diff.Added}
 	for p, c := range want {
 		if got[p] != c {
 			t.Errorf("%s: %q, want %q (all: %v)", p, got[p], c, got)
