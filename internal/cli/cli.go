@@ -79,6 +79,7 @@ func commands() []command {
 		{"prune", "delete data no snapshot uses", "prune [-max-unused 30%] [-margin 1h] [-dry-run]", runPrune},
 		{"check", "verify the repository", "check [SNAPSHOT] [-read-data] [-read-data-subset N/M|P%]", runCheck},
 		{"locks", "list repository locks", "locks", runLocks},
+		{"ui", "serve a web dashboard: snapshots, growth, live locks; browse, download, restore and run backups from a browser", "ui [-listen 127.0.0.1:8080] [-profile NAME | -all-profiles | -store URI] [-read-only] [-restore-root DIR] [-tls-cert F -tls-key F | -listen-insecure] [-auth-user U -auth-password-file F]", runUI},
 		{"break-lock", "remove repository locks", "break-lock [-stale-only]", runBreakLock},
 		{"profile", "list, show and add backup profiles of profiles.yaml", "profile list | show NAME | new -name N -source S [-store-ref R [-store URI]] [-tag T]... [-no-prompt]", runProfile},
 		{"store", "list, show, add, verify and initialize the stores of profiles.yaml", "store list | show NAME | new -name N -uri URI [-password-secret REF]... | verify NAME | init [-yes] NAME", runStore},

@@ -1,7 +1,8 @@
 package cli
 
 // browseExamples returns the examples of the commands that read snapshots
-// without restoring them (find, dump, stats, mount).
+// without restoring them (find, dump, stats, mount), and of the web
+// dashboard (ui).
 func browseExamples(name string) []string {
 	switch name {
 	case "find":
@@ -23,6 +24,11 @@ func browseExamples(name string) []string {
 		return []string{"cloudstic mount /mnt/backup    # an existing directory; Ctrl-C (or fusermount -u /mnt/backup) unmounts",
 			"ls /mnt/backup/snapshots/latest/    # in another shell; also hosts/HOST/, tags/TAG/, ids/ID",
 			"cloudstic mount -store s3:my-bucket/backups -cache-size 256M ~/backup"}
+	case "ui":
+		return []string{"cloudstic ui    # open the address it prints (it carries the access token)",
+			"cloudstic ui -profile docs -restore-root ~/restored",
+			"cloudstic ui -all-profiles -read-only",
+			"cloudstic ui -listen 0.0.0.0:8443 -tls-cert cert.pem -tls-key key.pem -auth-user me -auth-password-file ~/.config/cloudstic/ui-password"}
 	}
 	return nil
 }

@@ -32,8 +32,11 @@ type profileFlags struct {
 
 func (f *profileFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&f.profile, "profile", "", "take the store (and, for backup, the source and options) from this profile of profiles.yaml")
-	if fs.Name() == "backup" {
+	switch fs.Name() {
+	case "backup":
 		fs.BoolVar(&f.all, "all-profiles", false, "back up every enabled profile, one after the other")
+	case "ui":
+		fs.BoolVar(&f.all, "all-profiles", false, "show the store of every enabled profile, with each profile's runs")
 	}
 	fs.StringVar(&f.profilesFile, "profiles-file", getenv("CLOUDSTIC_PROFILES_FILE"), "profiles file (env CLOUDSTIC_PROFILES_FILE; default <config dir>/profiles.yaml)")
 	fs.StringVar(&f.passwordRef, "password-ref", getenv("CLOUDSTIC_PASSWORD_REF"), "read the password from a secret reference: env://VAR, file:///path, config-token://P/N, secret-service://C/I (env CLOUDSTIC_PASSWORD_REF)")

@@ -134,18 +134,7 @@ func (a *app) backupThenForget(ctx context.Context, fs *flag.FlagSet, p config.P
 		if a.g.json {
 			fargs = append(fargs, "-json")
 		}
-		for _, k := range []struct {
-			flag string
-			n    int
-		}{{"keep-last", p.KeepLast}, {"keep-hourly", p.KeepHourly}, {"keep-daily", p.KeepDaily},
-			{"keep-weekly", p.KeepWeekly}, {"keep-monthly", p.KeepMonthly}, {"keep-yearly", p.KeepYearly}} {
-			if k.n > 0 {
-				fargs = append(fargs, "-"+k.flag+"="+strconv.Itoa(k.n))
-			}
-		}
-		for _, t := range p.Tags { // only this profile's snapshots
-			fargs = append(fargs, "-tag="+t)
-		}
+		fargs = append(fargs, retentionArgs(p)...)
 		if p.Prune {
 			fargs = append(fargs, "-prune")
 		}
@@ -167,6 +156,25 @@ func (a *app) backupThenForget(ctx context.Context, fs *flag.FlagSet, p config.P
 		msg = "forget after the backup failed"
 	}
 	return &exitCodeError{code: code, msg: msg}
+}
+
+// retentionArgs are the forget flags of a profile's retention policy,
+// limited to the profile's snapshots by its tags.
+func retentionArgs(p config.Profile) []string {
+	var args []string
+	for _, k := range []struct {
+		flag string
+		n    int
+	}{{"keep-last", p.KeepLast}, {"keep-hourly", p.KeepHourly}, {"keep-daily", p.KeepDaily},
+		{"keep-weekly", p.KeepWeekly}, {"keep-monthly", p.KeepMonthly}, {"keep-yearly", p.KeepYearly}} {
+		if k.n > 0 {
+			args = append(args, "-"+k.flag+"="+strconv.Itoa(k.n))
+		}
+	}
+	for _, t := range p.Tags { // only this profile's snapshots
+		args = append(args, "-tag="+t)
+	}
+	return args
 }
 
 func rawJSON(b []byte) json.RawMessage {

@@ -96,6 +96,15 @@ func (r *Repository) Cache() *cache.Cache { return r.cache }
 // off). Call it before loading anything.
 func (r *Repository) SetCache(c *cache.Cache) { r.cache = c }
 
+// Fresh returns a view of r with an empty index, sharing its store, keys
+// and cache. A long-running reader (the web dashboard) loads the index
+// anew into a fresh view for each request, so that it never looks up a
+// pack a prune has deleted since an earlier load.
+func (r *Repository) Fresh() *Repository {
+	return &Repository{st: r.st, unfenced: r.unfenced, cfg: r.cfg, key: r.key, codec: r.codec,
+		idx: index.New(), cache: r.cache}
+}
+
 func newRepository(st store.Store, cfg Config, key *crypt.Key) (*Repository, error) {
 	codec, err := pack.NewCodec(key)
 	if err != nil {

@@ -1,0 +1,293 @@
+package cli
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/config"
+	"github.com/cloudstic/cloudstic/internal/ui"
+)
+
+// uiFlags are the flags of `cloudstic ui`.
+type uiFlags struct {
+	listen, tlsCert, tlsKey    string
+	insecure, readOnly         bool
+	authUser, authPasswordFile string
+	restoreRoot                string
+}
+
+func (f *uiFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to serve on; other than the loopback interface it needs -tls-cert/-tls-key or -listen-insecure")
+	fs.BoolVar(&f.insecure, "listen-insecure", false, "INSECURE: serve plain HTTP on a non-loopback address")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (PEM), with -tls-key")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "the private key (PEM) of -tls-cert")
+	fs.StringVar(&f.authUser, "auth-user", "", "log in with HTTP basic authentication as this user (with -auth-password-file) instead of the printed access token")
+	fs.StringVar(&f.authPasswordFile, "auth-password-file", "", "file holding the password of -auth-user, readable only by its owner")
+	fs.BoolVar(&f.readOnly, "read-only", false, "hide and refuse every writing action (backup, forget+prune, restore)")
+	fs.StringVar(&f.restoreRoot, "restore-root", "", "allow restores only into this directory")
+}
+
+// check validates the flags that need no repository.
+func (f *uiFlags) check() error {
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return usageErr("give -tls-cert and -tls-key together")
+	}
+	if (f.authUser == "") != (f.authPasswordFile == "") {
+		return usageErr("give -auth-user and -auth-password-file together")
+	}
+	if err := ui.CheckListen(f.listen, f.tlsCert != "", f.insecure); err != nil {
+		return usageErr("%v", err)
+	}
+	if f.tlsCert != "" {
+		if _, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey); err != nil {
+			return fmt.Errorf("-tls-cert/-tls-key: %w", err)
+		}
+	}
+	if f.restoreRoot != "" {
+		fi, err := os.Stat(f.restoreRoot)
+		if err != nil {
+			return fmt.Errorf("-restore-root: %w", err)
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("-restore-root %s is not a directory", f.restoreRoot)
+		}
+		f.restoreRoot = absPath(f.restoreRoot)
+	}
+	return nil
+}
+
+func runUI(ctx context.Context, a *app, args []string) error {
+	fs := a.flags()
+	var f uiFlags
+	f.register(fs)
+	if err := a.parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	cfg := ui.Config{ReadOnly: f.readOnly, RestoreRoot: f.restoreRoot, Secure: f.tlsCert != ""}
+	if f.authUser != "" {
+		pw, err := a.resolver().Resolve(ctx, "file://"+absPath(f.authPasswordFile))
+		if err != nil {
+			return fmt.Errorf("-auth-password-file: %w", err)
+		}
+		if pw == "" {
+			return fmt.Errorf("-auth-password-file %s is empty", f.authPasswordFile)
+		}
+		cfg.User, cfg.Password = f.authUser, pw
+	} else {
+		tok, err := ui.NewToken()
+		if err != nil {
+			return err
+		}
+		cfg.Token = tok
+	}
+	repos, closeAll, err := a.uiRepos(ctx, fs)
+	defer closeAll()
+	if err != nil {
+		return err
+	}
+	cfg.Repos = repos
+	host, _, _ := net.SplitHostPort(f.listen) // CheckListen parsed it
+	cfg.LoopbackOnly = (host == "" || host == "localhost" || net.ParseIP(host).IsLoopback()) && f.tlsCert == "" && !f.insecure
+	return a.serveUI(ctx, cfg, f)
+}
+
+// serveUI listens, prints the address (with the token, once) and serves
+// until Ctrl-C.
+func (a *app) serveUI(ctx context.Context, cfg ui.Config, f uiFlags) error {
+	srv, err := ui.New(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fmt.Errorf("-listen %s: %w", f.listen, err)
+	}
+	scheme := "http"
+	if f.tlsCert != "" {
+		scheme = "https"
+	}
+	addr := ln.Addr().String()
+	if h, port, err := net.SplitHostPort(addr); err == nil && net.ParseIP(h).IsLoopback() {
+		addr = net.JoinHostPort(h, port)
+	}
+	url := scheme + "://" + addr + "/"
+	if cfg.Token != "" {
+		url += "?token=" + cfg.Token
+	}
+	fmt.Fprintf(a.io.Stderr, "cloudstic ui: serving %d repositories at %s\n", len(cfg.Repos), url)
+	fmt.Fprintln(a.io.Stderr, "cloudstic ui: press Ctrl-C to stop")
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	done := make(chan error, 1)
+	go func() {
+		if f.tlsCert != "" {
+			done <- hs.ServeTLS(ln, f.tlsCert, f.tlsKey)
+		} else {
+			done <- hs.Serve(ln)
+		}
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutCtx); err != nil {
+		return fmt.Errorf("stopping the web server: %w", err)
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return ctx.Err()
+}
+
+// uiRepos opens the repositories to show: the one -store or -profile
+// names, or with -all-profiles each store the profiles use (once, with
+// every profile backing up into it).
+func (a *app) uiRepos(ctx context.Context, fs *flag.FlagSet) ([]ui.Repository, func(), error) {
+	var subs []*app
+	closeAll := func() {
+		for _, s := range subs {
+			s.closeStore()
+		}
+	}
+	if !a.g.prof.all {
+		subs = append(subs, a)
+		r, err := a.openRepo(ctx)
+		if err != nil {
+			return nil, closeAll, err
+		}
+		rp := ui.Repository{Name: a.g.store, Store: a.g.store, Repo: r, Env: a.env()}
+		if name := a.g.prof.profile; name != "" {
+			f, err := a.loadProfiles()
+			if err != nil {
+				return nil, closeAll, err
+			}
+			rp.Name = name
+			rp.Actions = a.profileActions(fs, name, f.Profiles[name])
+		}
+		rp.Actions = append(rp.Actions, a.checkAction(fs, ""))
+		return []ui.Repository{rp}, closeAll, nil
+	}
+	f, err := a.loadProfiles()
+	if err != nil {
+		return nil, closeAll, err
+	}
+	byStore := map[string]int{}
+	var repos []ui.Repository
+	for _, name := range f.ProfileNames() {
+		p := f.Profiles[name]
+		if !p.IsEnabled() || p.CloudDrive() {
+			continue
+		}
+		if k, ok := byStore[p.Store]; ok {
+			// Same store: the profile's runs go before the store's check.
+			acts := repos[k].Actions
+			check := acts[len(acts)-1]
+			repos[k].Actions = append(append(acts[:len(acts)-1:len(acts)-1], subs[k].profileActions(fs, name, p)...), check)
+			continue
+		}
+		sub := &app{io: a.io, ctx: ctx, cmd: a.cmd}
+		sfs := sub.flags()
+		if err := sub.parseNoArgs(sfs, append(a.globalArgs(fs), "-profile="+name)); err != nil {
+			return nil, closeAll, fmt.Errorf("profile %s: %w", name, err)
+		}
+		subs = append(subs, sub)
+		r, err := sub.openRepo(ctx)
+		if err != nil {
+			return nil, closeAll, fmt.Errorf("profile %s: %w", name, err)
+		}
+		label := p.Store
+		if label == "" {
+			label = sub.g.store
+		}
+		byStore[p.Store] = len(repos)
+		acts := append(sub.profileActions(fs, name, p), sub.checkAction(sfs, name))
+		repos = append(repos, ui.Repository{Name: label, Store: sub.g.store, Repo: r, Env: sub.env(), Actions: acts})
+	}
+	if len(repos) == 0 {
+		return nil, closeAll, errors.New("no enabled profile to show: add one with 'cloudstic profile new'")
+	}
+	return repos, closeAll, nil
+}
+
+// profileActions are the runs the page offers for a profile: its backup,
+// and forget by its retention policy followed by a prune.
+func (a *app) profileActions(fs *flag.FlagSet, name string, p config.Profile) []ui.Action {
+	base := append(a.globalArgs(fs), "-profile="+name)
+	acts := []ui.Action{{Name: "backup-" + actionSlug(name), Label: "Back up " + name, Writes: true,
+		Run: a.uiRunner("backup", base)}}
+	if p.HasRetention() {
+		host, _ := os.Hostname() // backup records the same, possibly empty, name
+		fargs := append(append(base, "-source="+p.Source, "-host="+host, "-prune"), retentionArgs(p)...)
+		acts = append(acts, ui.Action{Name: "forget-" + actionSlug(name), Label: "Forget + prune (" + name + "'s policy)",
+			Writes: true, Run: a.uiRunner("forget", fargs)})
+	}
+	return acts
+}
+
+// checkAction checks the repository (of profile, when set).
+func (a *app) checkAction(fs *flag.FlagSet, profile string) ui.Action {
+	args := a.globalArgs(fs)
+	if profile != "" {
+		args = append(args, "-profile="+profile)
+	}
+	return ui.Action{Name: "check", Label: "Check", Run: a.uiRunner("check", args)}
+}
+
+// actionSlug makes a profile name fit an action's name in a URL.
+func actionSlug(name string) string {
+	var b strings.Builder
+	for _, c := range strings.ToLower(name) {
+		if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	return b.String() + "-" + strconv.Itoa(len(name))
+}
+
+// uiRunner runs a command as the command line would, in an app of its
+// own: progress as -json-progress lines and messages on its stderr, the
+// human summary on its stdout. It never prompts: the password this run
+// resolved is handed over as CLOUDSTIC_PASSWORD would give it.
+func (a *app) uiRunner(cmdName string, args []string) func(ctx context.Context, progress, summary io.Writer) error {
+	password := a.g.password
+	return func(ctx context.Context, progress, summary io.Writer) error {
+		getenv := a.io.Getenv
+		stdio := IO{Stdin: strings.NewReader(""), Stdout: summary, Stderr: progress, TestStoreWrapper: a.io.TestStoreWrapper,
+			Getenv: func(k string) string {
+				if k == "CLOUDSTIC_PASSWORD" && password != "" {
+					return password
+				}
+				return getenv(k)
+			}}
+		sub := &app{io: stdio, ctx: ctx}
+		for _, c := range commands() {
+			if c.name == cmdName {
+				sub.cmd = &c
+			}
+		}
+		sub.g.prof.inner = true
+		err := sub.cmd.run(ctx, sub, append(args, "-json-progress"))
+		if code := sub.finish(err); code != ExitOK && err == nil {
+			err = fmt.Errorf("exit code %d", code)
+		}
+		return err
+	}
+}

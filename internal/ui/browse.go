@@ -1,0 +1,174 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/cloudstic/cloudstic/internal/engine/dump"
+	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
+)
+
+// snapRef returns the snapshot reference of the request's path ("latest",
+// or 8 to 64 hex digits), or answers 400.
+func (s *Server) snapRef(w http.ResponseWriter, r *http.Request) (string, bool) {
+	ref := r.PathValue("snap")
+	ok := validRef(ref)
+	if !ok {
+		s.errorPage(w, r, http.StatusBadRequest, "Bad snapshot id", fmt.Sprintf("%q is not a snapshot id: give \"latest\" or at least %d lowercase hex digits.", ref, repo.MinPrefix))
+	}
+	return ref, ok
+}
+
+// validRef reports whether ref is "latest" or a snapshot id prefix.
+func validRef(ref string) bool {
+	return ref == "latest" || (len(ref) >= repo.MinPrefix && len(ref) <= 64 && strings.Trim(ref, "0123456789abcdef") == "")
+}
+
+// cleanPath turns the ?path= of a request into a path from the snapshot
+// root without leading or trailing "/" ("" is the root). ".." cannot climb
+// above the root.
+func cleanPath(p string) string { return strings.Trim(path.Clean("/"+p), "/") }
+
+// crumb is one step of the path shown above a directory listing.
+type crumb struct{ Name, Path string }
+
+// browsePage lists one directory of a snapshot.
+type browsePage struct {
+	Snap    snapshot.WithID
+	Path    string // from the snapshot root, "" for the root
+	Crumbs  []crumb
+	Entries []tree.Node
+}
+
+func crumbs(p string) []crumb {
+	out := []crumb{{Name: "/", Path: ""}}
+	if p == "" {
+		return out
+	}
+	acc := ""
+	for _, part := range strings.Split(p, "/") {
+		acc = path.Join(acc, part)
+		out = append(out, crumb{Name: part, Path: acc})
+	}
+	return out
+}
+
+// handleBrowse lists a directory of a snapshot, or sends a file.
+func (s *Server) handleBrowse(w http.ResponseWriter, r *http.Request) {
+	i, ok := s.repoIndex(w, r)
+	if !ok {
+		return
+	}
+	ref, ok := s.snapRef(w, r)
+	if !ok {
+		return
+	}
+	page := browsePage{Path: cleanPath(r.URL.Query().Get("path"))}
+	err := s.read(r.Context(), i, "ui", func(ctx context.Context, rr *repo.Repository, snaps []snapshot.WithID) error {
+		snap, err := repo.FindSnapshot(snaps, ref, nil)
+		if err != nil {
+			return err
+		}
+		page.Snap = snap
+		n, err := treewalk.Lookup(ctx, rr, snap.Tree, page.Path)
+		if err != nil {
+			return err
+		}
+		if n.Type != tree.TypeDir {
+			return fmt.Errorf("%s: %w", page.Path, treewalk.ErrNotDir)
+		}
+		t, err := rr.LoadTree(ctx, n.Subtree)
+		if err != nil {
+			return err
+		}
+		page.Entries = t.Nodes
+		return nil
+	})
+	if err != nil {
+		s.pathError(w, r, page.Path, err)
+		return
+	}
+	page.Crumbs = crumbs(page.Path)
+	s.render(w, r, http.StatusOK, "browse", pageData{Title: "Snapshot " + page.Snap.ID.Short(), Repo: s.view(i), Data: page})
+}
+
+// pathError answers a path the snapshot does not have with 404.
+func (s *Server) pathError(w http.ResponseWriter, r *http.Request, p string, err error) {
+	if errors.Is(err, treewalk.ErrNotFound) || errors.Is(err, treewalk.ErrNotDir) {
+		s.errorPage(w, r, http.StatusNotFound, "Not found", fmt.Sprintf("The snapshot has no directory /%s (%v).", p, err))
+		return
+	}
+	s.readError(w, r, err)
+}
+
+// handleDownload sends a file's contents, or a directory as a zip archive
+// streamed as it is read. An error after the first byte aborts the
+// response, so a browser never keeps a truncated file as complete.
+func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request) {
+	i, ok := s.repoIndex(w, r)
+	if !ok {
+		return
+	}
+	ref, ok := s.snapRef(w, r)
+	if !ok {
+		return
+	}
+	p := cleanPath(r.URL.Query().Get("path"))
+	started := false
+	err := s.read(r.Context(), i, "ui-download", func(ctx context.Context, rr *repo.Repository, snaps []snapshot.WithID) error {
+		snap, err := repo.FindSnapshot(snaps, ref, nil)
+		if err != nil {
+			return err
+		}
+		n, err := treewalk.Lookup(ctx, rr, snap.Tree, p)
+		if err != nil {
+			return err
+		}
+		name := path.Base("/" + p)
+		if p == "" {
+			name = "snapshot-" + snap.ID.Short()
+		}
+		switch n.Type {
+		case tree.TypeFile:
+			startDownload(w, name, "application/octet-stream")
+			started = true
+			return dump.Contents(ctx, rr, &n, w)
+		case tree.TypeDir:
+			startDownload(w, name+".zip", "application/zip")
+			started = true
+			return dump.Archive(ctx, rr, treewalk.Root(snap.Tree, snap.Root), p, dump.FormatZip, w)
+		default:
+			return fmt.Errorf("/%s is a %s: %w", p, n.Type, errNotDownloadable)
+		}
+	})
+	switch {
+	case err == nil:
+	case started:
+		panic(http.ErrAbortHandler) // cut the connection: the download is incomplete
+	case errors.Is(err, errNotDownloadable):
+		s.errorPage(w, r, http.StatusBadRequest, "Cannot download", oneLine(err.Error()))
+	default:
+		s.pathError(w, r, p, err)
+	}
+}
+
+// errNotDownloadable: the path is neither a file nor a directory.
+var errNotDownloadable = errors.New("only files and directories can be downloaded")
+
+func startDownload(w http.ResponseWriter, name, ctype string) {
+	w.Header().Set("Content-Type", ctype)
+	disp := mime.FormatMediaType("attachment", map[string]string{"filename": name})
+	if disp == "" {
+		disp = "attachment"
+	}
+	w.Header().Set("Content-Disposition", disp)
+	w.WriteHeader(http.StatusOK)
+}

@@ -1,0 +1,18 @@
+// Package ui is cloudstic's local web dashboard (`cloudstic ui`): one page
+// per repository with its snapshots as a timeline per host and source, its
+// size and deduplication ratio over time, and its locks updated live; a
+// snapshot browser with file-name search, diff, downloads (a file, or a
+// directory as a streamed zip) and restores; and runs of a profile's
+// backup, forget+prune or check with live progress.
+//
+// It sits above the engine, beside the command line, which opens the
+// repositories and hands them over (Config); nothing below imports it.
+// Pages are html/template (auto-escaped) with assets embedded in the binary;
+// plots are SVG drawn on the server; live panels are server-sent events
+// with a few lines of embedded JavaScript, and every page works without it.
+//
+// Every request needs the access token (once, in the URL printed at start,
+// which sets a session cookie) or HTTP basic credentials; every POST needs
+// the session's CSRF token. Cookies are HttpOnly and SameSite=Strict, and
+// no secret of a repository ever reaches a page.
+package ui

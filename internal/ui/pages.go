@@ -1,0 +1,154 @@
+package ui
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/cloudstic/cloudstic/internal/engine/stats"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+)
+
+func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
+	views := make([]*repoView, len(s.cfg.Repos))
+	for i := range s.cfg.Repos {
+		views[i] = s.view(i)
+	}
+	s.render(w, r, http.StatusOK, "index", pageData{Title: "Repositories", Data: views})
+}
+
+// repoPage is the dashboard of one repository.
+type repoPage struct {
+	Snapshots []snapshot.WithID // newest first
+	Timeline  any               // template.HTML of the SVG
+	Locks     lockPanel
+	Actions   []Action
+}
+
+// handleRepo shows the dashboard. Listing snapshots and locks reads no
+// pack, so it takes no lock (as `list` and `locks`).
+func (s *Server) handleRepo(w http.ResponseWriter, r *http.Request) {
+	i, ok := s.repoIndex(w, r)
+	if !ok {
+		return
+	}
+	rp := s.cfg.Repos[i]
+	snaps, err := rp.Repo.Fresh().Snapshots(r.Context())
+	if err != nil {
+		s.readError(w, r, err)
+		return
+	}
+	snapshot.SortByTime(snaps)
+	page := repoPage{Timeline: timelineSVG(snaps), Locks: s.lockPanel(r.Context(), i)}
+	slices.Reverse(snaps)
+	page.Snapshots = snaps
+	for _, a := range rp.Actions {
+		if !a.Writes || !s.cfg.ReadOnly {
+			page.Actions = append(page.Actions, a)
+		}
+	}
+	s.render(w, r, http.StatusOK, "repo", pageData{Title: rp.Name, Repo: s.view(i), Data: page})
+}
+
+// growthCache is the growth rows of one list of snapshots.
+type growthCache struct {
+	key  string // the snapshot ids, in order
+	rows []stats.GrowthRow
+}
+
+// handleGrowth draws the repository's size and deduplication ratio after
+// each snapshot. Counting walks every snapshot's trees, so the rows are
+// kept until the list of snapshots changes.
+func (s *Server) handleGrowth(w http.ResponseWriter, r *http.Request) {
+	i, ok := s.repoIndex(w, r)
+	if !ok {
+		return
+	}
+	var rows []stats.GrowthRow
+	err := s.read(r.Context(), i, "ui", func(ctx context.Context, rr *repo.Repository, snaps []snapshot.WithID) error {
+		snapshot.SortByTime(snaps)
+		ids := make([]string, len(snaps))
+		for j, sn := range snaps {
+			ids[j] = sn.ID.String()
+		}
+		key := strings.Join(ids, ",")
+		s.mu.Lock()
+		c, ok := s.growth[i]
+		s.mu.Unlock()
+		if ok && c.key == key {
+			rows = c.rows
+			return nil
+		}
+		var err error
+		if rows, err = stats.Growth(ctx, rr, snaps); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.growth[i] = growthCache{key: key, rows: rows}
+		s.mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		s.readError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	_, _ = w.Write([]byte(growthSVG(rows))) // the client went away: nothing to do
+}
+
+// lockPanel is the live lock panel's data.
+type lockPanel struct {
+	Repo  int
+	Locks []lockRow
+	Err   string
+}
+
+// lockRow is one lock object as the panel shows it.
+type lockRow struct {
+	lock.Info
+	Kind      string
+	State     string
+	Remaining int64 // seconds to expiry by the store's clock; <0: expired
+}
+
+// lockPanel lists the repository's locks (no password needed, as `locks`).
+func (s *Server) lockPanel(ctx context.Context, i int) lockPanel {
+	rp := s.cfg.Repos[i]
+	p := lockPanel{Repo: i}
+	infos, err := lock.List(ctx, rp.Repo.Store(), rp.Env.Lock)
+	if err != nil {
+		p.Err = oneLine(err.Error())
+		return p
+	}
+	for _, l := range infos {
+		row := lockRow{Info: l, Kind: lockKind(l), State: "live"}
+		switch {
+		case l.Err != nil:
+			row.State = "unreadable"
+		case l.Stale:
+			row.State = "stale"
+		}
+		if l.Err == nil {
+			// The store's now is AcquiredAt+Age: expiry is judged by the
+			// store's clock, as the lock does.
+			row.Remaining = int64(l.ExpiresAt.Sub(l.AcquiredAt.Add(l.Age)).Seconds())
+		}
+		p.Locks = append(p.Locks, row)
+	}
+	return p
+}
+
+// lockKind names a lock object's kind by its key.
+func lockKind(l lock.Info) string {
+	switch {
+	case l.Key == lock.ExclusiveKey:
+		return "exclusive"
+	case strings.HasPrefix(l.Key, lock.IntentPrefix):
+		return "intent"
+	default:
+		return "shared"
+	}
+}

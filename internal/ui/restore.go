@@ -1,0 +1,209 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
+	"github.com/cloudstic/cloudstic/internal/engine/restore"
+	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
+)
+
+// errTarget: a restore target the dashboard refuses.
+var errTarget = errors.New("bad restore target")
+
+// restorePage is the form that asks for a target and a confirmation.
+type restorePage struct {
+	Snap        string
+	Path        string // from the snapshot root, "" for all of it
+	Target      string
+	RestoreRoot string
+	Err         string
+}
+
+// restoreTarget checks a target the browser sent: an absolute path, and
+// with -restore-root inside that directory once symbolic links in its
+// existing part are resolved. A .zip name restores into a zip file.
+func restoreTarget(target, root string) (string, error) {
+	if target == "" {
+		return "", fmt.Errorf("%w: give the directory (or .zip file) to restore into", errTarget)
+	}
+	if strings.ContainsRune(target, 0) || !filepath.IsAbs(target) {
+		return "", fmt.Errorf("%w: %q is not an absolute path", errTarget, target)
+	}
+	target = filepath.Clean(target)
+	if root == "" {
+		return target, nil
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", fmt.Errorf("%w: -restore-root %s: %w", errTarget, root, err)
+	}
+	resolved, err := resolveExisting(target)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %w", errTarget, target, err)
+	}
+	rel, err := filepath.Rel(realRoot, resolved)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%w: %s is outside the restore root %s", errTarget, target, root)
+	}
+	return resolved, nil
+}
+
+// resolveExisting resolves the symbolic links of the longest existing
+// prefix of p (a clean absolute path) and appends the rest.
+func resolveExisting(p string) (string, error) {
+	rest := ""
+	for cur := p; ; cur = filepath.Dir(cur) {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) || cur == filepath.Dir(cur) {
+			return "", err
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+	}
+}
+
+func (s *Server) handleRestoreForm(w http.ResponseWriter, r *http.Request) {
+	i, ok := s.repoIndex(w, r)
+	if !ok {
+		return
+	}
+	ref, ok := s.snapRef(w, r)
+	if !ok {
+		return
+	}
+	if s.cfg.ReadOnly {
+		s.errorPage(w, r, http.StatusForbidden, "Read-only", "The dashboard was started with -read-only: it restores nothing.")
+		return
+	}
+	page := restorePage{Snap: ref, Path: cleanPath(r.URL.Query().Get("path")), RestoreRoot: s.cfg.RestoreRoot, Target: s.cfg.RestoreRoot}
+	s.render(w, r, http.StatusOK, "restore", pageData{Title: "Restore", Repo: s.view(i), Data: page})
+}
+
+// handleRestore restores a snapshot, or a path of it, once confirmed.
+func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
+	i, ok := s.repoIndex(w, r)
+	if !ok {
+		return
+	}
+	ref, ok := s.snapRef(w, r)
+	if !ok {
+		return
+	}
+	if s.cfg.ReadOnly {
+		s.errorPage(w, r, http.StatusForbidden, "Read-only", "The dashboard was started with -read-only: it restores nothing.")
+		return
+	}
+	page := restorePage{Snap: ref, Path: cleanPath(r.PostFormValue("path")), Target: r.PostFormValue("target"), RestoreRoot: s.cfg.RestoreRoot}
+	target, err := restoreTarget(page.Target, s.cfg.RestoreRoot)
+	if err == nil && r.PostFormValue("confirm") != "yes" {
+		err = errors.New("tick the box to confirm the restore")
+	}
+	if err != nil {
+		page.Err = err.Error()
+		s.render(w, r, http.StatusBadRequest, "restore", pageData{Title: "Restore", Repo: s.view(i), Data: page})
+		return
+	}
+	opts := restore.Options{Output: target, Format: restore.FormatDir, Path: page.Path, Progress: &restore.Progress{}}
+	if strings.HasSuffix(strings.ToLower(target), ".zip") {
+		opts.Format = restore.FormatZip
+	}
+	if page.Path != "" {
+		if err := s.restorePathKind(r.Context(), i, ref, &opts); err != nil {
+			s.pathError(w, r, page.Path, err)
+			return
+		}
+	}
+	title := fmt.Sprintf("Restore %s:/%s to %s", ref, page.Path, target)
+	j, err := s.startJob(title, i, func(ctx context.Context, j *job, _, _ io.Writer) error {
+		return s.runRestore(ctx, i, ref, opts, j)
+	})
+	if err != nil {
+		s.errorPage(w, r, http.StatusInternalServerError, "Error", oneLine(err.Error()))
+		return
+	}
+	http.Redirect(w, r, "/jobs/"+j.id, http.StatusSeeOther)
+}
+
+// runRestore restores under a shared lock, as `cloudstic restore`,
+// reporting the engine's counters every half second.
+func (s *Server) runRestore(ctx context.Context, i int, ref string, opts restore.Options, j *job) error {
+	rp := s.cfg.Repos[i]
+	stop := make(chan struct{})
+	var sampling sync.WaitGroup
+	begin := func(snap snapshot.WithID, o *restore.Options) func() {
+		var total, files int64
+		if o.Path == "" {
+			total, files = snap.Summary.BytesTotal, snap.Summary.FilesTotal
+		}
+		start := s.cfg.Clock.Now()
+		sampling.Add(1)
+		go func() {
+			defer sampling.Done()
+			for {
+				p := progressLine{Type: "progress", Op: "restore", FilesDone: o.Progress.Files.Load(), FilesTotal: files,
+					BytesDone: o.Progress.Bytes.Load(), BytesTotal: total, ETASeconds: -1,
+					ElapsedSeconds: s.cfg.Clock.Now().Sub(start).Seconds()}
+				j.update(func() { j.progress = &p })
+				select {
+				case <-stop:
+					return
+				case <-s.cfg.Clock.After(500 * time.Millisecond):
+				}
+			}
+		}()
+		return func() {}
+	}
+	opts.Warnf = func(format string, args ...any) { j.line("warning: " + fmt.Sprintf(format, args...)) }
+	out, err := operation.Restore(ctx, rp.Env, rp.Repo.Fresh(), ref, opts, begin)
+	close(stop)
+	sampling.Wait()
+	if out != nil {
+		res := out.Result
+		final := progressLine{Type: "done", Op: "restore", FilesDone: res.Files, BytesDone: res.Bytes, ETASeconds: -1}
+		j.update(func() { j.progress = &final })
+		j.summaryf("Restored snapshot %s to %s: %d files, %d dirs, %d symlinks, %s\n", out.Snapshot.ID.Short(),
+			opts.Output, res.Files, res.Dirs, res.Symlinks, humanBytes(res.Bytes))
+		if len(res.Skipped) > 0 {
+			j.summaryf("%d existing files were left untouched\n", len(res.Skipped))
+		}
+		for _, d := range res.Damaged {
+			j.summaryf("damaged: %s\n", d)
+		}
+	}
+	return err
+}
+
+// restorePathKind sets opts.Path the way the engine wants it: a directory
+// ends in "/". A path the snapshot does not have fails here, before the
+// job starts.
+func (s *Server) restorePathKind(ctx context.Context, i int, ref string, opts *restore.Options) error {
+	return s.read(ctx, i, "ui", func(ctx context.Context, rr *repo.Repository, snaps []snapshot.WithID) error {
+		snap, err := repo.FindSnapshot(snaps, ref, nil)
+		if err != nil {
+			return err
+		}
+		n, err := treewalk.Lookup(ctx, rr, snap.Tree, opts.Path)
+		if err != nil {
+			return err
+		}
+		if n.Type == tree.TypeDir {
+			opts.Path += "/"
+		}
+		return nil
+	})
+}

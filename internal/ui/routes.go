@@ -1,0 +1,83 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+)
+
+// routes registers every page. {repo} is the repository's position in
+// Config.Repos, never its name.
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	m.Handle("GET /static/", staticFiles())
+	m.HandleFunc("GET /{$}", s.handleIndex)
+	m.HandleFunc("GET /r/{repo}/{$}", s.handleRepo)
+	m.HandleFunc("GET /r/{repo}/growth.svg", s.handleGrowth)
+	m.HandleFunc("GET /r/{repo}/locks", s.handleLockEvents)
+	m.HandleFunc("GET /r/{repo}/find", s.handleFind)
+	m.HandleFunc("GET /r/{repo}/diff", s.handleDiff)
+	m.HandleFunc("GET /r/{repo}/s/{snap}/{$}", s.handleBrowse)
+	m.HandleFunc("GET /r/{repo}/s/{snap}/download", s.handleDownload)
+	m.HandleFunc("GET /r/{repo}/s/{snap}/restore", s.handleRestoreForm)
+	m.HandleFunc("POST /r/{repo}/s/{snap}/restore", s.handleRestore)
+	m.HandleFunc("POST /r/{repo}/run/{action}", s.handleRun)
+	m.HandleFunc("GET /jobs/{job}", s.handleJob)
+	m.HandleFunc("GET /jobs/{job}/events", s.handleJobEvents)
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.errorPage(w, r, http.StatusNotFound, "Not found", "There is no page at this address.")
+	})
+	s.mux = m
+}
+
+// repoIndex returns the repository the request names, or answers 404.
+func (s *Server) repoIndex(w http.ResponseWriter, r *http.Request) (int, bool) {
+	i, err := strconv.Atoi(r.PathValue("repo"))
+	if err != nil || i < 0 || i >= len(s.cfg.Repos) || strconv.Itoa(i) != r.PathValue("repo") {
+		s.errorPage(w, r, http.StatusNotFound, "Not found", "There is no such repository.")
+		return 0, false
+	}
+	return i, true
+}
+
+// readFunc reads a repository: rr is a fresh view with its index loaded,
+// snaps its snapshots oldest first.
+type readFunc func(ctx context.Context, rr *repo.Repository, snaps []snapshot.WithID) error
+
+// read runs fn under a shared lock named op, as the CLI's read commands
+// do: a prune must not delete what the page reads.
+func (s *Server) read(ctx context.Context, i int, op string, fn readFunc) error {
+	rp := s.cfg.Repos[i]
+	rr := rp.Repo.Fresh()
+	return operation.WithSharedLock(ctx, rp.Env, rr.Store(), op, func(ctx context.Context, _ *lock.Lock) error {
+		if _, err := rr.LoadIndex(ctx); err != nil {
+			return err
+		}
+		snaps, err := rr.Snapshots(ctx)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, rr, snaps)
+	})
+}
+
+// readError answers a failed read: a missing snapshot is a 404, a lock
+// held by someone else a 409 naming the holder, anything else a 500.
+func (s *Server) readError(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, repo.ErrNoSnapshot), errors.Is(err, repo.ErrAmbiguous):
+		s.errorPage(w, r, http.StatusNotFound, "No such snapshot", oneLine(err.Error()))
+	case errors.Is(err, lock.ErrLocked):
+		s.errorPage(w, r, http.StatusConflict, "Repository locked", oneLine(err.Error()))
+	case errors.Is(err, context.Canceled):
+		// The browser went away.
+	default:
+		s.errorPage(w, r, http.StatusInternalServerError, "Error", oneLine(err.Error()))
+	}
+}
