@@ -201,6 +201,9 @@ func (a *app) credentials(ctx context.Context, confirm bool) (repo.Credentials, 
 	}
 	pw, err := a.askPassword(confirm)
 	c.Password = pw
+	// Kept for the commands this run starts itself (ui's runs), which
+	// cannot prompt.
+	a.g.password = pw
 	return c, err
 }
 

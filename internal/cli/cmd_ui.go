@@ -171,7 +171,7 @@ func (a *app) uiRepos(ctx context.Context, fs *flag.FlagSet) ([]ui.Repository, f
 		if err != nil {
 			return nil, closeAll, err
 		}
-		rp := ui.Repository{Name: a.g.store, Store: a.g.store, Repo: r, Env: a.env()}
+		rp := ui.Repository{Name: a.g.store, Store: a.g.store, Repo: r}
 		if name := a.g.prof.profile; name != "" {
 			f, err := a.loadProfiles()
 			if err != nil {
@@ -217,7 +217,7 @@ func (a *app) uiRepos(ctx context.Context, fs *flag.FlagSet) ([]ui.Repository, f
 		}
 		byStore[p.Store] = len(repos)
 		acts := append(sub.profileActions(fs, name, p), sub.checkAction(sfs, name))
-		repos = append(repos, ui.Repository{Name: label, Store: sub.g.store, Repo: r, Env: sub.env(), Actions: acts})
+		repos = append(repos, ui.Repository{Name: label, Store: sub.g.store, Repo: r, Actions: acts})
 	}
 	if len(repos) == 0 {
 		return nil, closeAll, errors.New("no enabled profile to show: add one with 'cloudstic profile new'")

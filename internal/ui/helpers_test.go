@@ -36,7 +36,7 @@ const hostileDir = "<script>alert(2)<"
 type fixture struct {
 	srv      *httptest.Server
 	cfg      ui.Config
-	repo     *repo.Repository
+	repo     *operation.Repo
 	src      string
 	s1, s2   snapshot.WithID
 	contents map[string]string // path in the snapshots -> bytes (s2)
@@ -59,10 +59,15 @@ func newFixture(t *testing.T, tweak func(*ui.Config)) *fixture {
 	ctx := context.Background()
 	// Unencrypted: the key derivation of a password costs seconds under
 	// -race, and the dashboard reads both kinds the same way.
-	r, _, err := repo.Init(ctx, local.New(t.TempDir()), repo.InitOptions{NoEncryption: true})
+	dir := t.TempDir()
+	if _, _, err := repo.Init(ctx, local.New(dir), repo.InitOptions{NoEncryption: true}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := operation.Open(ctx, operation.Options{Store: operation.StoreOptions{URI: "local:" + dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = r.Close() }) // a local store's Close fails never
 	src := t.TempDir()
 	f := &fixture{repo: r, src: src, contents: map[string]string{
 		"docs/report.txt":     "quarterly numbers\n",
@@ -80,7 +85,7 @@ func newFixture(t *testing.T, tweak func(*ui.Config)) *fixture {
 	f.contents["docs/new.txt"] = "new file\n"
 	f.s2 = backupAt(t, r, src, "<b>host</b>", day.Add(24*time.Hour))
 	f.cfg = ui.Config{Token: "secret-token", LockPoll: 20 * time.Millisecond,
-		Repos: []ui.Repository{{Name: "<script>alert(3)</script>", Store: "local:../x", Repo: r, Env: operation.Env{},
+		Repos: []ui.Repository{{Name: "<script>alert(3)</script>", Store: "local:../x", Repo: r,
 			Actions: []ui.Action{countAction("count", false), countAction("write", true)}}}}
 	if tweak != nil {
 		tweak(&f.cfg)
@@ -97,9 +102,9 @@ func newFixture(t *testing.T, tweak func(*ui.Config)) *fixture {
 }
 
 // backupAt backs up src through the operation layer, as the CLI does.
-func backupAt(t *testing.T, r *repo.Repository, src, host string, at time.Time, tags ...string) snapshot.WithID {
+func backupAt(t *testing.T, r *operation.Repo, src, host string, at time.Time, tags ...string) snapshot.WithID {
 	t.Helper()
-	res, err := operation.Backup(context.Background(), operation.Env{}, r, backup.Options{Path: src, Hostname: host, Tags: tags,
+	res, err := operation.Backup(context.Background(), r, backup.Options{Path: src, Hostname: host, Tags: tags,
 		Clock: clock.NewFake(at)}, nil)
 	if err != nil {
 		t.Fatal(err)

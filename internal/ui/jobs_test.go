@@ -159,9 +159,13 @@ func TestRestore(t *testing.T) {
 		{"through a symlink", filepath.Join(root, "link", "x"), "docs", "yes", 400, "outside the restore root"},
 		{"not confirmed", filepath.Join(root, "a"), "docs", "", 400, "confirm"},
 		{"missing path", filepath.Join(root, "a"), "nope", "yes", 404, "no directory"},
+		{"bad overwrite mode", filepath.Join(root, "a"), "docs", "yes", 400, "want always"},
+		{"overwrite into a zip", filepath.Join(root, "a.zip"), "docs", "yes", 400, "not a zip file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := f.post(t, c, "/r/0/s/latest/restore", url.Values{"csrf": {token}, "target": {tc.target}, "path": {tc.path}, "confirm": {tc.confirm}})
+			ow := map[string]string{"bad overwrite mode": "sometimes", "overwrite into a zip": "always"}[tc.name]
+			res := f.post(t, c, "/r/0/s/latest/restore", url.Values{"csrf": {token}, "target": {tc.target}, "path": {tc.path},
+				"confirm": {tc.confirm}, "overwrite": {ow}})
 			if res.code != tc.code || !strings.Contains(res.body, tc.want) {
 				t.Errorf("status %d, want %d with %q:\n%s", res.code, tc.code, tc.want, res.body)
 			}
@@ -192,6 +196,34 @@ func TestRestore(t *testing.T) {
 				if err != nil || string(got) != data {
 					t.Errorf("%s: %d bytes (%v), want %d", p, len(got), err, len(data))
 				}
+			}
+		})
+	}
+}
+
+// TestRestoreOverwrite: existing files stay by default and are replaced
+// with overwrite=always, as restore -overwrite.
+func TestRestoreOverwrite(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	c := f.client(t, true)
+	token := f.csrf(t, c, "/r/0/")
+	target := t.TempDir()
+	mine := filepath.Join(target, "readme.md")
+	for _, tc := range []struct{ overwrite, want string }{{"", "mine\n"}, {"never", "mine\n"}, {"always", f.contents["readme.md"]}} {
+		t.Run("overwrite "+tc.overwrite, func(t *testing.T) {
+			writeFile(t, mine, "mine\n")
+			res := f.post(t, c, "/r/0/s/latest/restore", url.Values{"csrf": {token}, "target": {target}, "path": {"readme.md"},
+				"confirm": {"yes"}, "overwrite": {tc.overwrite}, "verify": {"yes"}})
+			if res.code != http.StatusSeeOther {
+				t.Fatalf("restore: %d\n%s", res.code, res.body)
+			}
+			ev := waitEvent(t, f.events(t, c, res.header.Get("Location")+"/events"), "job", `data-done="true"`)
+			if strings.Contains(ev.data, "failed") {
+				t.Fatalf("restore failed:\n%s", ev.data)
+			}
+			if got, err := os.ReadFile(mine); err != nil || string(got) != tc.want {
+				t.Errorf("readme.md holds %q (%v), want %q", got, err, tc.want)
 			}
 		})
 	}

@@ -116,9 +116,8 @@ type lockRow struct {
 
 // lockPanel lists the repository's locks (no password needed, as `locks`).
 func (s *Server) lockPanel(ctx context.Context, i int) lockPanel {
-	rp := s.cfg.Repos[i]
 	p := lockPanel{Repo: i}
-	infos, err := lock.List(ctx, rp.Repo.Store(), rp.Env.Lock)
+	infos, err := s.cfg.Repos[i].Repo.Locks(ctx)
 	if err != nil {
 		p.Err = oneLine(err.Error())
 		return p

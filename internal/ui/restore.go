@@ -29,7 +29,14 @@ type restorePage struct {
 	Path        string // from the snapshot root, "" for all of it
 	Target      string
 	RestoreRoot string
+	Overwrite   string
+	Verify      bool
 	Err         string
+}
+
+// OverwriteModes are the choices of the form, as restore -overwrite.
+func (restorePage) OverwriteModes() []restore.Overwrite {
+	return []restore.Overwrite{restore.OverwriteNever, restore.OverwriteIfChanged, restore.OverwriteIfNewer, restore.OverwriteAlways}
 }
 
 // restoreTarget checks a target the browser sent: an absolute path, and
@@ -108,9 +115,18 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, http.StatusForbidden, "Read-only", "The dashboard was started with -read-only: it restores nothing.")
 		return
 	}
-	page := restorePage{Snap: ref, Path: cleanPath(r.PostFormValue("path")), Target: r.PostFormValue("target"), RestoreRoot: s.cfg.RestoreRoot}
+	page := restorePage{Snap: ref, Path: cleanPath(r.PostFormValue("path")), Target: r.PostFormValue("target"), RestoreRoot: s.cfg.RestoreRoot,
+		Overwrite: r.PostFormValue("overwrite"), Verify: r.PostFormValue("verify") == "yes"}
 	target, err := restoreTarget(page.Target, s.cfg.RestoreRoot)
-	if err == nil && r.PostFormValue("confirm") != "yes" {
+	overwrite, owErr := restore.ParseOverwrite(page.Overwrite)
+	zipFile := strings.HasSuffix(strings.ToLower(target), ".zip")
+	switch {
+	case err != nil:
+	case owErr != nil:
+		err = owErr
+	case zipFile && (overwrite != restore.OverwriteNever || page.Verify):
+		err = errors.New("overwrite modes and verify apply to a directory, not a zip file")
+	case r.PostFormValue("confirm") != "yes":
 		err = errors.New("tick the box to confirm the restore")
 	}
 	if err != nil {
@@ -118,8 +134,9 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusBadRequest, "restore", pageData{Title: "Restore", Repo: s.view(i), Data: page})
 		return
 	}
-	opts := restore.Options{Output: target, Format: restore.FormatDir, Path: page.Path, Progress: &restore.Progress{}}
-	if strings.HasSuffix(strings.ToLower(target), ".zip") {
+	opts := restore.Options{Output: target, Format: restore.FormatDir, Path: page.Path, Progress: &restore.Progress{},
+		Overwrite: overwrite, Verify: page.Verify}
+	if zipFile {
 		opts.Format = restore.FormatZip
 	}
 	if page.Path != "" {
@@ -169,7 +186,7 @@ func (s *Server) runRestore(ctx context.Context, i int, ref string, opts restore
 		return func() {}
 	}
 	opts.Warnf = func(format string, args ...any) { j.line("warning: " + fmt.Sprintf(format, args...)) }
-	out, err := operation.Restore(ctx, rp.Env, rp.Repo.Fresh(), ref, opts, begin)
+	out, err := operation.Restore(ctx, rp.Repo.Fresh(), ref, opts, begin)
 	close(stop)
 	sampling.Wait()
 	if out != nil {

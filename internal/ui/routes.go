@@ -53,9 +53,8 @@ type readFunc func(ctx context.Context, rr *repo.Repository, snaps []snapshot.Wi
 // read runs fn under a shared lock named op, as the CLI's read commands
 // do: a prune must not delete what the page reads.
 func (s *Server) read(ctx context.Context, i int, op string, fn readFunc) error {
-	rp := s.cfg.Repos[i]
-	rr := rp.Repo.Fresh()
-	return operation.WithSharedLock(ctx, rp.Env, rr.Store(), op, func(ctx context.Context, _ *lock.Lock) error {
+	rr := s.cfg.Repos[i].Repo.Fresh()
+	return operation.WithSharedLock(ctx, rr, op, func(ctx context.Context, _ *lock.Lock) error {
 		if _, err := rr.LoadIndex(ctx); err != nil {
 			return err
 		}
@@ -63,7 +62,7 @@ func (s *Server) read(ctx context.Context, i int, op string, fn readFunc) error 
 		if err != nil {
 			return err
 		}
-		return fn(ctx, rr, snaps)
+		return fn(ctx, rr.Repository, snaps)
 	})
 }
 

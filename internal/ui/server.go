@@ -17,7 +17,6 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
-	"github.com/cloudstic/cloudstic/internal/repo"
 )
 
 //go:embed templates/*.html
@@ -43,11 +42,10 @@ type Repository struct {
 	Name string
 	// Store is the store's URI, shown on the page: it must hold no secret.
 	Store string
-	// Repo is the opened repository. The dashboard reads through a fresh
-	// view of it per request (repo.Repository.Fresh).
-	Repo *repo.Repository
-	// Env is the lock settings for the dashboard's own reads and restores.
-	Env operation.Env
+	// Repo is the opened repository, with the lock settings of the
+	// dashboard's own reads and restores. The dashboard reads through a
+	// fresh view of it per request (operation.Repo.Fresh).
+	Repo *operation.Repo
 	// Actions are the runs offered on the page (a profile's backup,
 	// forget+prune, check).
 	Actions []Action

@@ -185,3 +185,15 @@ func OpenKeyring(ctx context.Context, o Options) (*Keyring, error) {
 	}
 	return &Keyring{Keyring: kr, st: st, env: o.env()}, nil
 }
+
+// Fresh returns a view of r with an empty index (repo.Repository.Fresh)
+// and r's store and lock settings. A long-running reader (the web
+// dashboard) opens one per request, so that it never looks up a pack a
+// prune deleted since an earlier load. Close r, not the view.
+func (r *Repo) Fresh() *Repo { return &Repo{Repository: r.Repository.Fresh(), st: r.st, env: r.env} }
+
+// Locks lists the repository's lock objects, as the `locks` command does
+// (lock.List with r's lock settings).
+func (r *Repo) Locks(ctx context.Context) ([]lock.Info, error) {
+	return lock.List(ctx, r.Store(), r.env.lock)
+}
