@@ -142,6 +142,9 @@ func TestCSRF(t *testing.T) {
 		{"run from another origin", "/r/0/run/count", url.Values{"csrf": {token}}, "http://evil.example", http.StatusForbidden},
 		{"restore without token", "/r/0/s/latest/restore", url.Values{"target": {target}, "confirm": {"yes"}}, "", http.StatusForbidden},
 		{"run with the token", "/r/0/run/count", url.Values{"csrf": {token}}, "", http.StatusSeeOther},
+		{"run with the token from this origin", "/r/0/run/count", url.Values{"csrf": {token}}, f.srv.URL, http.StatusSeeOther},
+		{"run with the token, origin withheld", "/r/0/run/count", url.Values{"csrf": {token}}, "null", http.StatusSeeOther},
+		{"origin withheld, no token", "/r/0/run/count", url.Values{}, "null", http.StatusForbidden},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req, err := http.NewRequest(http.MethodPost, f.srv.URL+tc.path, strings.NewReader(tc.form.Encode()))
