@@ -76,6 +76,7 @@ func commands() []command {
 		{"forget", "remove snapshots by id or by a retention policy", "forget [SNAPSHOT...] [-keep-last N] [-keep-hourly N] [-keep-daily N] [-keep-weekly N] [-keep-monthly N] [-keep-yearly N] [-tag T]... [-source URI] [-host H] [-group-by source,host,path] [-prune] [-dry-run]", runForget},
 		{"tag", "add, remove or replace the tags of snapshots", "tag [-add T]... [-remove T]... [-set T]... [SNAPSHOT... | -tag FILTER...] [-dry-run]", runTag},
 		{"copy", "copy snapshots from another repository into this one", copyUsage, runCopy},
+		{"rewrite", "remove files from existing snapshots (e.g. a leaked secret); prune then deletes their data", "rewrite [-exclude PATTERN]... [-exclude-file F]... [SNAPSHOT... | -tag T... | -host H...] [-dry-run]", runRewrite},
 		{"prune", "delete data no snapshot uses", "prune [-max-unused 30%] [-margin 1h] [-dry-run]", runPrune},
 		{"check", "verify the repository", "check [SNAPSHOT] [-read-data] [-read-data-subset N/M|P%]", runCheck},
 		{"locks", "list repository locks", "locks", runLocks},

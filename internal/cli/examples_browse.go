@@ -20,6 +20,10 @@ func browseExamples(name string) []string {
 		return []string{"cloudstic copy -from-store /mnt/usb/backup -from-password-file ~/.usb-pw -store s3:offsite/backup",
 			"cloudstic copy -from-profile laptop -profile offsite latest    # the stores of two profiles",
 			"cloudstic copy -from-store sftp://nas/backup -from-store-sftp-key ~/.ssh/id_ed25519 -tag monthly -dry-run"}
+	case "rewrite":
+		return []string{"cloudstic rewrite -exclude .env -exclude /.aws/ -dry-run    # every snapshot: what would go",
+			"cloudstic rewrite -exclude .env -exclude /.aws/ && cloudstic prune -max-unused 0",
+			"cloudstic rewrite -exclude-file leaked.txt 1a2b3c4d latest"}
 	case "mount":
 		return []string{"cloudstic mount /mnt/backup    # an existing directory; Ctrl-C (or fusermount -u /mnt/backup) unmounts",
 			"ls /mnt/backup/snapshots/latest/    # in another shell; also hosts/HOST/, tags/TAG/, ids/ID",

@@ -94,6 +94,8 @@ func TestJSONMatchesDocs(t *testing.T) {
 	run("copy", cli.ExitOK, "copy", "-json", "-dry-run", "-store", copyDst)
 	run("copy", cli.ExitOK, "copy", "-json", "-store", copyDst)
 	run("copy", cli.ExitOK, "copy", "-json", "-store", copyDst, "-tag", "two")
+	run("rewrite", cli.ExitOK, "rewrite", "-json", "-dry-run", "-exclude", "sub/")
+	run("rewrite", cli.ExitOK, "rewrite", "-json", "-exclude", "c.txt", "latest")
 	run("forget", cli.ExitOK, "forget", "-json", "-dry-run", "-keep-last", "1", "-group-by", "tags")
 	run("forget", cli.ExitOK, "forget", "-json", "-keep-last", "2", "-prune")
 	run("forget", cli.ExitOK, "forget", "-json", "-keep-last", "1")

@@ -73,6 +73,8 @@ func TestLocksAsDocumented(t *testing.T) {
 		{"`locks`", "none", "none", []string{"locks"}},
 		{"`copy", "shared on both repositories", "shared", append([]string{"copy"}, from...)},
 		{"`copy", "none with `-dry-run`", "none", append([]string{"copy", "-dry-run"}, from...)},
+		{"`rewrite", "shared", "shared", []string{"rewrite", "-exclude", "nothing-matches", "latest"}},
+		{"`rewrite", "none with `-dry-run`", "none", []string{"rewrite", "-exclude", "f", "-dry-run"}},
 	}
 	for _, c := range cases {
 		cell, ok := "", false

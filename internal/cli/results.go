@@ -216,3 +216,23 @@ type copyJSONSnapshot struct {
 	Tags     []string  `json:"tags"`
 	Time     time.Time `json:"time"`
 }
+
+// rewriteResult is rewrite -json.
+type rewriteResult struct {
+	Changes   []rewriteJSONChange `json:"changes"`
+	DryRun    bool                `json:"dry_run"`
+	Unchanged int                 `json:"unchanged"`
+}
+
+// rewriteJSONChange is one element of rewrite -json's "changes".
+type rewriteJSONChange struct {
+	// NewID is absent in a dry run.
+	NewID string `json:"new_id,omitempty"`
+	// OldDeleted is false in a dry run, and when the old object could not
+	// be deleted after its replacement was saved (both then exist).
+	OldDeleted   bool     `json:"old_deleted"`
+	OldID        string   `json:"old_id"`
+	Removed      []string `json:"removed"`
+	RemovedBytes int64    `json:"removed_bytes"`
+	RemovedFiles int64    `json:"removed_files"`
+}

@@ -15,6 +15,7 @@
 //	prune             exclusive (none with DryRun)
 //	forget            none; with a prune step, exclusive for that step
 //	tag               shared (none with DryRun)
+//	rewrite           shared (none with DryRun)
 //	copy              shared on the source and the destination (none with DryRun)
 //	key passwd/remove exclusive (two removals at once could delete the last key)
 //	WithSharedLock    shared: what reads snapshot data (find, dump, stats, mount)

@@ -9,6 +9,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/forget"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
+	"github.com/cloudstic/cloudstic/internal/engine/rewrite"
 	"github.com/cloudstic/cloudstic/internal/engine/snapcopy"
 	"github.com/cloudstic/cloudstic/internal/engine/tag"
 	"github.com/cloudstic/cloudstic/internal/repo"
@@ -174,6 +175,37 @@ func Copy(ctx context.Context, src, dst *Repo, opts snapcopy.Options) (*snapcopy
 			res, err = run(ctx, srcLease, dstLease)
 			return err
 		})
+	})
+	return res, err
+}
+
+// Rewrite removes the entries opts.Excludes match from the snapshots opts
+// selects, under a shared lock (none on a dry run). Like tag it only adds
+// immutable, uniquely named objects (tree packs, index files, the new
+// snapshot) and deletes the snapshot objects they replace, which forget
+// does without any lock; the shared lock keeps prune out while the new
+// trees refer to data blobs a prune could otherwise delete. The exclusive
+// lock restic's rewrite takes would add nothing here, and would stop
+// every backup while it runs. The result is nil only when rewrite could not
+// decide at all.
+func Rewrite(ctx context.Context, r *Repo, opts rewrite.Options) (*rewrite.Result, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	run := func(ctx context.Context, lease *lock.Lock) (*rewrite.Result, error) {
+		if _, err := r.LoadIndex(ctx); err != nil {
+			return nil, err
+		}
+		return rewrite.Run(ctx, r.Repository, lease, opts)
+	}
+	if opts.DryRun {
+		return run(ctx, nil)
+	}
+	var res *rewrite.Result
+	err := WithSharedLock(ctx, r, "rewrite", func(ctx context.Context, lease *lock.Lock) error {
+		var err error
+		res, err = run(ctx, lease)
+		return err
 	})
 	return res, err
 }
