@@ -43,10 +43,10 @@ func profileList(_ context.Context, a *app, args []string) error {
 		return err
 	}
 	if a.g.json {
-		out := []map[string]any{}
+		out := []profileListEntry{}
 		for _, n := range f.ProfileNames() {
 			p := f.Profiles[n]
-			out = append(out, map[string]any{"name": n, "source": p.Source, "store": p.Store, "enabled": p.IsEnabled()})
+			out = append(out, profileListEntry{Name: n, Source: p.Source, Store: p.Store, Enabled: p.IsEnabled()})
 		}
 		a.writeJSON(out)
 		return nil
@@ -77,7 +77,7 @@ func profileShow(_ context.Context, a *app, args []string) error {
 		return err
 	}
 	if a.g.json {
-		a.writeJSON(map[string]any{"name": name, "profile": p, "enabled": p.IsEnabled()})
+		a.writeJSON(profileShowResult{Name: name, Profile: p, Enabled: p.IsEnabled()})
 		return nil
 	}
 	w := tabwriter.NewWriter(a.io.Stdout, 0, 4, 2, ' ', 0)
@@ -151,7 +151,7 @@ func profileNew(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if a.g.json {
-		a.writeJSON(map[string]any{"created": *name, "profile": p, "file": f.Path})
+		a.writeJSON(profileNewResult{Created: *name, Profile: p, File: f.Path})
 		return nil
 	}
 	fmt.Fprintf(a.io.Stdout, "Added profile %s to %s\n", *name, f.Path)

@@ -28,9 +28,9 @@ func storeList(_ context.Context, a *app, args []string) error {
 		return err
 	}
 	if a.g.json {
-		out := []map[string]any{}
+		out := []storeListEntry{}
 		for _, n := range f.StoreNames() {
-			out = append(out, map[string]any{"name": n, "uri": f.Stores[n].URI})
+			out = append(out, storeListEntry{Name: n, URI: f.Stores[n].URI})
 		}
 		a.writeJSON(out)
 		return nil
@@ -91,7 +91,7 @@ func storeShow(_ context.Context, a *app, args []string) error {
 	}
 	fields := storeFields(s)
 	if a.g.json {
-		a.writeJSON(map[string]any{"name": name, "store": fields, "profiles": profilesUsing(f, name)})
+		a.writeJSON(storeShowResult{Name: name, Store: fields, Profiles: append([]string{}, profilesUsing(f, name)...)})
 		return nil
 	}
 	keys := make([]string, 0, len(fields))
@@ -171,7 +171,7 @@ func storeNew(_ context.Context, a *app, args []string) error {
 		return err
 	}
 	if a.g.json {
-		a.writeJSON(map[string]any{"created": *name, "store": storeFields(s), "file": f.Path})
+		a.writeJSON(storeNewResult{Created: *name, Store: storeFields(s), File: f.Path})
 		return nil
 	}
 	fmt.Fprintf(a.io.Stdout, "Added store %s (%s) to %s\n", *name, s.URI, f.Path)
@@ -223,7 +223,7 @@ func storeVerify(ctx context.Context, a *app, args []string) error {
 		return fmt.Errorf("store %s: %w", name, err)
 	}
 	if a.g.json {
-		a.writeJSON(map[string]any{"store": name, "uri": a.g.store, "ok": true, "repository": cfg.ID, "encrypted": cfg.Encrypted})
+		a.writeJSON(storeVerifyResult{Store: name, URI: a.g.store, OK: true, Repository: cfg.ID, Encrypted: cfg.Encrypted})
 		return nil
 	}
 	fmt.Fprintf(a.io.Stdout, "store %s: ok (%s, repository %s, encrypted: %v)\n", name, a.g.store, cfg.ID[:8], cfg.Encrypted)

@@ -76,6 +76,16 @@ func TestJSONMatchesDocs(t *testing.T) {
 	run("stats -growth", cli.ExitOK, "stats", "-json", "-growth")
 	run("restore", cli.ExitOK, "restore", "-json", "latest", "-output", filepath.Join(dir, "restored"))
 
+	// profiles.yaml: a store entry for this repository and a profile on it.
+	env["CLOUDSTIC_PROFILES_FILE"] = filepath.Join(dir, "profiles.yaml")
+	run("store new", cli.ExitOK, "store", "new", "-json", "-no-prompt", "-name", "main", "-uri", "local:"+repoDir)
+	run("profile new", cli.ExitOK, "profile", "new", "-json", "-no-prompt", "-name", "docs", "-source", "local:"+src, "-store-ref", "main")
+	run("profile list", cli.ExitOK, "profile", "list", "-json")
+	run("profile show", cli.ExitOK, "profile", "show", "-json", "docs")
+	run("store list", cli.ExitOK, "store", "list", "-json")
+	run("store show", cli.ExitOK, "store", "show", "-json", "main")
+	run("store verify", cli.ExitOK, "store", "verify", "-json", "main")
+
 	run("key change", cli.ExitOK, "key", "add", "-json", "-label", "second", "-new-password", "pw2")
 	run("key change", cli.ExitOK, "key", "add-recovery", "-json")
 	run("key change", cli.ExitOK, "key", "passwd", "-json", "-new-password", "pw3")

@@ -127,7 +127,7 @@ func (a *app) subRun(ctx context.Context, cmdName string, args []string, capture
 // profile's policy (and prunes when it says so): the retention extension.
 func (a *app) backupThenForget(ctx context.Context, fs *flag.FlagSet, p config.Profile) error {
 	code, bout, berr := a.subRun(ctx, "backup", rerunArgs(fs), a.g.json, true)
-	result := map[string]any{"profile": a.g.prof.profile, "backup": rawJSON(bout)}
+	result := profileBackupResult{Profile: a.g.prof.profile, Backup: rawJSON(bout)}
 	if exitRank(code) <= exitRank(ExitPartial) {
 		host, _ := os.Hostname() // backup records the same, possibly empty, name
 		fargs := append(a.globalArgs(fs), "-profile="+a.g.prof.profile, "-source="+p.Source, "-host="+host)
@@ -139,13 +139,14 @@ func (a *app) backupThenForget(ctx context.Context, fs *flag.FlagSet, p config.P
 			fargs = append(fargs, "-prune")
 		}
 		fcode, fout, _ := a.subRun(ctx, "forget", fargs, a.g.json, true)
-		result["forget"] = rawJSON(fout)
+		forgetDoc := rawJSON(fout)
+		result.Forget = &forgetDoc
 		if exitRank(fcode) > exitRank(code) {
 			code = fcode
 		}
 	}
 	if a.g.json {
-		result["exit_code"] = code
+		result.ExitCode = code
 		a.writeJSON(result)
 	}
 	if code == ExitOK {
