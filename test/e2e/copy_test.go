@@ -206,3 +206,31 @@ func TestCopyErrors(t *testing.T) {
 		t.Fatalf("failed copies stored %d snapshots", n)
 	}
 }
+
+// TestCopyFromProfile takes the source repository from a profile of
+// profiles.yaml (its store's URI and password_secret), as -profile does
+// for the destination.
+func TestCopyFromProfile(t *testing.T) {
+	t.Parallel()
+	src := newLocalRepo(t)
+	tree := smallTree(t, 24)
+	sid := backupJSON(t, src, tree).SnapshotID
+	dst := newRepo(t, storeKind{"local", localStore})
+	profiles := filepath.Join(t.TempDir(), "profiles.yaml")
+	yaml := "version: 1\nstores:\n  usb:\n    uri: " + src[1] + "\n    password_secret: env://USB_PASSWORD\n" +
+		"profiles:\n  laptop:\n    source: local:" + tree + "\n    store: usb\n"
+	if err := os.WriteFile(profiles, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := runWith(t, runOpts{env: []string{"USB_PASSWORD=correct horse"}},
+		dst.with("copy", "-json", "-from-profile", "laptop", "-profiles-file", profiles)...)
+	if res.code != 0 {
+		t.Fatalf("copy -from-profile: %v", res)
+	}
+	var out copyOut
+	decodeJSON(t, res, &out)
+	if len(out.Copied) != 1 || out.Copied[0].SourceID != sid {
+		t.Fatalf("copy -from-profile: %+v", out)
+	}
+	restoreAllEqual(t, dst, map[string]string{tree: tree})
+}
