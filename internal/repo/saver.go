@@ -129,7 +129,7 @@ func (s *Saver) Save(ctx context.Context, t pack.BlobType, blob id.ID, data []by
 	s.stats.blobs.Add(1)
 	s.stats.bytes.Add(int64(len(sealed)))
 
-	err = s.add(ctx, t, blob, sealed) // copies sealed
+	err = s.add(ctx, t, blob, sealed, len(data)) // copies sealed
 	s.sealed.Put(sealed)
 	return true, err
 }
@@ -139,7 +139,7 @@ func (s *Saver) Save(ctx context.Context, t pack.BlobType, blob id.ID, data []by
 // take it past PackSize, header included, so a data pack buffer, which
 // holds PackSize, never outgrows it (appending to a full 16 MiB slice would
 // double it); only a blob larger than a whole pack gets a pack of its own.
-func (s *Saver) add(ctx context.Context, t pack.BlobType, blob id.ID, sealed []byte) error {
+func (s *Saver) add(ctx context.Context, t pack.BlobType, blob id.ID, sealed []byte, plainLen int) error {
 	for {
 		s.mu.Lock()
 		cur := &s.cur[t&1]
@@ -174,7 +174,7 @@ func (s *Saver) add(ctx context.Context, t pack.BlobType, blob id.ID, sealed []b
 			// MiB buffer per tree pack showed up in the heap profile.
 			*cur = pack.NewBuilder(64 << 10)
 		}
-		(*cur).Add(t, blob, sealed)
+		(*cur).Add(t, blob, sealed, plainLen)
 		var full *upload
 		if (*cur).FinishedSize(0) >= s.r.cfg.PackSize {
 			full = &upload{b: *cur, t: t}
@@ -340,8 +340,12 @@ func (s *Saver) Flush(ctx context.Context) error {
 	s.unsynced = nil
 	s.idxMu.Unlock()
 	if len(batch) > 0 {
-		return s.writeIndex(ctx, batch)
+		if err := s.writeIndex(ctx, batch); err != nil {
+			return err
+		}
 	}
+	// The blobs of this run leave the index's delta for its sorted part.
+	s.r.idx.Merge()
 	return nil
 }
 

@@ -10,8 +10,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
-	"github.com/cloudstic/cloudstic/internal/repo/pack"
-	"github.com/cloudstic/cloudstic/internal/store"
+		"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // Kinds of problem.
@@ -170,16 +169,17 @@ func sortProblems(ps []Problem) {
 	})
 }
 
-// readIndex reads every index file, reporting unreadable ones, fills the
-// repository's index (packs on the store first, so that a blob's location
-// is an existing pack where one exists) and returns the entries per pack.
-func (c *checker) readIndex(ctx context.Context) (map[id.ID][]pack.Entry, error) {
+// readIndex reads every index file into the repository's index, reporting
+// unreadable ones, prefers packs on the store (so that a blob's location is
+// an existing pack where one exists) and returns the ids of the packs the
+// index names.
+func (c *checker) readIndex(ctx context.Context) ([]id.ID, error) {
 	files, _, err := c.r.ListObjects(ctx, repo.IndexPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("listing index files: %w", err)
 	}
 	c.res.IndexFiles = len(files)
-	indexed := make(map[id.ID][]pack.Entry)
+	idx := c.r.Index()
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -194,22 +194,18 @@ func (c *checker) readIndex(ctx context.Context) (map[id.ID][]pack.Entry, error)
 			continue
 		}
 		for _, p := range file.Packs {
-			if _, ok := indexed[p.ID]; !ok {
-				indexed[p.ID] = p.Blobs
-			}
+			idx.Add(p.ID, p.Blobs)
 		}
 	}
-	for _, present := range []bool{true, false} {
-		for pid, entries := range indexed {
-			if _, ok := c.packs[pid]; ok == present {
-				c.r.Index().Add(pid, entries)
-			}
-		}
-	}
+	idx.Prefer(func(a, b id.ID) bool {
+		_, aOK := c.packs[a]
+		_, bOK := c.packs[b]
+		return aOK && !bOK
+	})
 	for pid := range c.packs {
-		if _, ok := indexed[pid]; !ok {
+		if !idx.HasPack(pid) {
 			c.add(KindNote, repo.PackKey(pid), "pack is in no index: unreferenced leftover of an interrupted backup or prune (prune removes it)")
 		}
 	}
-	return indexed, nil
+	return idx.Packs(), nil
 }

@@ -9,8 +9,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
-	"github.com/cloudstic/cloudstic/internal/repo/pack"
-	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+		"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
@@ -31,17 +30,17 @@ type missingPack struct {
 // walker walks snapshot trees once each.
 type walker struct {
 	c       *checker
-	seen    map[id.ID]bool
+	seen    *index.Set
 	missing map[id.ID]*missingPack
 }
 
 // checkSnapshots loads the snapshots and walks their trees.
-func (c *checker) checkSnapshots(ctx context.Context, indexed map[id.ID][]pack.Entry) error {
+func (c *checker) checkSnapshots(ctx context.Context, indexed []id.ID) error {
 	snaps, err := c.loadSnapshots(ctx)
 	if err != nil {
 		return err
 	}
-	w := &walker{c: c, seen: make(map[id.ID]bool), missing: make(map[id.ID]*missingPack)}
+	w := &walker{c: c, seen: c.r.Index().NewSet(), missing: make(map[id.ID]*missingPack)}
 	for i, s := range snaps {
 		if err := w.walk(ctx, s); err != nil {
 			return err
@@ -51,22 +50,16 @@ func (c *checker) checkSnapshots(ctx context.Context, indexed map[id.ID][]pack.E
 	for pid, m := range w.missing {
 		c.add(KindMissing, repo.PackKey(pid), "pack does not exist; %d referenced blobs were in it (e.g. %s)", m.blobs, m.example)
 	}
-	for pid := range indexed {
+	for _, pid := range indexed {
 		if _, ok := c.packs[pid]; !ok && w.missing[pid] == nil {
 			// An error even when no snapshot needs it: a backup could
 			// deduplicate against these entries and lose data.
 			c.add(KindMissing, repo.PackKey(pid), "the index names this pack but it does not exist (no checked snapshot needs its blobs; prune drops the entries)")
 		}
 	}
-	c.res.Blobs = len(w.seen)
+	c.res.Blobs = w.seen.Len()
 	if c.opts.Snapshot == "" {
-		unused := 0
-		c.r.Index().Each(func(b id.ID, _ index.Location) {
-			if !w.seen[b] {
-				unused++
-			}
-		})
-		if unused > 0 {
+		if unused := w.seen.Absent(); unused > 0 {
 			c.add(KindNote, repo.IndexPrefix, "%d blobs are used by no snapshot (left by an interrupted backup or a forget; prune removes them)", unused)
 		}
 	}
@@ -135,10 +128,9 @@ func (w *walker) walk(ctx context.Context, s snapshot.WithID) error {
 		}
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if w.seen[it.tree] {
+		if !w.seen.Add(it.tree) {
 			continue
 		}
-		w.seen[it.tree] = true
 		w.c.res.Trees++
 		if !w.locate(it.tree, "tree", it.path, it.snap) {
 			continue
@@ -152,12 +144,11 @@ func (w *walker) walk(ctx context.Context, s snapshot.WithID) error {
 		for _, n := range t.Nodes {
 			p := path.Join(it.path, n.Name)
 			for _, b := range n.Content {
-				if !w.seen[b] {
-					w.seen[b] = true
+				if w.seen.Add(b) {
 					w.locate(b, "data blob", p, it.snap)
 				}
 			}
-			if n.Type == tree.TypeDir && !w.seen[n.Subtree] {
+			if n.Type == tree.TypeDir && !w.seen.Has(n.Subtree) {
 				stack = append(stack, walkItem{tree: n.Subtree, path: p, snap: it.snap})
 			}
 		}

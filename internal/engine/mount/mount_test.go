@@ -166,6 +166,56 @@ func TestReadOnlyTheFilesPacks(t *testing.T) {
 	})
 }
 
+// TestMiddleReadFetchesOnlyItsPack reads a few bytes in the middle of a
+// file of many blobs spread over several packs: the index's plain sizes
+// place the offset, so only the pack of the blob holding it is read, once
+// (no blob before it is fetched to learn where it starts).
+func TestMiddleReadFetchesOnlyItsPack(t *testing.T) {
+	r := walktest.New(t)
+	src := t.TempDir()
+	data := randomBytes(7777, 40<<20)
+	must(t, os.WriteFile(filepath.Join(src, "big"), data, 0o644))
+	snap := r.Backup(t, src, "h", time.Now())
+	n, err := treewalk.Lookup(context.Background(), r.Repository, snap.Tree, "big")
+	must(t, err)
+	// Where each blob starts, from the blobs themselves.
+	var start int64
+	off := int64(len(data)) * 3 / 4
+	var want id.ID
+	packs := map[id.ID]bool{}
+	for _, b := range n.Content {
+		blob, err := r.LoadBlob(context.Background(), b)
+		must(t, err)
+		loc, _ := r.Index().Lookup(b)
+		packs[loc.Pack] = true
+		if start <= off && off < start+int64(len(blob)) {
+			want = loc.Pack
+		}
+		start += int64(len(blob))
+	}
+	if len(n.Content) < 10 || len(packs) < 2 {
+		t.Fatalf("%d blobs in %d packs: the test needs many blobs in several packs", len(n.Content), len(packs))
+	}
+	dir := serve(t, r, mount.Options{})
+	name := filepath.Join(dir, "snapshots", "latest", "big")
+	_, err = os.Stat(name) // lookups read trees only
+	must(t, err)
+	r.Rec.Reset()
+	f, err := os.Open(name)
+	must(t, err)
+	defer f.Close() //nolint:errcheck // read-only
+	buf := make([]byte, 4096)
+	_, err = f.ReadAt(buf, off)
+	must(t, err)
+	if !bytes.Equal(buf, data[off:off+4096]) {
+		t.Fatal("the bytes read differ from the file's")
+	}
+	reads := r.Rec.PackReads()
+	if len(reads) != 1 || reads[want] != 1 {
+		t.Errorf("a read at offset %d read packs %v, want one read of %s only", off, reads, want.Short())
+	}
+}
+
 func TestCheckDevice(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "fuse")
 	must(t, os.WriteFile(file, nil, 0o600))

@@ -49,7 +49,7 @@ func (p *plan) needsWork() bool {
 // summarize fills the counts of the plan, what it keeps and why (and, on a
 // dry run, what would be deleted and reclaimed).
 func (p *plan) summarize(opts Options) *Result {
-	res := &Result{DryRun: opts.DryRun, Snapshots: len(p.snapshots), BlobsUsed: len(p.used),
+	res := &Result{DryRun: opts.DryRun, Snapshots: len(p.snapshots), BlobsUsed: p.used.Len(),
 		IndexFilesScanned: len(p.indexFiles), StalePacks: p.stalePacks(),
 		Kept: Kept{MarginSeconds: opts.Margin.Seconds(), MaxUnused: opts.MaxUnused}}
 	for _, ps := range p.packs {
@@ -109,11 +109,7 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, lease *lock.Lock
 	if err != nil {
 		return err
 	}
-	var merged []index.PackBlobs
-	for _, ps := range p.sorted(actKeep) {
-		merged = append(merged, index.PackBlobs{ID: ps.id, Blobs: ps.entries})
-	}
-	newFiles, err := r.WriteIndex(ctx, merged)
+	kept, newFiles, err := p.writeMergedIndex(ctx, r)
 	if err != nil {
 		return err
 	}
@@ -121,7 +117,7 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, lease *lock.Lock
 	for _, f := range newFiles {
 		written[repo.IndexKey(f)] = true
 	}
-	opts.logf("merged index written: %d packs in %d files", len(merged), len(newFiles))
+	opts.logf("merged index written: %d packs in %d files", kept, len(newFiles))
 	if err := p.checkUnchanged(ctx, r, lease, written); err != nil {
 		return err
 	}
@@ -161,6 +157,29 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, lease *lock.Lock
 		return err
 	}
 	return nil
+}
+
+// mergedIndexBatch is how many packs' entries writeMergedIndex holds at
+// once: one index file's worth.
+const mergedIndexBatch = 4096
+
+// writeMergedIndex writes index files naming the blobs of every pack kept,
+// a batch of packs at a time, and returns how many packs they name.
+func (p *plan) writeMergedIndex(ctx context.Context, r *repo.Repository) (int, []id.ID, error) {
+	keep := p.sorted(actKeep)
+	var files []id.ID
+	for start := 0; start < len(keep); start += mergedIndexBatch {
+		var batch []index.PackBlobs
+		for _, ps := range keep[start:min(start+mergedIndexBatch, len(keep))] {
+			batch = append(batch, index.PackBlobs{ID: ps.id, Blobs: p.index.PackEntries(ps.id)})
+		}
+		ids, err := r.WriteIndex(ctx, batch)
+		files = append(files, ids...)
+		if err != nil {
+			return 0, files, err
+		}
+	}
+	return len(keep), files, nil
 }
 
 // repack copies the used blobs of the packs to repack into new packs

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -27,14 +26,14 @@ const (
 	actRepack                // used blobs copied out, then deleted
 )
 
-// packState is everything prune knows of one pack.
+// packState is everything prune knows of one pack. Its blobs are in
+// plan.index, not here: a list per pack would hold every entry twice.
 type packState struct {
 	id        id.ID
 	obj       repo.ObjectEntry // valid when onStore
 	onStore   bool
 	indexed   bool         // some index file names it
-	entries   []pack.Entry // from the index
-	used      []pack.Entry // canonical copies of used blobs in this pack
+	used      []pack.Entry // canonical copies of used blobs, for packs to repack
 	usedBytes int64
 	blobBytes int64
 	act       action
@@ -43,47 +42,39 @@ type packState struct {
 // plan is the outcome of the mark phase.
 type plan struct {
 	snapshots  map[id.ID]bool
-	used       map[id.ID]bool
+	index      *index.Index // every index file read, preferring packs to keep
+	used       *index.Set
 	packs      map[id.ID]*packState
 	indexFiles []repo.ObjectEntry
 	cutoff     time.Time
 }
 
-// loadIndex reads every index file into per-pack entry lists. Every file
-// read is superseded by the merged index, whatever its age: under the
+// loadIndex reads every index file into a new index (r's own stays empty:
+// the saver that repacks must not mistake old copies for new ones). Every
+// file read is superseded by the merged index, whatever its age: under the
 // exclusive lock no writer is still adding to it (see doc.go).
-func loadIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEntry) (map[id.ID][]pack.Entry, error) {
-	out := make(map[id.ID][]pack.Entry)
-	fs := make([]*index.File, len(files))
+func loadIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEntry) (*index.Index, error) {
+	idx := index.New()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
-	for i, f := range files {
+	for _, f := range files {
 		g.Go(func() error {
-			var err error
-			fs[i], err = r.IndexFile(gctx, f.ID)
+			file, err := r.IndexFile(gctx, f.ID)
 			if err != nil {
 				return damageOr(err, "index file %s", f.ID.Short())
+			}
+			for _, pb := range file.Packs {
+				idx.Add(pb.ID, pb.Blobs)
 			}
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	for _, f := range fs {
-		for _, p := range f.Packs {
-			if _, ok := out[p.ID]; !ok {
-				out[p.ID] = p.Blobs
-			}
-		}
-	}
-	return out, nil
+	return idx, g.Wait()
 }
 
 // mark walks every snapshot's trees and returns the set of used blobs.
-// Trees are read through locs, not the repository's index.
-func mark(ctx context.Context, r *repo.Repository, roots []id.ID, locs map[id.ID]index.Location) (map[id.ID]bool, error) {
-	used := make(map[id.ID]bool)
+func (p *plan) mark(ctx context.Context, r *repo.Repository, roots []id.ID) (*index.Set, error) {
+	used := p.index.NewSet()
 	stack := append([]id.ID(nil), roots...)
 	for len(stack) > 0 {
 		if err := ctx.Err(); err != nil {
@@ -91,19 +82,18 @@ func mark(ctx context.Context, r *repo.Repository, roots []id.ID, locs map[id.ID
 		}
 		tid := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if used[tid] {
+		if !used.Add(tid) {
 			continue
 		}
-		used[tid] = true
-		t, err := loadTree(ctx, r, tid, locs)
+		t, err := p.loadTree(ctx, r, tid)
 		if err != nil {
 			return nil, err
 		}
 		for _, n := range t.Nodes {
 			for _, b := range n.Content {
-				used[b] = true
+				used.Add(b)
 			}
-			if n.Type == tree.TypeDir && !used[n.Subtree] {
+			if n.Type == tree.TypeDir && !used.Has(n.Subtree) {
 				stack = append(stack, n.Subtree)
 			}
 		}
@@ -111,9 +101,11 @@ func mark(ctx context.Context, r *repo.Repository, roots []id.ID, locs map[id.ID
 	return used, nil
 }
 
-func loadTree(ctx context.Context, r *repo.Repository, tid id.ID, locs map[id.ID]index.Location) (*tree.Tree, error) {
-	loc, ok := locs[tid]
-	if !ok {
+// loadTree reads a tree through the plan's index (the repository's is
+// empty), from a pack on the store.
+func (p *plan) loadTree(ctx context.Context, r *repo.Repository, tid id.ID) (*tree.Tree, error) {
+	loc, ok := p.index.Lookup(tid)
+	if !ok || !p.packs[loc.Pack].onStore {
 		return nil, fmt.Errorf("%w: tree %s is in no index", ErrDamaged, tid.Short())
 	}
 	sealed, err := r.Store().GetRange(ctx, repo.PackKey(loc.Pack), int64(loc.Offset), int64(loc.Length))
@@ -143,8 +135,7 @@ func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time
 		return nil, fmt.Errorf("listing index files: %w", err)
 	}
 	p.indexFiles = files
-	indexed, err := loadIndex(ctx, r, files)
-	if err != nil {
+	if p.index, err = loadIndex(ctx, r, files); err != nil {
 		return nil, err
 	}
 	// Packs are listed after index files: a writer stores a pack before
@@ -158,74 +149,59 @@ func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time
 	for _, o := range objs {
 		p.packs[o.ID] = &packState{id: o.ID, obj: o, onStore: true}
 	}
-	for pid, entries := range indexed {
+	for _, pid := range p.index.Packs() {
 		ps := p.packs[pid]
 		if ps == nil {
 			ps = &packState{id: pid}
 			p.packs[pid] = ps
 		}
-		ps.indexed, ps.entries = true, entries
+		ps.indexed = true
 	}
-	order := p.byPreference()
-	locs := make(map[id.ID]index.Location)
-	for _, ps := range order {
-		for _, e := range ps.entries {
-			if _, ok := locs[e.ID]; !ok {
-				locs[e.ID] = index.Location{Pack: ps.id, Entry: e}
-			}
-		}
-	}
+	p.index.Prefer(p.preferred)
 	roots := make([]id.ID, 0, len(snaps))
 	for _, s := range snaps {
 		p.snapshots[s.ID] = true
 		roots = append(roots, s.Tree)
 	}
 	opts.logf("marking: %d snapshots, %d packs, %d index files", len(snaps), len(objs), len(files))
-	if p.used, err = mark(ctx, r, roots, locs); err != nil {
+	if p.used, err = p.mark(ctx, r, roots); err != nil {
 		return nil, err
 	}
-	return p, p.classify(locs, opts.MaxUnused)
+	return p, p.classify(opts.MaxUnused)
 }
 
-// byPreference orders the packs that are both indexed and on the store by
-// which copy of a duplicated blob to keep: newest first (an earlier
-// prune's repacked packs), then by id.
-func (p *plan) byPreference() []*packState {
-	var out []*packState
-	for _, ps := range p.packs {
-		if ps.onStore && ps.indexed {
-			out = append(out, ps)
-		}
+// preferred orders packs by which copy of a duplicated blob to keep:
+// packs on the store first, newest first (an earlier prune's repacked
+// packs), then by id.
+func (p *plan) preferred(a, b id.ID) bool {
+	pa, pb := p.packs[a], p.packs[b]
+	if pa.onStore != pb.onStore {
+		return pa.onStore
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i].obj.ModTime, out[j].obj.ModTime
-		if !a.Equal(b) {
-			return a.After(b)
-		}
-		return string(out[i].id[:]) < string(out[j].id[:])
-	})
-	return out
+	if ta, tb := pa.obj.ModTime, pb.obj.ModTime; !ta.Equal(tb) {
+		return ta.After(tb)
+	}
+	return string(a[:]) < string(b[:])
 }
 
 // classify assigns each used blob to its canonical pack and each pack an
 // action. It fails when a used blob has no copy in an existing pack.
-func (p *plan) classify(locs map[id.ID]index.Location, maxUnused float64) error {
-	var missing []id.ID
-	for b := range p.used {
-		loc, ok := locs[b]
-		if !ok {
-			missing = append(missing, b)
-			continue
-		}
+func (p *plan) classify(maxUnused float64) error {
+	missing := p.used.Unknown()
+	p.used.EachLocation(func(loc index.Location) {
 		ps := p.packs[loc.Pack]
-		ps.used = append(ps.used, loc.Entry)
+		if !ps.onStore {
+			missing = append(missing, loc.ID)
+			return
+		}
 		ps.usedBytes += int64(loc.Length)
-	}
+	})
 	if len(missing) > 0 {
 		return fmt.Errorf("%w: %d blobs used by snapshots are in no index or pack (e.g. %s)", ErrDamaged, len(missing), missing[0].Short())
 	}
+	repack := false
 	for _, ps := range p.packs {
-		for _, e := range ps.entries {
+		for _, e := range p.index.PackEntries(ps.id) {
 			ps.blobBytes += int64(e.Length)
 		}
 		switch {
@@ -237,9 +213,18 @@ func (p *plan) classify(locs map[id.ID]index.Location, maxUnused float64) error 
 			ps.act = actDelete
 		case float64(ps.blobBytes-ps.usedBytes) > maxUnused*float64(ps.blobBytes):
 			ps.act = actRepack
+			repack = true
 		default:
 			ps.act = actKeep
 		}
+	}
+	if repack {
+		// Only the packs to repack need their used blobs listed.
+		p.used.EachLocation(func(loc index.Location) {
+			if ps := p.packs[loc.Pack]; ps.act == actRepack {
+				ps.used = append(ps.used, loc.Entry)
+			}
+		})
 	}
 	return nil
 }

@@ -33,7 +33,7 @@ func leftoverPack(t *testing.T, st store.Store, seed uint64) (string, int64) {
 		t.Fatal(err)
 	}
 	b := pack.NewBuilder(len(sealed) + 1024)
-	b.Add(pack.DataBlob, r.Key().ID(data), sealed)
+	b.Add(pack.DataBlob, r.Key().ID(data), sealed, len(data))
 	out, pid, _, err := b.Finish(r.Key())
 	if err != nil {
 		t.Fatal(err)

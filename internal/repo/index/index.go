@@ -1,17 +1,13 @@
 package index
 
 import (
-	"encoding/binary"
-	"errors"
-	"fmt"
+	"slices"
+	"sort"
 	"sync"
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 )
-
-// ErrCorrupt means an index file could not be decoded.
-var ErrCorrupt = errors.New("corrupt index file")
 
 // Location is where a blob is stored.
 type Location struct {
@@ -19,157 +15,237 @@ type Location struct {
 	pack.Entry
 }
 
+// minDelta is the size the delta may reach before it is merged whatever
+// the size of the index; beyond it the delta is merged once it holds a
+// sixteenth of the merged entries, which bounds both its memory and the
+// total cost of merging (each merge copies the sorted keys).
+const minDelta = 1 << 16
+
 // Index is the merged in-memory index. Safe for concurrent use.
+//
+// Every entry added is kept in table, grouped by pack in the order packs
+// were added (a pack is added once: later listings of a known pack are
+// ignored). sorted holds a key per merged entry, duplicates included,
+// ordered by blob id and then by preference, so that the first entry of a
+// blob is its canonical location. Entries added since the last merge are
+// found through delta.
 type Index struct {
-	mu    sync.RWMutex
-	blobs map[id.ID]Location
-	packs map[id.ID]int // blobs per pack
+	mu        sync.RWMutex
+	table     table
+	packs     []id.ID
+	packPos   map[id.ID]uint32
+	packStart []uint32 // position of each pack's first entry in table
+	ranks     []int32  // preference of each pack (see Prefer); nil: order of addition
+	sorted    []key
+	fanout    []uint32
+	merged    int // entries of table covered by sorted
+	distinct  int // distinct blobs in sorted
+	delta     map[id.ID]uint32
 }
 
 // New returns an empty index.
 func New() *Index {
-	return &Index{blobs: make(map[id.ID]Location), packs: make(map[id.ID]int)}
+	return &Index{packPos: make(map[id.ID]uint32), delta: make(map[id.ID]uint32)}
 }
 
 // Add records the blobs of one pack. A blob already known keeps its first
-// location (duplicates from concurrent backups are harmless).
+// location (duplicates from concurrent backups are harmless); a pack
+// already known is ignored (every listing of a pack names the same blobs).
 func (x *Index) Add(packID id.ID, entries []pack.Entry) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.packs[packID] += 0
-	for _, e := range entries {
-		if _, ok := x.blobs[e.ID]; ok {
-			continue
-		}
-		x.blobs[e.ID] = Location{Pack: packID, Entry: e}
-		x.packs[packID]++
+	if _, ok := x.packPos[packID]; ok {
+		return
 	}
+	p := uint32(len(x.packs))
+	x.packPos[packID] = p
+	x.packs = append(x.packs, packID)
+	x.packStart = append(x.packStart, uint32(x.table.n))
+	for _, e := range entries {
+		pos := x.table.n
+		x.table.push(newEntry(p, e))
+		if _, ok := x.find(&e.ID); !ok {
+			x.delta[e.ID] = uint32(pos)
+		}
+	}
+	if len(x.delta) >= max(minDelta, len(x.sorted)/16) {
+		x.merge()
+	}
+}
+
+// rank is the preference of pack p: lower is preferred.
+func (x *Index) rank(p uint32) int {
+	if int(p) < len(x.ranks) {
+		return int(x.ranks[p])
+	}
+	return int(p)
+}
+
+// merge moves the entries added since the last merge into sorted.
+func (x *Index) merge() {
+	if x.merged == x.table.n {
+		return
+	}
+	add := make([]key, 0, x.table.n-x.merged)
+	for pos := x.merged; pos < x.table.n; pos++ {
+		add = append(add, makeKey(&x.table.at(pos).id, pos))
+	}
+	slices.Sort(add)
+	x.sorted = mergeKeys(x.sorted, add)
+	x.distinct = x.sortRuns(x.sorted)
+	x.fanout = buildFanout(x.sorted)
+	x.merged = x.table.n
+	clear(x.delta)
+}
+
+// Merge folds the blobs added since the last merge into the sorted part
+// (a backup calls it when it finishes; lookups work either way).
+func (x *Index) Merge() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.merge()
+}
+
+// search returns the position in sorted of blob's first key, if merged.
+func (x *Index) search(blob *id.ID) (int, bool) {
+	if len(x.sorted) == 0 {
+		return 0, false
+	}
+	p := prefixOf(blob)
+	lo, hi := int(x.fanout[p>>(32-fanoutBits)]), int(x.fanout[p>>(32-fanoutBits)+1])
+	i := lo + sort.Search(hi-lo, func(i int) bool { return x.sorted[lo+i].prefix() >= p })
+	for ; i < hi && x.sorted[i].prefix() == p; i++ {
+		if x.table.at(x.sorted[i].pos()).id == *blob {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// find returns the table position of blob's canonical entry.
+func (x *Index) find(blob *id.ID) (int, bool) {
+	if i, ok := x.search(blob); ok {
+		return x.sorted[i].pos(), true
+	}
+	pos, ok := x.delta[*blob]
+	return int(pos), ok
+}
+
+func (x *Index) location(pos int) Location {
+	e := x.table.at(pos)
+	return Location{Pack: x.packs[e.pack], Entry: e.packEntry()}
 }
 
 // Lookup returns a blob's location.
 func (x *Index) Lookup(blob id.ID) (Location, bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	l, ok := x.blobs[blob]
-	return l, ok
+	pos, ok := x.find(&blob)
+	if !ok {
+		return Location{}, false
+	}
+	return x.location(pos), true
 }
 
 // Has reports whether the blob is known.
 func (x *Index) Has(blob id.ID) bool {
-	_, ok := x.Lookup(blob)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	_, ok := x.find(&blob)
 	return ok
 }
 
-// Len is the number of blobs.
+// Len is the number of distinct blobs.
 func (x *Index) Len() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return len(x.blobs)
+	return x.distinct + len(x.delta)
 }
 
-// Packs returns the ids of every pack the index names.
+// Packs returns the ids of every pack the index names, in the order they
+// were added.
 func (x *Index) Packs() []id.ID {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	out := make([]id.ID, 0, len(x.packs))
-	for p := range x.packs {
-		out = append(out, p)
-	}
-	return out
+	return slices.Clone(x.packs)
 }
 
-// Each calls fn for every blob, in no particular order, holding a read lock.
-func (x *Index) Each(fn func(blob id.ID, loc Location)) {
+// HasPack reports whether the index names a pack.
+func (x *Index) HasPack(packID id.ID) bool {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	for b, l := range x.blobs {
-		fn(b, l)
+	_, ok := x.packPos[packID]
+	return ok
+}
+
+// PackEntries returns the blobs an index file listed for a pack (all of
+// them, including blobs whose canonical copy is in another pack), or nil.
+func (x *Index) PackEntries(packID id.ID) []pack.Entry {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	p, ok := x.packPos[packID]
+	if !ok {
+		return nil
 	}
-}
-
-// PackBlobs are the blobs of one pack, as an index file records them.
-type PackBlobs struct {
-	ID    id.ID
-	Blobs []pack.Entry
-}
-
-// File is the content of one index file.
-type File struct {
-	Packs []PackBlobs
-}
-
-const (
-	magic        = "CSIX"
-	version      = 1
-	packRecord   = 32 + 4
-	entryRecord  = 1 + 32 + 4 + 4
-	maxFilePacks = 1 << 24
-)
-
-// Encode serialises the file.
-func (f *File) Encode() []byte {
-	n := len(magic) + 1 + 4
-	for _, p := range f.Packs {
-		n += packRecord + len(p.Blobs)*entryRecord
+	end := x.table.n
+	if int(p)+1 < len(x.packStart) {
+		end = int(x.packStart[p+1])
 	}
-	out := make([]byte, 0, n)
-	out = append(out, magic...)
-	out = append(out, version)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(f.Packs)))
-	for _, p := range f.Packs {
-		out = append(out, p.ID[:]...)
-		out = binary.LittleEndian.AppendUint32(out, uint32(len(p.Blobs)))
-		for _, e := range p.Blobs {
-			out = append(out, byte(e.Type))
-			out = append(out, e.ID[:]...)
-			out = binary.LittleEndian.AppendUint32(out, e.Offset)
-			out = binary.LittleEndian.AppendUint32(out, e.Length)
-		}
+	out := make([]pack.Entry, 0, end-int(x.packStart[p]))
+	for pos := int(x.packStart[p]); pos < end; pos++ {
+		out = append(out, x.table.at(pos).packEntry())
 	}
 	return out
 }
 
-// Decode parses an index file, rejecting anything malformed.
-func Decode(data []byte) (*File, error) {
-	if len(data) < len(magic)+5 || string(data[:len(magic)]) != magic {
-		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
-	}
-	if data[len(magic)] != version {
-		return nil, fmt.Errorf("%w: unknown version %d", ErrCorrupt, data[len(magic)])
-	}
-	p := data[len(magic)+1:]
-	count := binary.LittleEndian.Uint32(p)
-	p = p[4:]
-	if count > maxFilePacks || int64(count)*packRecord > int64(len(p)) {
-		return nil, fmt.Errorf("%w: claims %d packs in %d bytes", ErrCorrupt, count, len(data))
-	}
-	f := &File{Packs: make([]PackBlobs, count)}
-	for i := range f.Packs {
-		if len(p) < packRecord {
-			return nil, fmt.Errorf("%w: truncated at pack %d", ErrCorrupt, i)
+// Each calls fn for every blob's canonical location, in blob id order
+// (merging the delta first), holding a read lock.
+func (x *Index) Each(fn func(blob id.ID, loc Location)) {
+	x.Merge()
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	x.eachCanonical(func(pos int) {
+		loc := x.location(pos)
+		fn(loc.ID, loc)
+	})
+}
+
+// eachCanonical calls fn with the table position of every merged blob's
+// canonical entry, in id order.
+func (x *Index) eachCanonical(fn func(pos int)) {
+	for i, k := range x.sorted {
+		if i > 0 && k.prefix() == x.sorted[i-1].prefix() &&
+			x.table.at(k.pos()).id == x.table.at(x.sorted[i-1].pos()).id {
+			continue
 		}
-		pb := &f.Packs[i]
-		copy(pb.ID[:], p)
-		n := binary.LittleEndian.Uint32(p[32:])
-		p = p[packRecord:]
-		if int64(n)*entryRecord > int64(len(p)) {
-			return nil, fmt.Errorf("%w: pack %d claims %d blobs", ErrCorrupt, i, n)
-		}
-		pb.Blobs = make([]pack.Entry, n)
-		for j := range pb.Blobs {
-			e := &pb.Blobs[j]
-			e.Type = pack.BlobType(p[0])
-			copy(e.ID[:], p[1:33])
-			e.Offset = binary.LittleEndian.Uint32(p[33:])
-			e.Length = binary.LittleEndian.Uint32(p[37:])
-			p = p[entryRecord:]
-			if e.Type > pack.TreeBlob || e.Length > pack.MaxBlobSize || e.Length == 0 {
-				return nil, fmt.Errorf("%w: pack %d blob %d: type %d length %d", ErrCorrupt, i, j, e.Type, e.Length)
-			}
-		}
+		fn(k.pos())
 	}
-	if len(p) != 0 {
-		return nil, fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(p))
+}
+
+// Prefer changes which copy of a blob stored in several packs is its
+// location: the copy in the pack that sorts first by less. Packs added
+// later come after every pack known now. Check prefers packs that exist,
+// prune the newest.
+func (x *Index) Prefer(less func(a, b id.ID) bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	order := make([]uint32, len(x.packs))
+	for i := range order {
+		order[i] = uint32(i)
 	}
-	return f, nil
+	slices.SortStableFunc(order, func(a, b uint32) int {
+		switch {
+		case less(x.packs[a], x.packs[b]):
+			return -1
+		case less(x.packs[b], x.packs[a]):
+			return 1
+		}
+		return 0
+	})
+	x.ranks = make([]int32, len(x.packs))
+	for r, p := range order {
+		x.ranks[p] = int32(r)
+	}
+	x.merge()
+	x.sortRuns(x.sorted)
 }

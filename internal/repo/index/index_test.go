@@ -2,7 +2,10 @@ package index
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
@@ -63,16 +66,81 @@ func TestDecodeRejects(t *testing.T) {
 	}
 }
 
+// encodeV1 writes f in version 1 (no plain lengths), as releases before
+// version 2 did.
+func encodeV1(f *File) []byte {
+	out := append([]byte(magic), versionNoPlain)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(f.Packs)))
+	for _, p := range f.Packs {
+		out = append(out, p.ID[:]...)
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(p.Blobs)))
+		for _, e := range p.Blobs {
+			out = append(out, byte(e.Type))
+			out = append(out, e.ID[:]...)
+			out = binary.LittleEndian.AppendUint32(out, e.Offset)
+			out = binary.LittleEndian.AppendUint32(out, e.Length)
+		}
+	}
+	return out
+}
+
+func TestPlainLengths(t *testing.T) {
+	f := sample()
+	f.Packs[0].Blobs[0].Plain = 4000
+	f.Packs[0].Blobs[1].Plain = 0 // unknown (carried over from a version 1 file)
+	f.Packs[1].Blobs[0].Plain = pack.MaxBlobSize
+	cases := []struct {
+		name      string
+		data      []byte
+		wantPlain []uint32
+	}{
+		{"version 2", f.Encode(), []uint32{4000, 0, pack.MaxBlobSize}},
+		{"version 1 reads with unknown plain lengths", encodeV1(f), []uint32{0, 0, 0}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := Decode(c.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain := []uint32{got.Packs[0].Blobs[0].Plain, got.Packs[0].Blobs[1].Plain, got.Packs[1].Blobs[0].Plain}
+			if !slices.Equal(plain, c.wantPlain) {
+				t.Fatalf("plain lengths %v, want %v", plain, c.wantPlain)
+			}
+			if !got.Packs[0].Blobs[1].SameLocation(f.Packs[0].Blobs[1]) {
+				t.Fatalf("entry %+v, want %+v", got.Packs[0].Blobs[1], f.Packs[0].Blobs[1])
+			}
+		})
+	}
+	t.Run("plain length beyond any blob", func(t *testing.T) {
+		g := sample()
+		g.Packs[0].Blobs[0].Plain = pack.MaxBlobSize + 1
+		if _, err := Decode(g.Encode()); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("Decode = %v, want ErrCorrupt", err)
+		}
+	})
+}
+
 func FuzzDecode(f *testing.F) {
 	f.Add(sample().Encode())
+	f.Add(encodeV1(sample()))
 	f.Add([]byte("CSIX\x01\x00\x00\x00\x00"))
+	f.Add([]byte("CSIX\x02\x00\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := Decode(data)
 		if err != nil {
 			return
 		}
-		if !bytes.Equal(file.Encode(), data) {
+		enc := file.Encode()
+		if data[len(magic)] == version && !bytes.Equal(enc, data) {
 			t.Fatal("decoded file re-encodes differently")
+		}
+		if data[len(magic)] == versionNoPlain && !bytes.Equal(encodeV1(file), data) {
+			t.Fatal("decoded version 1 file re-encodes differently")
+		}
+		again, err := Decode(enc)
+		if err != nil || !reflect.DeepEqual(again, file) {
+			t.Fatalf("re-encoded file decodes to %+v, %v", again, err)
 		}
 	})
 }

@@ -35,7 +35,7 @@ func fuzzPack(t testing.TB, key *crypt.Key, blobs ...[]byte) []byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b.Add(BlobType(i%2), key.ID(data), sealed)
+		b.Add(BlobType(i%2), key.ID(data), sealed, len(data))
 	}
 	out, _, _, err := b.Finish(key)
 	if err != nil {

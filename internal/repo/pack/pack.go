@@ -52,7 +52,17 @@ type Entry struct {
 	Type   BlobType
 	ID     id.ID
 	Offset uint32
-	Length uint32
+	Length uint32 // sealed length, in the pack
+	// Plain is the blob's length once decrypted and decompressed, or 0
+	// when unknown: the pack header does not record it (only index files
+	// do, from version 2 on).
+	Plain uint32
+}
+
+// SameLocation reports whether e and o name the same blob at the same
+// place, whatever each knows of the plain length.
+func (e Entry) SameLocation(o Entry) bool {
+	return e.Type == o.Type && e.ID == o.ID && e.Offset == o.Offset && e.Length == o.Length
 }
 
 // Codec compresses and seals blobs, and reverses it. Safe for concurrent use.
@@ -289,9 +299,10 @@ func NewBuilder(capacity int) *Builder { return &Builder{buf: make([]byte, 0, ca
 // the bytes of a pack already uploaded).
 func NewBuilderBuffer(buf []byte) *Builder { return &Builder{buf: buf[:0]} }
 
-// Add appends a sealed blob.
-func (b *Builder) Add(t BlobType, blobID id.ID, sealed []byte) {
-	b.entries = append(b.entries, Entry{Type: t, ID: blobID, Offset: uint32(len(b.buf)), Length: uint32(len(sealed))})
+// Add appends a sealed blob whose plain form is plainLen bytes long.
+func (b *Builder) Add(t BlobType, blobID id.ID, sealed []byte, plainLen int) {
+	b.entries = append(b.entries, Entry{Type: t, ID: blobID, Offset: uint32(len(b.buf)), Length: uint32(len(sealed)),
+		Plain: uint32(plainLen)})
 	b.buf = append(b.buf, sealed...)
 }
 

@@ -1,0 +1,116 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/pack"
+)
+
+// ErrCorrupt means an index file could not be decoded.
+var ErrCorrupt = errors.New("corrupt index file")
+
+// PackBlobs are the blobs of one pack, as an index file records them.
+type PackBlobs struct {
+	ID    id.ID
+	Blobs []pack.Entry
+}
+
+// File is the content of one index file.
+type File struct {
+	Packs []PackBlobs
+}
+
+const (
+	magic = "CSIX"
+	// versionNoPlain files (before plain lengths) still read.
+	versionNoPlain = 1
+	version        = 2
+	packRecord     = 32 + 4
+	maxFilePacks   = 1 << 24
+)
+
+// entryRecord is the size of one blob's record in a file of version v.
+func entryRecord(v byte) int {
+	if v == versionNoPlain {
+		return 1 + 32 + 4 + 4
+	}
+	return 1 + 32 + 4 + 4 + 4
+}
+
+// Encode serialises the file (in the current version).
+func (f *File) Encode() []byte {
+	n := len(magic) + 1 + 4
+	for _, p := range f.Packs {
+		n += packRecord + len(p.Blobs)*entryRecord(version)
+	}
+	out := make([]byte, 0, n)
+	out = append(out, magic...)
+	out = append(out, version)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(f.Packs)))
+	for _, p := range f.Packs {
+		out = append(out, p.ID[:]...)
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(p.Blobs)))
+		for _, e := range p.Blobs {
+			out = append(out, byte(e.Type))
+			out = append(out, e.ID[:]...)
+			out = binary.LittleEndian.AppendUint32(out, e.Offset)
+			out = binary.LittleEndian.AppendUint32(out, e.Length)
+			out = binary.LittleEndian.AppendUint32(out, e.Plain)
+		}
+	}
+	return out
+}
+
+// Decode parses an index file of either version, rejecting anything
+// malformed. Allocations are bounded by len(data).
+func Decode(data []byte) (*File, error) {
+	if len(data) < len(magic)+5 || string(data[:len(magic)]) != magic {
+		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
+	}
+	v := data[len(magic)]
+	if v != version && v != versionNoPlain {
+		return nil, fmt.Errorf("%w: unknown version %d", ErrCorrupt, v)
+	}
+	record := entryRecord(v)
+	p := data[len(magic)+1:]
+	count := binary.LittleEndian.Uint32(p)
+	p = p[4:]
+	if count > maxFilePacks || int64(count)*packRecord > int64(len(p)) {
+		return nil, fmt.Errorf("%w: claims %d packs in %d bytes", ErrCorrupt, count, len(data))
+	}
+	f := &File{Packs: make([]PackBlobs, count)}
+	for i := range f.Packs {
+		if len(p) < packRecord {
+			return nil, fmt.Errorf("%w: truncated at pack %d", ErrCorrupt, i)
+		}
+		pb := &f.Packs[i]
+		copy(pb.ID[:], p)
+		n := binary.LittleEndian.Uint32(p[32:])
+		p = p[packRecord:]
+		if int64(n)*int64(record) > int64(len(p)) {
+			return nil, fmt.Errorf("%w: pack %d claims %d blobs", ErrCorrupt, i, n)
+		}
+		pb.Blobs = make([]pack.Entry, n)
+		for j := range pb.Blobs {
+			e := &pb.Blobs[j]
+			e.Type = pack.BlobType(p[0])
+			copy(e.ID[:], p[1:33])
+			e.Offset = binary.LittleEndian.Uint32(p[33:])
+			e.Length = binary.LittleEndian.Uint32(p[37:])
+			if v != versionNoPlain {
+				e.Plain = binary.LittleEndian.Uint32(p[41:])
+			}
+			p = p[record:]
+			if e.Type > pack.TreeBlob || e.Length > pack.MaxBlobSize || e.Length == 0 || e.Plain > pack.MaxBlobSize {
+				return nil, fmt.Errorf("%w: pack %d blob %d: type %d length %d plain length %d", ErrCorrupt, i, j, e.Type, e.Length, e.Plain)
+			}
+		}
+	}
+	if len(p) != 0 {
+		return nil, fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(p))
+	}
+	return f, nil
+}
