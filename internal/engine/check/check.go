@@ -10,7 +10,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
-		"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // Kinds of problem.

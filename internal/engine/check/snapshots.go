@@ -9,7 +9,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
-		"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
