@@ -4,7 +4,9 @@
 # headers, trees and snapshot; data packs are sparse files).
 #
 # Usage: scripts/bench-index.sh BLOBS [CLOUDSTIC_BINARY] [WORKDIR]
-# Prints one line per step: blobs, step, seconds, peak RSS (KiB). The
+# Prints one line per step: blobs, step, wall time, CPU seconds (user +
+# system: on a shared machine wall time says more about the load than
+# about the program), peak RSS (KiB), ok or why the step failed. The
 # repository is generated once per BLOBS in WORKDIR (default
 # /tmp/cloudstic-bench-index) and prune runs on a sparse copy of it.
 set -euo pipefail
@@ -34,12 +36,14 @@ measure() { # step store-dir command...
 	local step=$1 dir=$2
 	shift 2
 	rm -rf "$W/cache"
+	local status=ok
 	XDG_CACHE_HOME="$W/cache" CLOUDSTIC_STORE="local:$dir" /usr/bin/time -v -o "$W/time.txt" "$@" >"$W/$step.log" 2>&1 ||
-		{ echo "bench-index.sh: $step failed, see $W/$step.log" >&2; exit 1; }
-	local secs rss
-	secs=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$W/time.txt")
+		status="failed:$(tail -1 "$W/$step.log" | cut -c1-100)"
+	local wall cpu rss
+	wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$W/time.txt")
+	cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.1f", s}' "$W/time.txt")
 	rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$W/time.txt")
-	printf '%s\t%s\t%s\t%s\n' "$BLOBS" "$step" "$secs" "$rss"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$BLOBS" "$step" "$wall" "$cpu" "$rss" "$status"
 }
 
 measure check "$repo" "$CS" check

@@ -56,7 +56,9 @@ type plan struct {
 func loadIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEntry) (*index.Index, error) {
 	idx := index.New()
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(8)
+	// Each file being read is held whole, decrypted and decoded (tens of
+	// MB for the 4096-pack files prune writes): a few at a time.
+	g.SetLimit(4)
 	for _, f := range files {
 		g.Go(func() error {
 			file, err := r.IndexFile(gctx, f.ID)

@@ -33,9 +33,10 @@ type Totals struct {
 	StoredData  int64 `json:"stored_data"`
 	StoredTrees int64 `json:"stored_trees"`
 	StoredSize  int64 `json:"stored_size"`
-	// UniqueData is the plain size of the distinct data blobs. The index
-	// does not record plain sizes: a file's blobs are given its size in
-	// proportion to their stored sizes, which is exact for files of one
+	// UniqueData is the plain size of the distinct data blobs, from the
+	// plain sizes index files record. Blobs listed only by index files of
+	// older versions have none: a file's new blobs are then given its size
+	// in proportion to their stored sizes, which is exact for files of one
 	// blob and for files whose blobs are all new or all already counted,
 	// and an estimate otherwise (UniqueDataEstimated is then set).
 	UniqueData          int64 `json:"unique_data"`
@@ -135,16 +136,22 @@ func (c *Counter) file(n *tree.Node) {
 	c.t.FileBlobs += int64(len(n.Content))
 	c.t.MaxFileBlobs = max(c.t.MaxFileBlobs, int64(len(n.Content)))
 	var all, fresh int64 // stored sizes of the file's blobs, and of those new to the count
+	var freshPlain int64  // plain sizes of the new ones, when the index knows them all
+	plainKnown := true
 	for _, b := range n.Content {
-		length, isNew := c.blob(b, true)
+		length, plain, isNew := c.blob(b, true)
 		all += length
 		if isNew {
 			fresh += length
+			freshPlain += plain
+			plainKnown = plainKnown && plain > 0
 		}
 	}
-	switch fresh {
-	case 0:
-	case all:
+	switch {
+	case fresh == 0:
+	case plainKnown:
+		c.t.UniqueData += freshPlain
+	case fresh == all:
 		c.t.UniqueData += int64(n.Size)
 	default:
 		c.t.UniqueData += int64(float64(n.Size) * float64(fresh) / float64(all))
@@ -153,19 +160,19 @@ func (c *Counter) file(n *tree.Node) {
 }
 
 // blob counts a blob the first time it is seen and returns its stored
-// length and whether it was new.
-func (c *Counter) blob(b id.ID, data bool) (int64, bool) {
+// length, its plain length (0: unknown) and whether it was new.
+func (c *Counter) blob(b id.ID, data bool) (length, plain int64, isNew bool) {
 	loc, ok := c.r.Index().Lookup(b)
 	if !ok {
 		if !c.blobs[b] {
 			c.blobs[b] = true
 			c.t.MissingBlobs++
 		}
-		return 0, false
+		return 0, 0, false
 	}
-	length := int64(loc.Length)
+	length, plain = int64(loc.Length), int64(loc.Plain)
 	if c.blobs[b] {
-		return length, false
+		return length, plain, false
 	}
 	c.blobs[b] = true
 	c.t.StoredSize += length
@@ -176,5 +183,5 @@ func (c *Counter) blob(b id.ID, data bool) (int64, bool) {
 		c.t.TreeBlobs++
 		c.t.StoredTrees += length
 	}
-	return length, true
+	return length, plain, true
 }

@@ -127,3 +127,45 @@ func boolInt(b bool) int64 {
 	}
 	return 0
 }
+
+// TestUniqueDataFromPlainSizes counts a file that shares some of its
+// chunks with a file counted before it: the plain sizes of the index make
+// the unique data exact, where stored sizes only gave an estimate.
+func TestUniqueDataFromPlainSizes(t *testing.T) {
+	ctx := context.Background()
+	r := walktest.New(t)
+	src := t.TempDir()
+	a := randomBytes(3, 6<<20)
+	b := append(append([]byte(nil), a[:4<<20]...), randomBytes(4, 3<<20)...) // a's start, then new data
+	write(t, filepath.Join(src, "a"), a)
+	write(t, filepath.Join(src, "b"), b)
+	r.Backup(t, src, "h", time.Now())
+	var plain int64 // of every distinct data blob, decoded
+	r.Index().Each(func(blob id.ID, loc index.Location) {
+		if loc.Type != pack.DataBlob {
+			return
+		}
+		data, err := r.LoadBlob(ctx, blob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain += int64(len(data))
+	})
+	c := stats.NewCounter(r.Repository)
+	snaps, err := r.Snapshots(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range snaps {
+		if err := c.Add(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := c.Totals()
+	if got.UniqueData != plain || got.UniqueDataEstimated {
+		t.Errorf("unique data %d (estimated: %v), want %d exactly", got.UniqueData, got.UniqueDataEstimated, plain)
+	}
+	if plain >= int64(len(a)+len(b)) || plain <= int64(len(a)) {
+		t.Errorf("distinct data %d: the files should share some chunks, not all", plain)
+	}
+}

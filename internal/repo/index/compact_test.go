@@ -235,3 +235,29 @@ func BenchmarkAdd(b *testing.B) {
 		b.Fatalf("Len %d", x.Len())
 	}
 }
+
+// FuzzIndex adds the packs of any decodable index file to an index and
+// checks every lookup against a map of first locations.
+func FuzzIndex(f *testing.F) {
+	f.Add(sample().Encode())
+	f.Add(encodeV1(sample()))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Decode(data)
+		if err != nil {
+			return
+		}
+		x := New()
+		var packs []PackBlobs
+		seen := map[id.ID]bool{}
+		for _, p := range file.Packs {
+			x.Add(p.ID, p.Blobs)
+			if !seen[p.ID] {
+				seen[p.ID] = true
+				packs = append(packs, p)
+			}
+		}
+		checkLookups(t, x, reference(packs))
+		x.Merge()
+		checkLookups(t, x, reference(packs))
+	})
+}

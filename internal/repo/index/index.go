@@ -45,7 +45,10 @@ type Index struct {
 
 // New returns an empty index.
 func New() *Index {
-	return &Index{packPos: make(map[id.ID]uint32), delta: make(map[id.ID]uint32)}
+	mem := newMapped()
+	x := &Index{table: table{mem: mem}, packPos: make(map[id.ID]uint32), delta: make(map[id.ID]uint32)}
+	releaseWith(x, mem)
+	return x
 }
 
 // Add records the blobs of one pack. A blob already known keeps its first
@@ -91,7 +94,10 @@ func (x *Index) merge() {
 		add = append(add, makeKey(&x.table.at(pos).id, pos))
 	}
 	slices.Sort(add)
-	x.sorted = mergeKeys(x.sorted, add)
+	sorted := x.table.mem.keys(len(x.sorted) + len(add))
+	mergeKeys(sorted, x.sorted, add)
+	x.table.mem.freeKeys(x.sorted)
+	x.sorted = sorted
 	x.distinct = x.sortRuns(x.sorted)
 	x.fanout = buildFanout(x.sorted)
 	x.merged = x.table.n

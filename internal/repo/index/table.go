@@ -45,10 +45,12 @@ const (
 	pageSize = 1 << pageBits
 )
 
-// table holds entries in fixed-size pages, so that growing it never
-// copies (a doubling slice of 10 M entries would briefly hold 1.5 times
-// its size). Entries never move: a position names one for good.
+// table holds entries in fixed-size pages of mapped memory, so that
+// growing it never copies (a doubling slice of 10 M entries would briefly
+// hold 1.5 times its size). Entries never move: a position names one for
+// good.
 type table struct {
+	mem   *mapped
 	pages [][]entry
 	n     int
 }
@@ -57,7 +59,7 @@ func (t *table) at(pos int) *entry { return &t.pages[pos>>pageBits][pos&(pageSiz
 
 func (t *table) push(e entry) {
 	if t.n>>pageBits == len(t.pages) {
-		t.pages = append(t.pages, make([]entry, 0, pageSize))
+		t.pages = append(t.pages, t.mem.entries(pageSize))
 	}
 	last := &t.pages[len(t.pages)-1]
 	*last = append(*last, e)
@@ -78,21 +80,21 @@ func (k key) pos() int       { return int(uint32(k)) }
 
 func prefixOf(blob *id.ID) uint32 { return binary.BigEndian.Uint32(blob[:4]) }
 
-// mergeKeys merges two sorted key arrays into a new one.
-func mergeKeys(a, b []key) []key {
-	out := make([]key, 0, len(a)+len(b))
-	i, j := 0, 0
+// mergeKeys merges two sorted key arrays into out, which has room for both.
+func mergeKeys(out, a, b []key) {
+	i, j, k := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		if b[j] < a[i] {
-			out = append(out, b[j])
+			out[k] = b[j]
 			j++
 		} else {
-			out = append(out, a[i])
+			out[k] = a[i]
 			i++
 		}
+		k++
 	}
-	out = append(out, a[i:]...)
-	return append(out, b[j:]...)
+	k += copy(out[k:], a[i:])
+	copy(out[k:], b[j:])
 }
 
 // sortRuns orders each run of keys sharing a prefix by whole id, then by
