@@ -136,7 +136,7 @@ func (c *Counter) file(n *tree.Node) {
 	c.t.FileBlobs += int64(len(n.Content))
 	c.t.MaxFileBlobs = max(c.t.MaxFileBlobs, int64(len(n.Content)))
 	var all, fresh int64 // stored sizes of the file's blobs, and of those new to the count
-	var freshPlain int64  // plain sizes of the new ones, when the index knows them all
+	var freshPlain int64 // plain sizes of the new ones, when the index knows them all
 	plainKnown := true
 	for _, b := range n.Content {
 		length, plain, isNew := c.blob(b, true)
