@@ -133,7 +133,7 @@ func writePack(r *repo.Repository, dir string, rng *rand.Rand, n int) (index.Pac
 		return index.PackBlobs{}, err
 	}
 	if _, err := f.WriteAt(tail, int64(n)*blobLength); err != nil {
-		f.Close()
+		_ = f.Close() // the write's error is the one to report
 		return index.PackBlobs{}, err
 	}
 	return index.PackBlobs{ID: pid, Blobs: entries}, f.Close()

@@ -74,7 +74,6 @@ func TestIndexMatchesMap(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, uint64(c.packs)))
 			packs := randomPacks(rng, c.packs, c.perPack, c.dup, c.shared)
-			ref := reference(packs)
 			x := New()
 			for i, p := range packs {
 				x.Add(p.ID, p.Blobs)
@@ -83,7 +82,7 @@ func TestIndexMatchesMap(t *testing.T) {
 				}
 			}
 			x.Add(id.ID{0xee}, []pack.Entry{{ID: randomID(rng, false), Length: 1}}) // in the delta
-			ref = reference(append(packs, PackBlobs{ID: id.ID{0xee}, Blobs: x.PackEntries(id.ID{0xee})}))
+			ref := reference(append(packs, PackBlobs{ID: id.ID{0xee}, Blobs: x.PackEntries(id.ID{0xee})}))
 			checkLookups(t, x, ref)
 			x.Merge()
 			checkLookups(t, x, ref)
