@@ -13,12 +13,13 @@ import (
 // fileEntry is a regular file of a snapshot, read blob by blob.
 //
 // The offset where a blob starts is the sum of the plain sizes of the
-// blobs before it. Index files record plain sizes (version 2), so a read
-// far into a file fetches only the blobs it covers. Blobs listed only by
-// older index files have no recorded size: the first read past one reads
-// it, once; the sizes are kept for the life of the inode. Every blob read
-// must have the size its start and the next one's say, so a wrong size in
-// a hostile index gives an I/O error, never misplaced bytes.
+// blobs before it. Index files record plain sizes (version 2): when they
+// give every blob's and add up to the file's size, a read far into a file
+// fetches only the blobs it covers. Otherwise (blobs listed only by older
+// index files, or sizes that do not add up) the first read past a blob
+// reads it, once; the sizes are kept for the life of the inode. Every blob
+// read must have the size its start and the next one's say: a blob whose
+// recorded size is wrong gives an I/O error, not bytes from elsewhere.
 type fileEntry struct {
 	fs.Inode
 	entry
@@ -72,8 +73,8 @@ func (f *fileEntry) display() string { return f.snap[:8] + ":/" + f.path }
 
 // blobAt returns the index of the blob holding offset pos, the offset
 // where that blob starts and where the next one starts (-1 for the last
-// blob), learning the sizes of the blobs before it from the index or, where
-// the index does not record them, by reading those blobs.
+// blob), learning the sizes of the blobs before it, when the index cannot
+// give them all, by reading those blobs.
 func (f *fileEntry) blobAt(ctx context.Context, pos int64) (i int, start, next int64, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -82,14 +83,11 @@ func (f *fileEntry) blobAt(ctx context.Context, pos int64) (i int, start, next i
 		return 0, 0, 0, fmt.Errorf("the file has %d bytes but no blobs", f.node.Size)
 	}
 	if len(f.starts) == 0 {
-		f.starts = []int64{0}
+		f.starts = f.indexedStarts()
 	}
 	for {
 		// The last known start belongs to a blob whose size may be unknown.
 		k := len(f.starts) - 1
-		if k >= len(content) {
-			return 0, 0, 0, fmt.Errorf("offset %d is beyond the file's %d blobs", pos, len(content))
-		}
 		if pos < f.starts[k] {
 			i := upperBound(f.starts, pos) - 1
 			return i, f.starts[i], f.starts[i+1], nil
@@ -97,25 +95,37 @@ func (f *fileEntry) blobAt(ctx context.Context, pos int64) (i int, start, next i
 		if k == len(content)-1 {
 			return k, f.starts[k], -1, nil // the last blob runs to the end
 		}
-		size, err := f.plainSize(ctx, k)
+		data, err := f.m.blobs.get(ctx, content[k])
 		if err != nil {
 			return 0, 0, 0, err
 		}
-		f.starts = append(f.starts, f.starts[k]+size)
+		f.starts = append(f.starts, f.starts[k]+int64(len(data)))
 	}
 }
 
-// plainSize returns the size of blob k of the file: recorded in the index,
-// or else learnt by reading the blob.
-func (f *fileEntry) plainSize(ctx context.Context, k int) (int64, error) {
-	if loc, ok := f.m.r.Index().Lookup(f.node.Content[k]); ok && loc.Plain > 0 {
-		return int64(loc.Plain), nil
+// indexedStarts returns where each blob of the file starts, from the plain
+// sizes in the index, when it records them all and they add up to the
+// file's size (the tree's, which its id vouches for); otherwise only the
+// first blob's start, and the others are learnt by reading.
+func (f *fileEntry) indexedStarts() []int64 {
+	content := f.node.Content
+	starts := make([]int64, 1, len(content))
+	end := int64(0)
+	for i, b := range content {
+		loc, ok := f.m.r.Index().Lookup(b)
+		if !ok || loc.Plain == 0 {
+			return starts[:1] // an older index file's blob, or one the read will report
+		}
+		end += int64(loc.Plain)
+		if i+1 < len(content) {
+			starts = append(starts, end)
+		}
 	}
-	data, err := f.m.blobs.get(ctx, f.node.Content[k])
-	if err != nil {
-		return 0, err
+	if end != int64(f.node.Size) {
+		f.m.opts.Warnf("%s: the index's blob sizes add up to %d bytes, the file has %d; reading its blobs to place reads", f.display(), end, f.node.Size)
+		return starts[:1]
 	}
-	return int64(len(data)), nil
+	return starts
 }
 
 // upperBound returns the index of the first element of s above v.
