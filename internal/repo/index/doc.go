@@ -7,7 +7,8 @@
 // The in-memory Index is compact so that check and prune of a repository of
 // ten million blobs fit well under a gigabyte: every entry is a fixed-size
 // record (48 bytes) in pages that never move, pack ids are interned to
-// small integers, and lookups binary-search a sorted array of 8-byte keys.
+// small integers, and lookups binary-search a sorted array of 8-byte keys;
+// pages and keys live in anonymous mappings outside the Go heap (mem.go).
 // Blobs added after the last merge (a running backup's) sit in a small
 // delta that is merged once it grows past a fraction of the whole.
 //
