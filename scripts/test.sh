@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh: the whole test suite, as CI runs it on a fresh machine.
 #
-# Installs what the tests need (spin from Debian; versitygw, local-kms and
+# Installs what the tests need (spin and chromium from Debian; versitygw, local-kms and
 # Toxiproxy's server through the Go module proxy; openssh-server from Debian),
 # starts a real S3 server, a real SFTP server, Toxiproxy (network faults) and a
 # local KMS server, reached on 127.0.0.1, then runs go vet, golangci-lint
@@ -28,7 +28,9 @@ apt_install() { # packages...
 # dbus-daemon and gnome-keyring: the secret-service:// test runs a real
 # session bus and keyring; systemd (systemd-analyze) and cron: the schedule
 # tests verify generated units and crontabs with the real tools.
-apt_install spin gcc tmux git fuse3 unzip dbus-daemon dbus-bin gnome-keyring systemd cron
+# chromium: test/browser drives the web dashboard in it (headless, through
+# chromedp) and fails without it.
+apt_install spin gcc tmux git fuse3 unzip dbus-daemon dbus-bin gnome-keyring systemd cron chromium
 # The mount tests use FUSE for real. Some containers have the fuse module in
 # the kernel but no device node: create it (10:229 is the FUSE device).
 if [ ! -e /dev/fuse ]; then

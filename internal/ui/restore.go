@@ -145,7 +145,7 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	title := fmt.Sprintf("Restore %s:/%s to %s", ref, page.Path, target)
+	title := fmt.Sprintf("Restore %.8s:/%s to %s", ref, page.Path, target)
 	j, err := s.startJob(title, i, func(ctx context.Context, j *job, _, _ io.Writer) error {
 		return s.runRestore(ctx, i, ref, opts, j)
 	})
