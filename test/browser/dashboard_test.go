@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,6 +61,22 @@ func (p *page) text(sel string) string {
 	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
 	if err != nil {
 		p.t.Fatalf("text of %s: %v", sel, err)
+	}
+	return s
+}
+
+// textOnce waits until an element sel matches has text holding want and
+// returns that text, read in one step in the page: a live panel swapped
+// between a wait and a read cannot make the read fail.
+func (p *page) textOnce(sel, want string) string {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, stepTimeout)
+	defer cancel()
+	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return e && e.innerText.includes(%q) ? e.innerText : null; })()`, sel, want)
+	s, err := chromedp.Run(ctx, chromedp.Poll[string](js, chromedp.WithPollingTimeout(stepTimeout)))
+	if err != nil {
+		html, _ := chromedp.Run(p.ctx, chromedp.OuterHTML(chromedp.CSS("body"))) // best effort, for the message
+		p.t.Fatalf("waiting for %q in %s: %v\npage:\n%s", want, sel, err, html)
 	}
 	return s
 }
@@ -175,9 +192,8 @@ func TestDashboard(t *testing.T) {
 			}
 		}()
 		// The panel updates itself (server-sent events): no reload.
-		p.do("the backup's lock shows", chromedp.WaitVisible(chromedp.CSS("#locks tr.lock.live")))
-		row := p.text("#locks tr.lock")
-		if !strings.Contains(row, "backup") || !strings.Contains(row, "shared") || !strings.Contains(row, "(pid ") {
+		row := p.textOnce("#locks tr.lock.live", "backup")
+		if !strings.Contains(row, "shared") || !strings.Contains(row, "(pid ") {
 			t.Errorf("lock row %q", row)
 		}
 		p.screenshot(shots, "locks.jpg")
@@ -247,10 +263,10 @@ func TestDashboard(t *testing.T) {
 			chromedp.SetValue(chromedp.CSS("#target"), target),
 			chromedp.Click(chromedp.CSS("#confirm")),
 			chromedp.Click(chromedp.CSS("#restore-go")),
-			chromedp.WaitVisible(chromedp.CSS("#job-state.ok")),
+			chromedp.WaitVisible(chromedp.CSS("section#job")), // the job's page, not the form's
 		)
-		if s := p.text("#job-summary"); !strings.Contains(s, "Restored snapshot") {
-			t.Errorf("restore summary %q", s)
+		if s := p.textOnce("#job-body", "done"); !strings.Contains(s, "Restored snapshot") {
+			t.Errorf("restore job %q", s)
 		}
 		p.screenshot(shots, "job.jpg")
 		for name, data := range files {
