@@ -15,6 +15,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/store/local"
 )
 
 // TestUIUsageErrors: bad flags fail at once with a one-line error and
@@ -94,41 +97,9 @@ func TestUIProfileRuns(t *testing.T) {
 	if r := uxRun(t, dir, "init", "-no-encryption"); r.code != ExitOK {
 		t.Fatalf("init: %d %s", r.code, r.stderr)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	addrs := make(chan string, 1)
-	stderr := &lineSignal{addr: addrs}
-	exited := make(chan int, 1)
-	go func() {
-		exited <- Main(ctx, []string{"ui", "-listen", "127.0.0.1:0", "-profile", "docs", "-profiles-file", profiles},
-			IO{Stdin: bytes.NewReader(nil), Stdout: io.Discard, Stderr: stderr, Getenv: func(string) string { return "" }})
-	}()
-	var addr string
-	select {
-	case addr = <-addrs:
-	case code := <-exited:
-		t.Fatalf("ui exited %d before serving", code)
-	}
-	jar, err := cookiejar.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &http.Client{Jar: jar}
-	get := func(u string) string {
-		t.Helper()
-		res, err := c.Get(u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = res.Body.Close() }() // read in full below
-		b, err := io.ReadAll(res.Body)
-		if err != nil || res.StatusCode != http.StatusOK {
-			t.Fatalf("GET %s: %d %v\n%s", u, res.StatusCode, err, b)
-		}
-		return string(b)
-	}
-	base := strings.SplitN(addr, "?", 2)[0]
-	page := get(addr) // logs in, lands on the index
-	if !strings.Contains(page, "docs") {
+	u := startUI(t, "-profile", "docs", "-profiles-file", profiles)
+	get, base := u.get, u.base
+	if page := get(u.addr); !strings.Contains(page, "docs") { // logs in, lands on the index
 		t.Fatalf("index:\n%s", page)
 	}
 	csrf := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(get(base + "r/0/"))
@@ -141,7 +112,7 @@ func TestUIProfileRuns(t *testing.T) {
 	}
 	for _, tc := range []struct{ action, want string }{{actions[0][1], "Snapshot"}, {actions[0][1], "Snapshot"},
 		{actions[1][1], "Removed 1 snapshots"}, {actions[2][1], "No errors found"}} {
-		res, err := c.PostForm(base+"r/0/run/"+tc.action, url.Values{"csrf": {csrf[1]}})
+		res, err := u.c.PostForm(base+"r/0/run/"+tc.action, url.Values{"csrf": {csrf[1]}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,8 +127,121 @@ func TestUIProfileRuns(t *testing.T) {
 	if n := strings.Count(dash, `class="snapshot"`); n != 1 {
 		t.Errorf("after two backups and forget -keep-last 1: %d snapshots on the dashboard, want 1", n)
 	}
-	cancel()
-	if code := <-exited; code == ExitOK || code == ExitUsage {
-		t.Errorf("ui stopped by Ctrl-C exited %d", code)
+	// A run the lock blocks fails at once and names the holder.
+	held, err := lock.AcquireExclusive(context.Background(), local.New(filepath.Join(dir, "store")), "prune",
+		lock.Options{Hostname: "other-host", PID: 4242})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := u.c.PostForm(base+"r/0/run/"+actions[0][1], url.Values{"csrf": {csrf[1]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close() // the job's address is all we need
+	events := get(res.Request.URL.String() + "/events")
+	if !strings.Contains(events, `class="failed"`) || !strings.Contains(events, "other-host (pid 4242)") {
+		t.Errorf("a backup blocked by an exclusive lock:\n%s", events)
+	}
+	if err := held.Release(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	u.stop(t)
+}
+
+// uiServer is `cloudstic ui` running in process, and a logged-out client.
+type uiServer struct {
+	addr, base string
+	c          *http.Client
+	get        func(u string) string
+	stop       func(t *testing.T)
+}
+
+// startUI runs `cloudstic ui -listen 127.0.0.1:0 ARGS...` until the test
+// ends (or stop), and returns the address it printed (with the token).
+func startUI(t *testing.T, args ...string) *uiServer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	addrs := make(chan string, 1)
+	stderr := &lineSignal{addr: addrs}
+	exited := make(chan int, 1)
+	go func() {
+		exited <- Main(ctx, append([]string{"ui", "-listen", "127.0.0.1:0"}, args...),
+			IO{Stdin: bytes.NewReader(nil), Stdout: io.Discard, Stderr: stderr, Getenv: func(string) string { return "" }})
+	}()
+	u := &uiServer{}
+	select {
+	case u.addr = <-addrs:
+	case code := <-exited:
+		cancel()
+		t.Fatalf("ui exited %d before serving: %s", code, stderr.buf.String())
+	}
+	stopped := false
+	u.stop = func(t *testing.T) {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if code := <-exited; code == ExitOK || code == ExitUsage {
+			t.Errorf("ui stopped by Ctrl-C exited %d", code)
+		}
+	}
+	t.Cleanup(func() { u.stop(t) })
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.c = &http.Client{Jar: jar}
+	u.base = strings.SplitN(u.addr, "?", 2)[0]
+	u.get = func(addr string) string {
+		t.Helper()
+		res, err := u.c.Get(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = res.Body.Close() }() // read in full below
+		b, err := io.ReadAll(res.Body)
+		if err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %v\n%s", addr, res.StatusCode, err, b)
+		}
+		return string(b)
+	}
+	return u
+}
+
+// TestUIAllProfiles: -all-profiles shows each store the enabled profiles
+// use once, with the runs of every profile backing up into it.
+func TestUIAllProfiles(t *testing.T) {
+	dir := t.TempDir()
+	var yaml strings.Builder
+	yaml.WriteString("version: 1\nstores:\n")
+	for _, st := range []string{"one", "two"} {
+		if r := uxRun(t, filepath.Join(dir, st), "init", "-no-encryption"); r.code != ExitOK {
+			t.Fatalf("init: %d %s", r.code, r.stderr)
+		}
+		fmt.Fprintf(&yaml, "  %s:\n    uri: local:%s\n", st, filepath.Join(dir, st, "store"))
+	}
+	yaml.WriteString("profiles:\n")
+	for _, p := range []struct{ name, store string }{{"alpha", "one"}, {"beta", "one"}, {"gamma", "two"}} {
+		fmt.Fprintf(&yaml, "  %s:\n    source: local:%s\n    store: %s\n", p.name, dir, p.store)
+	}
+	profiles := filepath.Join(dir, "profiles.yaml")
+	if err := os.WriteFile(profiles, []byte(yaml.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	u := startUI(t, "-all-profiles", "-profiles-file", profiles)
+	index := u.get(u.addr)
+	if n := strings.Count(index, `<li><a href="/r/`); n != 2 {
+		t.Fatalf("%d repositories on the index, want 2:\n%s", n, index)
+	}
+	runs := regexp.MustCompile(`id="run-([a-z0-9-]+)"`)
+	for i, want := range []string{"backup-alpha-5 backup-beta-4 check", "backup-gamma-5 check"} {
+		var got []string
+		for _, m := range runs.FindAllStringSubmatch(u.get(fmt.Sprintf("%sr/%d/", u.base, i)), -1) {
+			got = append(got, m[1])
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("repository %d offers %v, want %s", i, got, want)
+		}
 	}
 }
