@@ -62,7 +62,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"init", "create a repository", "init [-password P | -encryption-key HEX64 | -kms-key-arn ARN [-kms-region R] [-kms-endpoint URL] | -no-encryption] [-prompt] [-add-recovery-key]", runInit},
-		{"backup", "back up a directory", "backup -source local:PATH|sftp://[USER@]HOST[:PORT]/PATH [-source-sftp-key F] [-source-sftp-password P] [-source-sftp-known-hosts F] [-source-sftp-insecure] [-tag T]... [-exclude PATTERN]... [-exclude-file F]... [-exclude-if-present NAME]... [-exclude-caches] [-exclude-larger-than SIZE] [-one-file-system] [-host NAME] [-time TIME] [-ignore-empty-snapshot] [-skip-xattrs | -xattr-namespaces P,...] [-compression auto|fast|small|off] [-dry-run] [-profile NAME | -all-profiles]", runBackup},
+		{"backup", "back up a directory (or a stream: standard input, a command's output)", "backup -source local:PATH|sftp://[USER@]HOST[:PORT]/PATH [-source-sftp-key F] [-source-sftp-password P] [-source-sftp-known-hosts F] [-source-sftp-insecure] [-tag T]... [-exclude PATTERN]... [-exclude-file F]... [-exclude-if-present NAME]... [-exclude-caches] [-exclude-larger-than SIZE] [-one-file-system] [-host NAME] [-time TIME] [-ignore-empty-snapshot] [-skip-xattrs | -xattr-namespaces P,...] [-compression auto|fast|small|off] [-dry-run] [-profile NAME | -all-profiles] (instead of -source: -stdin [-stdin-filename NAME] | -stdin-from-command [-stdin-filename NAME] -- CMD ARG...)", runBackup},
 		{"restore", "restore a snapshot", "restore [SNAPSHOT|latest] [-output PATH] [-format dir|zip] [-path FILE|DIR/] [-include PAT]... [-exclude PAT]... [-overwrite never|always|if-changed|if-newer] [-delete] [-verify] [-sparse=false] [-dry-run]", runRestore},
 		{"list", "list snapshots", "list", runList},
 		{"ls", "list the files of a snapshot", "ls [SNAPSHOT|latest] [-l]", runLs},
@@ -212,12 +212,15 @@ func (a *app) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 			}
 			return nil, usageErr("%v%s", err, suggestFlag(fs, args))
 		}
-		args = fs.Args()
-		if len(args) == 0 {
+		// flag stops after a "--" and drops it: what follows is positional
+		// (the command of backup -stdin-from-command), flags included.
+		rest := fs.Args()
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			pos = append(pos, rest...)
 			break
 		}
-		if args[0] == "--" {
-			pos = append(pos, args[1:]...)
+		args = rest
+		if len(args) == 0 {
 			break
 		}
 		pos = append(pos, args[0])

@@ -11,6 +11,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/source"
+	"github.com/cloudstic/cloudstic/internal/sshconn"
 )
 
 func runBackup(ctx context.Context, a *app, args []string) error {
@@ -23,6 +24,8 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	ex.register(fs)
 	var xf xattrFlags
 	xf.register(fs)
+	var sf stdinFlags
+	sf.register(fs)
 	host := fs.String("host", "", "record this host name instead of the machine's (the parent snapshot is looked for under it)")
 	when := fs.String("time", "", "record this snapshot time instead of now, to import old data: 2006-01-02 15:04:05 (local time) or RFC 3339")
 	ignoreEmpty := fs.Bool("ignore-empty-snapshot", false, "scan and report, but write no snapshot when nothing differs from the previous one")
@@ -40,12 +43,18 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) > 0 {
+	if err := sf.check(a, fs, pos); err != nil {
+		return err
+	}
+	if len(pos) > 0 && !sf.wanted() {
 		return usageErr("unexpected argument %q (give the source with -source local:PATH)", pos[0])
 	}
-	path, login, err := a.sourcePath(&src)
-	if err != nil {
-		return err
+	var path string
+	var login *sshconn.Config
+	if !sf.wanted() { // a stream has no source directory
+		if path, login, err = a.sourcePath(&src); err != nil {
+			return err
+		}
 	}
 	opts := backup.Options{Path: path, Tags: tags, DryRun: *dryRun, Warnf: a.warnf, Uploaders: uploaders(a),
 		Compression: comp, Hostname: *host, IgnoreEmpty: *ignoreEmpty}
@@ -76,6 +85,14 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	defer a.closeStore()
 	if a.g.verbose {
 		opts.Verbosef = a.infof
+	}
+	if sf.wanted() {
+		stream, stop, err := sf.start(ctx, a, pos)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		opts.Stream = stream
 	}
 	return a.backup(ctx, r, opts)
 }

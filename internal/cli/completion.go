@@ -25,7 +25,9 @@ func examples(name string) []string {
 			"cloudstic backup -source local:/srv -ignore-empty-snapshot -host web1",
 			"cloudstic backup -source local:/mnt/old-disk -time '2019-06-30 12:00:00' -tag import",
 			"cloudstic backup -source local:. -dry-run -json",
-			"cloudstic backup -source sftp://me@web1/var/www -source-sftp-key ~/.ssh/id_backup -exclude 'cache/'"}
+			"cloudstic backup -source sftp://me@web1/var/www -source-sftp-key ~/.ssh/id_backup -exclude 'cache/'",
+			"pg_dump mydb | cloudstic backup -stdin -stdin-filename mydb.sql",
+			"cloudstic backup -stdin-from-command -stdin-filename mydb.sql -- pg_dump --no-owner mydb"}
 	case "restore":
 		return []string{"cloudstic restore -output ./restored", "cloudstic restore 1a2b3c -output docs.zip -path Documents/",
 			"cloudstic restore latest -path notes.txt -output ./out",

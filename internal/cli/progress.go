@@ -359,6 +359,9 @@ type scanTotals struct {
 // source is scanned: listing a remote tree twice would cost the backup
 // more than the totals are worth.
 func (t *scanTotals) scan(opts *backup.Options, stop <-chan struct{}) {
+	if opts.Stream != nil {
+		return // a stream's length is not known ahead
+	}
 	if _, isLocal := opts.Source.(local.Source); opts.Source != nil && !isLocal {
 		return
 	}

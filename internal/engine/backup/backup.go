@@ -78,6 +78,9 @@ type Options struct {
 	Verbosef func(format string, args ...any)
 	// Progress, when set, receives the live counters of the run.
 	Progress *Progress
+	// Stream, when set, is backed up instead of Path: the snapshot holds
+	// one file (see Stream). The exclude and metadata options do not apply.
+	Stream *Stream
 }
 
 // Progress holds live counters, updated atomically while the run goes on.
@@ -126,6 +129,9 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snap
 			return nil, fmt.Errorf("%w: %s", ErrFutureTime, opts.Time.Format(time.RFC3339))
 		}
 		when = opts.Time
+	}
+	if opts.Stream != nil {
+		return runStreamSnapshot(ctx, r, lease, snaps, opts, start, when)
 	}
 	if opts.Source == nil {
 		opts.Source = local.New()
