@@ -69,20 +69,23 @@ func (s *stdinFlags) check(a *app, fs *flag.FlagSet, pos []string) error {
 	return nil
 }
 
-// start returns the stream to back up and a function that ends it: for
-// -stdin-from-command it starts the command, which stop kills if it still
-// runs.
-func (s *stdinFlags) start(ctx context.Context, a *app, pos []string) (*backup.Stream, func(), error) {
-	if s.stdin {
-		return &backup.Stream{Reader: a.io.Stdin, Filename: s.filename}, func() {}, nil
+// attach sets opts.Stream when a stream is backed up, and returns a
+// function that ends it: for -stdin-from-command it starts the command,
+// which the function kills if it still runs.
+func (s *stdinFlags) attach(ctx context.Context, a *app, pos []string, opts *backup.Options) (stop func(), err error) {
+	switch {
+	case s.stdin:
+		opts.Stream = &backup.Stream{Reader: a.io.Stdin, Filename: s.filename}
+	case s.fromCommand:
+		r, err := cmdoutput.Start(ctx, pos, a.io.Stderr)
+		if err != nil {
+			return nil, err
+		}
+		opts.Stream = &backup.Stream{Reader: r, Filename: s.filename}
+		return func() {
+			// The backup reported how the command ended, if it read to the end.
+			_ = r.Close()
+		}, nil
 	}
-	r, err := cmdoutput.Start(ctx, pos, a.io.Stderr)
-	if err != nil {
-		return nil, nil, err
-	}
-	stop := func() {
-		// The backup reported how the command ended, if it read to the end.
-		_ = r.Close()
-	}
-	return &backup.Stream{Reader: r, Filename: s.filename}, stop, nil
+	return func() {}, nil
 }

@@ -26,6 +26,8 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	xf.register(fs)
 	var sf stdinFlags
 	sf.register(fs)
+	var vf volumeFlag
+	vf.register(fs)
 	host := fs.String("host", "", "record this host name instead of the machine's (the parent snapshot is looked for under it)")
 	when := fs.String("time", "", "record this snapshot time instead of now, to import old data: 2006-01-02 15:04:05 (local time) or RFC 3339")
 	ignoreEmpty := fs.Bool("ignore-empty-snapshot", false, "scan and report, but write no snapshot when nothing differs from the previous one")
@@ -58,11 +60,10 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	}
 	opts := backup.Options{Path: path, Tags: tags, DryRun: *dryRun, Warnf: a.warnf, Uploaders: uploaders(a),
 		Compression: comp, Hostname: *host, IgnoreEmpty: *ignoreEmpty}
-	if err := ex.options(&opts); err != nil {
-		return err
-	}
-	if err := xf.options(&opts); err != nil {
-		return err
+	for _, set := range []func(*backup.Options) error{ex.options, xf.options, vf.options} {
+		if err := set(&opts); err != nil {
+			return err
+		}
 	}
 	if *host != "" && strings.TrimSpace(*host) == "" {
 		return usageErr("-host %q: want a host name", *host)
@@ -86,14 +87,11 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	if a.g.verbose {
 		opts.Verbosef = a.infof
 	}
-	if sf.wanted() {
-		stream, stop, err := sf.start(ctx, a, pos)
-		if err != nil {
-			return err
-		}
-		defer stop()
-		opts.Stream = stream
+	stop, err := sf.attach(ctx, a, pos, &opts)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	return a.backup(ctx, r, opts)
 }
 

@@ -46,6 +46,11 @@ type Options struct {
 	ExcludeLargerThan int64
 	// OneFileSystem keeps directories on another device than Path empty.
 	OneFileSystem bool
+	// VolumeUUID, when set, is recorded as the UUID of the volume the
+	// source is on, instead of the one detected on portable drives:
+	// snapshots of the same path on the same volume are one group, from
+	// any host and mount point (see snapshot.Volume).
+	VolumeUUID string
 	// SkipXattrs records no extended attributes.
 	SkipXattrs bool
 	// XattrNamespaces, when set, records only the extended attributes
@@ -164,9 +169,12 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snap
 	if u, err := user.Current(); err == nil {
 		snap.Username = u.Username
 	}
+	if snap.Volume, err = volumeOf(ctx, real, opts); err != nil {
+		return nil, err
+	}
 	res := &Result{Snapshot: snap}
 	var parentTree id.ID
-	if p, err := repo.FindSnapshot(snaps, "latest", func(s *snapshot.Snapshot) bool { return s.Group() == snap.Group() }); err == nil {
+	if p, ok := findParent(snaps, snap); ok {
 		res.Parent = &p
 		snap.Parent = p.ID
 		parentTree = p.Tree
@@ -185,6 +193,9 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snap
 		}
 		w.racyMargins(res.Parent.Time, dev, racyMargin(ctx, opts.Source, root))
 	}
+	// A drive's device number changes from machine to machine, and from
+	// one plugging-in to the next.
+	w.ignoreDevice = snap.Volume != nil
 	rootID, err := w.run(real, fi, parentTree)
 	if err != nil {
 		return nil, err

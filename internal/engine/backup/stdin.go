@@ -215,7 +215,7 @@ func runStreamSnapshot(ctx context.Context, r *repo.Repository, lease *lock.Lock
 		snap.Username = u.Username
 	}
 	res := &Result{Snapshot: snap}
-	if p, err := repo.FindSnapshot(snaps, "latest", func(s *snapshot.Snapshot) bool { return s.Group() == snap.Group() }); err == nil {
+	if p, ok := findParent(snaps, snap); ok {
 		res.Parent = &p
 		snap.Parent = p.ID
 	}

@@ -62,6 +62,9 @@ type walker struct {
 	// entries on other devices, in Unix nanoseconds (see settled).
 	settledBefore, settledBeforeOther int64
 	rootDev                           uint64
+	// ignoreDevice: files are unchanged whatever their device number (see
+	// sameStat).
+	ignoreDevice bool
 	// dirSlots bounds the goroutines scanning directories ahead of the
 	// walk (see subdirs).
 	dirSlots chan struct{}
@@ -260,7 +263,7 @@ func (w *walker) submitFiles(path, rel string, nodes []tree.Node, parent map[str
 		}
 		job := fileJob{path: filepath.Join(path, n.Name), node: n, done: make(chan error, 1), rel: relPath(rel, n.Name)}
 		switch old := parent[n.Name]; {
-		case old != nil && sameStat(old, n):
+		case old != nil && w.sameStat(old, n):
 			job.recheck = old
 		case old != nil:
 			w.n.filesChanged.Add(1)
@@ -298,7 +301,7 @@ func (w *walker) countRemoved(parent map[string]*tree.Node, nodes []tree.Node) {
 // snapshot without being read: same size, mtime, ctime and inode, settled
 // before the parent backup began, and every blob still in the index.
 func (w *walker) unchanged(old, n *tree.Node) bool {
-	if !sameStat(old, n) || !w.settled(old) {
+	if !w.sameStat(old, n) || !w.settled(old) {
 		return false
 	}
 	for _, b := range old.Content {
@@ -310,10 +313,10 @@ func (w *walker) unchanged(old, n *tree.Node) bool {
 }
 
 // sameStat says whether file n has the type, size, times, inode and device
-// the parent snapshot recorded for it.
-func sameStat(old, n *tree.Node) bool {
+// (unless ignoreDevice) the parent snapshot recorded for it.
+func (w *walker) sameStat(old, n *tree.Node) bool {
 	return old.Type == tree.TypeFile && old.Size == n.Size && old.MTime == n.MTime && old.CTime == n.CTime &&
-		old.Inode == n.Inode && old.Device == n.Device
+		old.Inode == n.Inode && (w.ignoreDevice || old.Device == n.Device)
 }
 
 // countRead counts a file that was read: as changed unless it was read

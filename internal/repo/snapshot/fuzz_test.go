@@ -17,6 +17,7 @@ func sampleSnapshot() *Snapshot {
 		Program: "cloudstic", Original: id.ID{8}, Nonce: []byte("0123456789abcdef"),
 		Excludes: &ExcludeSet{Patterns: []string{"cache/", "!keep.log", `\#x`}, IfPresent: []string{".nobackup"}, Caches: true,
 			LargerThan: 1 << 30, OneFileSystem: true},
+		Volume: &Volume{UUID: "956bed6d-2f80-40e0-95e2-f5e3e5bb6f4f", Path: "/photos"},
 	}
 }
 
@@ -32,6 +33,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"tree":"` + id.ID{1}.String() + `","original":"` + id.ID{7}.String() + `","tags":["a"]}`))
 	f.Add([]byte(`{"tree":"` + id.ID{1}.String() + `","original":"0102"}`))
 	f.Add([]byte(`{"tree":"` + id.ID{1}.String() + `","original":null}`))
+	f.Add([]byte(`{"tree":"` + id.ID{1}.String() + `","volume":{"uuid":"","path":"/"}}`))
 	f.Add([]byte(`{"tree":"00"}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, data []byte) {

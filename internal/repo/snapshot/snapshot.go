@@ -75,8 +75,21 @@ type Snapshot struct {
 	// same backup by it. Zero in snapshots never rewritten; kept across
 	// later rewrites.
 	Original id.ID `json:"original,omitzero"`
+	// Volume identifies the drive the source is on, when it is a portable
+	// one (or -volume-uuid named it): its snapshots from any machine and
+	// mount point are one group. Nil otherwise, and in older snapshots.
+	Volume *Volume `json:"volume,omitempty"`
 	// Nonce makes two otherwise identical snapshots distinct objects.
 	Nonce []byte `json:"nonce"`
+}
+
+// Volume is the machine-independent location of a snapshot's source.
+type Volume struct {
+	// UUID is the GPT partition UUID or the file system UUID, or what
+	// -volume-uuid gave.
+	UUID string `json:"uuid"`
+	// Path is the source's path from the root of the volume's file system.
+	Path string `json:"path"`
 }
 
 // OriginalID is the id the backup was first stored under: Original, or
@@ -106,12 +119,25 @@ func Decode(data []byte) (*Snapshot, error) {
 	if s.Tree.IsZero() {
 		return nil, fmt.Errorf("%w: no root tree", ErrCorrupt)
 	}
+	if s.Volume != nil && s.Volume.UUID == "" {
+		return nil, fmt.Errorf("%w: a volume without a UUID", ErrCorrupt)
+	}
 	return &s, nil
 }
 
 // Group is the identity "latest" is computed within: the same source on
-// the same host.
-func (s *Snapshot) Group() string { return s.Source + "\x00" + s.Hostname }
+// the same host, or the same path on the same volume from any host and
+// mount point.
+func (s *Snapshot) Group() string {
+	if s.Volume != nil {
+		return "volume\x00" + s.Volume.UUID + "\x00" + s.Volume.Path
+	}
+	return s.Source + "\x00" + s.Hostname
+}
+
+// HostGroup is Group without the volume: how snapshots were grouped
+// before volumes were recorded.
+func (s *Snapshot) HostGroup() string { return s.Source + "\x00" + s.Hostname }
 
 // SortByTime orders snapshots oldest first (ties by id, so the order is total).
 func SortByTime(list []WithID) {

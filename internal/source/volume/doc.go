@@ -1,0 +1,11 @@
+// Package volume tells which volume (partition or file system) a local
+// path is on, by an identity that does not depend on the machine: the GPT
+// partition UUID, else the file system UUID. A portable drive backed up
+// from two machines, mounted at different places, has the same identity
+// on both, and the path of the source below the volume's root.
+//
+// The UUIDs come from udev's /dev/disk/by-partuuid and /dev/disk/by-uuid
+// links when they exist; without udev (containers, minimal systems) from
+// blkid's low-level probe of the device (util-linux), which needs read
+// access to it. Only Linux is supported.
+package volume
