@@ -28,19 +28,24 @@ func (e *excludeFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&e.oneFS, "one-file-system", false, "do not cross mount points: directories on another device than the source are stored empty")
 }
 
-// xattrFlags are backup's -skip-xattrs and -xattr-namespaces.
+// xattrFlags are backup's -skip-xattrs, -xattr-namespaces, -skip-mode and
+// -skip-flags.
 type xattrFlags struct {
-	skip       bool
-	namespaces string
+	skip                bool
+	namespaces          string
+	skipMode, skipFlags bool
 }
 
 func (x *xattrFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&x.skip, "skip-xattrs", false, "record no extended attributes")
 	fs.StringVar(&x.namespaces, "xattr-namespaces", "", "record only extended attributes with these name prefixes, comma-separated, e.g. user.,trusted.")
+	fs.BoolVar(&x.skipMode, "skip-mode", false, "record no permission bits, owners or file flags: entries get mode 0644 (directories 0755) and no owner")
+	fs.BoolVar(&x.skipFlags, "skip-flags", false, "record no file flags (chattr: immutable, append-only, nodump, noatime...)")
 }
 
 // options checks the flags and sets them in opts.
 func (x *xattrFlags) options(opts *backup.Options) error {
+	opts.SkipMode, opts.SkipFlags = x.skipMode, x.skipFlags
 	if x.namespaces == "" {
 		opts.SkipXattrs = x.skip
 		return nil

@@ -51,6 +51,11 @@ type Options struct {
 	// snapshots of the same path on the same volume are one group, from
 	// any host and mount point (see snapshot.Volume).
 	VolumeUUID string
+	// SkipMode records no permission bits, owners or inode flags (see
+	// fsmeta.Capturer.SkipMode).
+	SkipMode bool
+	// SkipFlags records no inode flags (chattr).
+	SkipFlags bool
 	// SkipXattrs records no extended attributes.
 	SkipXattrs bool
 	// XattrNamespaces, when set, records only the extended attributes

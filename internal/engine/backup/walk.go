@@ -99,6 +99,7 @@ func newWalker(ctx context.Context, r *repo.Repository, opts Options, filter *ex
 		dirSlots: make(chan struct{}, opts.Workers), chunkBufs: pack.NewBuffers(4 * opts.Workers),
 		chunkers: make(chan *chunker.Chunker, chunkers(opts.Workers))}
 	w.cap.SkipXattrs, w.cap.XattrNamespaces = opts.SkipXattrs, opts.XattrNamespaces
+	w.cap.SkipMode, w.cap.SkipFlags = opts.SkipMode, opts.SkipFlags
 	for range cap(w.chunkers) {
 		w.chunkers <- nil
 	}

@@ -29,6 +29,12 @@ type Capturer struct {
 	// XattrNamespaces, when set, records only the attributes whose names
 	// start with one of these prefixes (e.g. "user.", "trusted.").
 	XattrNamespaces []string
+	// SkipFlags records no inode flags (and reads none).
+	SkipFlags bool
+	// SkipMode records no permission bits, owner or flags: entries get
+	// the default mode of their type (0644, directories 0755, symlinks
+	// 0777), uid and gid 0 and no names.
+	SkipMode bool
 }
 
 // NewCapturer returns a Capturer of src's entries with empty name caches.
@@ -62,7 +68,15 @@ func (c *Capturer) NodeSince(ctx context.Context, path string, fi fs.FileInfo, p
 		// prev may have been captured with other xattr settings.
 		n.Xattrs = c.keptXattrs(prev.Xattrs)
 		n.LinkTarget = prev.LinkTarget
+		if c.flagsWanted(n.Type) {
+			n.Flags = prev.Flags // chattr updates the change time too
+		}
 		return n, nil
+	}
+	if c.flagsWanted(n.Type) {
+		if n.Flags, err = c.flags(ctx, path); err != nil {
+			return tree.Node{}, fmt.Errorf("fsmeta: capture %s: %w", path, err)
+		}
 	}
 	if n.Type == tree.TypeSymlink {
 		target, err := c.src.Readlink(ctx, path)
@@ -81,6 +95,9 @@ func (c *Capturer) NodeSince(ctx context.Context, path string, fi fs.FileInfo, p
 	n.Xattrs = c.keptXattrs(treeXattrs(xattrs))
 	return n, nil
 }
+
+// flagsWanted says whether inode flags are recorded for entries of type t.
+func (c *Capturer) flagsWanted(t tree.Type) bool { return !c.SkipFlags && !c.SkipMode && hasFlags(t) }
 
 // keptXattrs is the part of xattrs that SkipXattrs and XattrNamespaces
 // keep (the list itself when all of it).
@@ -158,7 +175,22 @@ func (c *Capturer) stat(path string, fi fs.FileInfo) (tree.Node, error) {
 	default:
 		return tree.Node{}, fmt.Errorf("fsmeta: capture %s: unknown file type %#o", path, st.Mode&syscall.S_IFMT)
 	}
+	if c.SkipMode {
+		n.Mode, n.UID, n.GID, n.User, n.Group = defaultMode(n.Type), 0, 0, "", ""
+	}
 	return n, nil
+}
+
+// defaultMode is the mode recorded under SkipMode: what a new entry of
+// type t usually gets under umask 022.
+func defaultMode(t tree.Type) uint32 {
+	switch t {
+	case tree.TypeDir:
+		return 0o755
+	case tree.TypeSymlink:
+		return 0o777
+	}
+	return 0o644
 }
 
 // isNotSupported reports the errors that mean a file system has no xattrs.

@@ -72,6 +72,9 @@ func (w *Writer) applyAt(dirfd int, base, rel string, n *tree.Node) error {
 	if err := unix.UtimesNanoAt(dirfd, base, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return fmt.Errorf("utimensat: %w", err)
 	}
+	if n.Flags != 0 && hasFlags(n.Type) && (st.Mode&unix.S_IFMT == unix.S_IFREG || st.Mode&unix.S_IFMT == unix.S_IFDIR) {
+		return w.setFlagsAt(dirfd, base, rel, n.Flags) // last: immutable refuses later changes
+	}
 	return nil
 }
 
@@ -168,7 +171,7 @@ func (w *Writer) applyFd(fd int, rel string, n *tree.Node) error {
 	if err := unix.UtimesNanoAt(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), ts, 0); err != nil {
 		return fmt.Errorf("futimens: %w", err)
 	}
-	return nil
+	return nil // flags: ApplyFlags, once the file has its final name
 }
 
 // ApplyRootMeta gives the output directory itself the metadata of n (the

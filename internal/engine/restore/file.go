@@ -106,6 +106,12 @@ func (d *dirRestore) fileWith(e entry, buf *writeBuffers, content func(*contentW
 	if werr == nil {
 		werr = d.w.Rename(tmp, e.rel, !e.replace)
 	}
+	if werr == nil {
+		// Last: an immutable file could not have been renamed.
+		if err := d.w.ApplyFlags(e.rel, &e.node); err != nil {
+			d.opts.Warnf("%s: %v", e.rel, err)
+		}
+	}
 	if werr != nil {
 		if rerr := d.w.Remove(tmp); rerr != nil {
 			werr = errors.Join(werr, rerr)

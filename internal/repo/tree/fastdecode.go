@@ -89,16 +89,18 @@ func fieldOrder(key string) int {
 		return 13
 	case "rdev":
 		return 14
-	case "xattrs":
+	case "flags":
 		return 15
-	case "content":
+	case "xattrs":
 		return 16
-	case "subtree":
+	case "content":
 		return 17
-	case "name_raw":
+	case "subtree":
 		return 18
-	case "target_raw":
+	case "name_raw":
 		return 19
+	case "target_raw":
+		return 20
 	}
 	return -1
 }
@@ -163,6 +165,8 @@ func (p *parser) field(n *Node, key string) bool {
 		n.Links, ok = p.uint64()
 	case "rdev":
 		n.Rdev, ok = p.uint64()
+	case "flags":
+		n.Flags, ok = p.uint32()
 	case "mtime":
 		n.MTime, ok = p.int64()
 	case "ctime":

@@ -54,7 +54,11 @@ type Node struct {
 	// LinkTarget is a symlink's target, stored as is (never resolved).
 	LinkTarget string `json:"target,omitempty"`
 	// Rdev is the device number of a character or block device.
-	Rdev   uint64  `json:"rdev,omitempty"`
+	Rdev uint64 `json:"rdev,omitempty"`
+	// Flags are the file's inode flags (Linux chattr: FS_IOC_GETFLAGS),
+	// the ones a user may change: immutable, append-only, nodump, noatime
+	// and the like (see fsmeta.UserFlags). Zero when none or not recorded.
+	Flags  uint32  `json:"flags,omitempty"`
 	Xattrs []Xattr `json:"xattrs,omitempty"`
 	// Content lists a regular file's blobs in order.
 	Content []id.ID `json:"content,omitempty"`
@@ -77,7 +81,7 @@ func (n *Node) Equal(o *Node) bool {
 	return n.Name == o.Name && n.Type == o.Type && n.Mode == o.Mode && n.Size == o.Size &&
 		n.MTime == o.MTime && n.CTime == o.CTime && n.Device == o.Device && n.Inode == o.Inode &&
 		n.Links == o.Links && n.UID == o.UID && n.GID == o.GID && n.User == o.User && n.Group == o.Group &&
-		n.LinkTarget == o.LinkTarget && n.Rdev == o.Rdev && n.Subtree == o.Subtree &&
+		n.LinkTarget == o.LinkTarget && n.Rdev == o.Rdev && n.Flags == o.Flags && n.Subtree == o.Subtree &&
 		slices.Equal(n.Content, o.Content) && bytes.Equal(n.NameRaw, o.NameRaw) &&
 		bytes.Equal(n.TargetRaw, o.TargetRaw) &&
 		slices.EqualFunc(n.Xattrs, o.Xattrs, func(a, b Xattr) bool {
