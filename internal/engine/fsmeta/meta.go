@@ -191,7 +191,12 @@ func (w *Writer) ApplyRootMeta(n *tree.Node) error {
 		return fmt.Errorf("fsmeta: apply metadata to the output directory: %w", err)
 	}
 	var opErr error
-	if err := conn.Control(func(fd uintptr) { opErr = w.applyFd(int(fd), ".", n) }); err != nil {
+	err = conn.Control(func(fd uintptr) {
+		if opErr = w.applyFd(int(fd), ".", n); opErr == nil && n.Flags != 0 {
+			opErr = w.setFlags(int(fd), ".", n.Flags)
+		}
+	})
+	if err != nil {
 		return fmt.Errorf("fsmeta: apply metadata to the output directory: %w", err)
 	}
 	if opErr != nil {
