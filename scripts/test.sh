@@ -30,7 +30,7 @@ apt_install() { # packages...
 # tests verify generated units and crontabs with the real tools.
 # chromium: test/browser drives the web dashboard in it (headless, through
 # chromedp) and fails without it.
-# e2fsprogs, mount and util-linux (mkfs.ext4, mount -o loop, blkid): the
+# e2fsprogs, mount and util-linux (mkfs.ext4, debugfs, mount -o loop, blkid): the
 # portable-drive tests back up a loop-mounted ext4 image.
 apt_install spin gcc tmux git fuse3 unzip dbus-daemon dbus-bin gnome-keyring systemd cron chromium e2fsprogs mount util-linux
 # The mount tests use FUSE for real. Some containers have the fuse module in

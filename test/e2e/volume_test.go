@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,26 +57,62 @@ func mountImage(t *testing.T, img string) string {
 	return dir
 }
 
+// driveImage makes an ext4 image holding photos/ (a few files, simple
+// names), every entry's mtime and ctime set to 2020 with debugfs so that
+// none is "racily clean" (changed less than 2 s before a backup) and an
+// unchanged file is reliably not read again. It returns where the image
+// is mounted and a copy of the image: the same drive on another machine.
+func driveImage(t *testing.T) (mounted, copyImg string) {
+	t.Helper()
+	img := filepath.Join(t.TempDir(), "drive.img")
+	sh(t, "mkfs.ext4", "-q", "-F", img, "32M")
+	dir := mountImage(t, img)
+	files := map[string]int{"photos/a.jpg": 200 << 10, "photos/b.jpg": 3 << 20, "photos/sub/c.jpg": 5000, "photos/sub/deeper/d.txt": 10}
+	var cmds []string
+	for rel, size := range files {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, randomBytes(uint64(size), size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, "/"+rel)
+	}
+	cmds = append(cmds, "/photos", "/photos/sub", "/photos/sub/deeper")
+	sh(t, "umount", dir)
+	var script []byte
+	for _, p := range cmds {
+		for _, field := range []string{"mtime", "ctime"} {
+			script = fmt.Appendf(script, "sif %s %s @1577836800\n", p, field)
+		}
+	}
+	scriptFile := filepath.Join(t.TempDir(), "debugfs")
+	if err := os.WriteFile(scriptFile, script, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sh(t, "debugfs", "-w", "-f", scriptFile, img)
+	copyImg = filepath.Join(t.TempDir(), "drive-copy.img")
+	sh(t, "cp", img, copyImg)
+	sh(t, "mount", "-o", "loop", img, dir) // mountImage's cleanup unmounts it
+	return dir, copyImg
+}
+
 // TestPortableDriveKeepsParent: a drive (an ext4 image on a loop device,
 // and a copy of it as the same drive on another machine) backed up from
 // two hosts at two mount points keeps its incremental parent, and
 // unchanged files are not read again though the device number differs.
-// Needs root, mkfs.ext4 and mount (scripts/test.sh installs them).
+// Needs root, mkfs.ext4, debugfs and mount (scripts/test.sh installs
+// them).
 func TestPortableDriveKeepsParent(t *testing.T) {
 	t.Parallel()
 	if os.Getuid() != 0 {
 		t.Skip("loop mounts need root (CI runs as root)")
 	}
 	r := newLocalRepo(t)
-	img := filepath.Join(t.TempDir(), "drive.img")
-	sh(t, "mkfs.ext4", "-q", "-F", img, "32M")
-	first := mountImage(t, img)
-	makeTree(t, filepath.Join(first, "photos"), treeOpts{seed: 5})
-	sh(t, "sync")
 	// The same drive on the other machine: a copy of its bytes, on
 	// another loop device, at another mount point.
-	copyImg := filepath.Join(t.TempDir(), "drive-copy.img")
-	sh(t, "cp", img, copyImg)
+	first, copyImg := driveImage(t)
 	second := mountImage(t, copyImg)
 
 	a := backupJSON(t, r, filepath.Join(first, "photos"), "-host", "laptop")
@@ -87,7 +124,7 @@ func TestPortableDriveKeepsParent(t *testing.T) {
 	if b.Parent != a.SnapshotID {
 		t.Fatalf("backup from the other host and mount point: parent %q, want %s", b.Parent, a.SnapshotID)
 	}
-	if b.Summary["bytes_read"] != 0 || b.Summary["files_new"] != 0 || b.Summary["files_changed"] != 0 {
+	if b.Summary["bytes_read"] != 0 || b.Summary["files_unmodified"] != 4 || b.Summary["files_new"] != 0 || b.Summary["files_changed"] != 0 {
 		t.Errorf("unchanged drive read again: %v", b.Summary)
 	}
 	if sb := catSnapshot(t, r, b.SnapshotID); sb.Snapshot.Volume == nil || sb.Snapshot.Volume.UUID != sa.Snapshot.Volume.UUID {

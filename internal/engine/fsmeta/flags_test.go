@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
 	"github.com/cloudstic/cloudstic/internal/source/local"
 )
 
@@ -78,31 +79,7 @@ func TestFlagsRoundTrip(t *testing.T) {
 		if err != nil || n.Flags != want[name] {
 			t.Fatalf("captured %s flags %#x (%v), want %#x", name, n.Flags, err, want[name])
 		}
-		if name == "f" {
-			f, err := w.CreateFile(name, &n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := f.WriteString("data"); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.ApplyMetaFile(f, name, &n); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.ApplyFlags(name, &n); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			if err := w.Mkdir(name, &n); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.ApplyMeta(name, &n); err != nil {
-				t.Fatal(err)
-			}
-		}
+		restoreEntry(t, w, name, &n)
 		if got, err := readFlags(filepath.Join(dst, name)); err != nil || got != want[name] {
 			t.Errorf("restored %s flags %#x (%v), want %#x", name, got, err, want[name])
 		}
@@ -121,5 +98,36 @@ func TestFlagsRoundTrip(t *testing.T) {
 		if skip.SkipMode && (n.Mode != 0o644 || n.UID != 0 || n.User != "") {
 			t.Errorf("SkipMode: mode %#o uid %d user %q, want 0644, 0, none", n.Mode, n.UID, n.User)
 		}
+	}
+}
+
+// restoreEntry writes n at rel as a restore does: a file's content and
+// metadata, then its flags; a directory, then its metadata.
+func restoreEntry(t *testing.T, w *Writer, rel string, n *tree.Node) {
+	t.Helper()
+	if n.Type == tree.TypeDir {
+		if err := w.Mkdir(rel, n); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.ApplyMeta(rel, n); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	f, err := w.CreateFile(rel, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("data"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.ApplyMetaFile(f, rel, n); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.ApplyFlags(rel, n); err != nil {
+		t.Fatal(err)
 	}
 }
