@@ -17,8 +17,10 @@ var ErrFailed = errors.New("command failed")
 // Reader is the standard output of a running command. Read returns io.EOF
 // once the output has ended and the command has exited with status 0;
 // otherwise the error says how it ended (wrapping ErrFailed when it exited
-// non-zero or died of a signal).
+// non-zero or died of a signal, the context's error when its end killed
+// the command).
 type Reader struct {
+	ctx    context.Context
 	cmd    *exec.Cmd
 	out    io.ReadCloser
 	name   string
@@ -43,7 +45,7 @@ func Start(ctx context.Context, argv []string, stderr io.Writer) (*Reader, error
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
 	}
-	return &Reader{cmd: cmd, out: out, name: strings.Join(argv, " ")}, nil
+	return &Reader{ctx: ctx, cmd: cmd, out: out, name: strings.Join(argv, " ")}, nil
 }
 
 // Read reads the command's output. At the end of the output it waits for
@@ -86,6 +88,8 @@ func (r *Reader) wait() {
 	switch {
 	case err == nil:
 		r.err = io.EOF
+	case r.ctx.Err() != nil: // killed because the backup was interrupted
+		r.err = fmt.Errorf("%q stopped: %w", r.name, context.Cause(r.ctx))
 	case errors.As(err, &exit) && exit.Exited():
 		r.err = fmt.Errorf("%w: %q exited with status %d", ErrFailed, r.name, exit.ExitCode())
 	case errors.As(err, &exit):

@@ -64,7 +64,7 @@ func TestCloseKills(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel()
-	if _, err := io.ReadAll(r); err == nil {
-		t.Error("reading a cancelled command succeeded")
+	if _, err := io.ReadAll(r); !errors.Is(err, context.Canceled) {
+		t.Errorf("reading a cancelled command: %v, want context.Canceled", err)
 	}
 }
