@@ -68,7 +68,7 @@ func (l *lineSignal) Write(p []byte) (int, error) {
 	l.buf.Write(p)
 	sc := bufio.NewScanner(bytes.NewReader(l.buf.Bytes()))
 	for sc.Scan() {
-		if m := regexp.MustCompile(`http://\S+`).FindString(sc.Text()); m != "" && l.addr != nil {
+		if m := regexp.MustCompile(`https?://\S+`).FindString(sc.Text()); m != "" && l.addr != nil {
 			l.addr <- m
 			l.addr = nil
 		}
