@@ -192,29 +192,27 @@ func storeVerify(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := a.openStore(ctx, false)
-	if errors.Is(err, operation.ErrNoRepository) {
-		return fmt.Errorf("store %s: %w at %s (run 'cloudstic store init %s')", name, errVerifyNoRepo, a.g.store, name)
-	}
+	o, err := a.openOptions()
 	if err != nil {
-		return fmt.Errorf("store %s: %w %s: %w", name, errVerifyUnreachable, a.g.store, err)
+		return err
 	}
-	defer a.closeStore()
-	cfg, err := repo.ReadConfig(ctx, st)
+	o.Cache = nil // verifying reads nothing worth caching
+	// A credential that could not be had (a prompt, KMS) is reported as
+	// it is, not as a refusal of the repository.
+	var credErr error
+	o.Credentials = func(ctx context.Context) (repo.Credentials, error) {
+		c, err := a.credentials(ctx, false)
+		credErr = err
+		return c, err
+	}
+	r, err := operation.Open(ctx, o)
 	switch {
-	case errors.Is(err, repo.ErrNotRepository):
+	case credErr != nil:
+		return err
+	case errors.Is(err, operation.ErrNoRepository):
 		return fmt.Errorf("store %s: %w at %s (run 'cloudstic store init %s')", name, errVerifyNoRepo, a.g.store, name)
-	case err != nil:
-		return fmt.Errorf("store %s: %w %s: %w", name, errVerifyUnreachable, a.g.store, err)
-	}
-	var creds repo.Credentials
-	if cfg.Encrypted {
-		if creds, err = a.credentials(ctx, false); err != nil {
-			return err
-		}
-	}
-	_, err = repo.Open(ctx, st, creds)
-	switch {
+	case errors.Is(err, operation.ErrUnreachable):
+		return fmt.Errorf("store %s: %w %s: %w", name, errVerifyUnreachable, a.g.store, a.openErr(err))
 	case errors.Is(err, repo.ErrNeedCredential):
 		return fmt.Errorf("store %s: the repository is encrypted and no password_secret or key is configured", name)
 	case errors.Is(err, repo.ErrWrongCredential):
@@ -222,6 +220,9 @@ func storeVerify(ctx context.Context, a *app, args []string) error {
 	case err != nil:
 		return fmt.Errorf("store %s: %w", name, err)
 	}
+	a.st = r
+	defer a.closeStore()
+	cfg := r.Config()
 	if a.g.json {
 		a.writeJSON(storeVerifyResult{Store: name, URI: a.g.store, OK: true, Repository: cfg.ID, Encrypted: cfg.Encrypted})
 		return nil

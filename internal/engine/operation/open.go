@@ -82,12 +82,14 @@ func (r *Repo) Close() error { return r.st.Close() }
 // Open opens the store and the repository in it: it reads the config,
 // asks for credentials only when the repository is encrypted, unlocks it
 // and gives a remote repository its metadata cache. Failures wrap
-// ErrStoreURI, *StoreError, ErrNoRepository, repo.ErrNeedCredential or
-// repo.ErrWrongCredential, so callers can say what to do about each.
+// ErrNoRepository; ErrUnreachable (with ErrStoreURI or *StoreError when
+// they apply) for a store that could not be opened or read;
+// repo.ErrNeedCredential or repo.ErrWrongCredential; or are the
+// credential source's own, so callers can say what to do about each.
 func Open(ctx context.Context, o Options) (*Repo, error) {
 	st, err := OpenStore(ctx, o.Store)
 	if err != nil {
-		return nil, withOldSFTPPath(ctx, o.Store, err)
+		return nil, withOldSFTPPath(ctx, o.Store, &unreachable{err})
 	}
 	r, err := openRepository(ctx, st, o)
 	if err != nil {
@@ -104,7 +106,7 @@ func openRepository(ctx context.Context, st *wrap.Logging, o Options) (*repo.Rep
 		return nil, fmt.Errorf("%w at %s", ErrNoRepository, o.Store.URI)
 	}
 	if err != nil {
-		return nil, err
+		return nil, &unreachable{err}
 	}
 	var creds repo.Credentials
 	if cfg.Encrypted && o.Credentials != nil {

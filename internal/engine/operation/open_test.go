@@ -66,12 +66,15 @@ func TestOpenFailures(t *testing.T) {
 			}
 			switch {
 			case c.name == "not a directory":
-				if err == nil {
-					t.Fatal("opened a file as a store")
+				if !errors.Is(err, operation.ErrUnreachable) {
+					t.Fatalf("opened a file as a store: %v", err)
 				}
 			case c.want != nil:
 				if !errors.Is(err, c.want) {
 					t.Fatalf("err = %v, want %v", err, c.want)
+				}
+				if storePhase := errors.Is(c.want, operation.ErrStoreURI); storePhase && !errors.Is(err, operation.ErrUnreachable) {
+					t.Fatalf("err = %v, want it marked %v", err, operation.ErrUnreachable)
 				}
 			case err != nil:
 				t.Fatal(err)

@@ -23,6 +23,9 @@ var (
 	ErrStoreURI = errors.New("invalid store URI")
 	// ErrNoRepository marks a store where no repository was created yet.
 	ErrNoRepository = errors.New("repository not initialized")
+	// ErrUnreachable marks a store that could not be opened or whose
+	// repository config could not be read: the message is the cause's.
+	ErrUnreachable = errors.New("store unreachable")
 )
 
 // StoreOptions name a store and say how to reach it: what a caller knows
@@ -186,6 +189,13 @@ func openLocal(dir string, create bool) (store.Store, error) {
 	}
 	return local.New(dir), nil
 }
+
+// unreachable marks err as ErrUnreachable without changing its message.
+type unreachable struct{ err error }
+
+func (e *unreachable) Error() string        { return e.err.Error() }
+func (e *unreachable) Unwrap() error        { return e.err }
+func (e *unreachable) Is(target error) bool { return target == ErrUnreachable }
 
 // uriError is an ErrStoreURI whose message is the problem alone.
 type uriError struct{ msg string }
