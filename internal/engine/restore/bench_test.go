@@ -1,0 +1,68 @@
+package restore_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
+	"github.com/cloudstic/cloudstic/internal/engine/restore"
+)
+
+// BenchmarkRestoreMixed restores a small version of the benchmark's mixed
+// set (bench/gen.py mixed): large random and compressible files, 1 MiB
+// and 1 KiB files, from the local store. Profile it with
+// go test -bench RestoreMixed -cpuprofile cpu.out ./internal/engine/restore/
+func BenchmarkRestoreMixed(b *testing.B) {
+	src := b.TempDir()
+	words := strings.Repeat("2026-01-01T00:00:00 backup restore snapshot chunk pack index value=12345\n", 1<<20/72)
+	total := 0
+	for i := range 4 {
+		checktest.WriteFile(b, src, fmt.Sprintf("random/r%d.bin", i), uint64(i+1), 16<<20)
+		text := strings.Repeat(words+fmt.Sprint(i), 16)
+		if err := os.MkdirAll(filepath.Join(src, "text"), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, "text", fmt.Sprintf("t%d.log", i)), []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		total += 16<<20 + len(text)
+	}
+	for i := range 16 {
+		checktest.WriteFile(b, src, fmt.Sprintf("mb/m%02d.bin", i), uint64(100+i), 1<<20)
+		total += 1 << 20
+	}
+	for i := range 64 {
+		checktest.WriteFile(b, src, fmt.Sprintf("kb/k%03d.bin", i), uint64(200+i), 1<<10)
+		total += 1 << 10
+	}
+	st := checktest.NewRepo(b, b.TempDir())
+	sid := checktest.Backup(b, st, src)
+	r := checktest.Open(b, st)
+	ctx := context.Background()
+	if _, err := r.LoadIndex(ctx); err != nil {
+		b.Fatal(err)
+	}
+	s, err := r.LoadSnapshot(ctx, sid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := lease(b, r)
+	outs := b.TempDir()
+	b.SetBytes(int64(total))
+	b.ResetTimer()
+	for i := range b.N {
+		out := filepath.Join(outs, fmt.Sprint(i))
+		if _, err := restore.Run(ctx, r, l, s.Tree, restore.Options{Output: out}); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if err := os.RemoveAll(out); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}
