@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
 	"github.com/cloudstic/cloudstic/internal/repo"
@@ -24,6 +25,8 @@ type dirRestore struct {
 	// fresh: the restore created the output directory, so nothing in it
 	// needs looking at before writing.
 	fresh bool
+	// noUnnamed: the output's file system has no O_TMPFILE.
+	noUnnamed atomic.Bool
 
 	// Walk state, used by the walking goroutine only.
 	jobs    chan job

@@ -3,6 +3,7 @@ package restore
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
 	"github.com/cloudstic/cloudstic/internal/repo"
@@ -118,13 +119,12 @@ func (d *dirRestore) restoreBatch(b *batch, buf *writeBuffers) {
 	}
 }
 
-// fileWith creates one file at a temporary name, fills it with content,
-// gives it its metadata and renames it into place: an interrupted or
-// failed restore never leaves a partly written file under a snapshot's
-// name, nor replaces a good one with it.
+// fileWith writes one file where no name shows it (an unnamed file, or a
+// temporary name), fills it with content, gives it its metadata and only
+// then its name: an interrupted or failed restore never leaves a partly
+// written file under a snapshot's name, nor replaces a good one with it.
 func (d *dirRestore) fileWith(e entry, buf *writeBuffers, content func(*contentWriter) error) {
-	tmp := tempName(e.rel)
-	f, err := d.w.CreateFile(tmp, &e.node)
+	f, tmp, err := d.createPending(&e)
 	if err != nil {
 		d.damaged(e.rel, err)
 		return
@@ -145,10 +145,13 @@ func (d *dirRestore) fileWith(e entry, buf *writeBuffers, content func(*contentW
 			d.opts.Warnf("%s: %v", e.rel, err)
 		}
 	}
+	if werr == nil && tmp == "" {
+		werr = d.w.LinkUnnamed(f, e.rel)
+	}
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
-	if werr == nil {
+	if werr == nil && tmp != "" {
 		werr = d.w.Rename(tmp, e.rel, !e.replace)
 	}
 	if werr == nil {
@@ -158,8 +161,10 @@ func (d *dirRestore) fileWith(e entry, buf *writeBuffers, content func(*contentW
 		}
 	}
 	if werr != nil {
-		if rerr := d.w.Remove(tmp); rerr != nil {
-			werr = errors.Join(werr, rerr)
+		if tmp != "" {
+			if rerr := d.w.Remove(tmp); rerr != nil {
+				werr = errors.Join(werr, rerr)
+			}
 		}
 		if errors.Is(werr, fsmeta.ErrExists) {
 			d.skip(e.rel, "appeared during the restore, not overwritten")
@@ -178,6 +183,24 @@ func (d *dirRestore) fileWith(e entry, buf *writeBuffers, content func(*contentW
 	if p := d.opts.Progress; p != nil {
 		p.Files.Add(1)
 	}
+}
+
+// createPending opens the file e's content is written to: an unnamed file
+// (O_TMPFILE: one directory update when it is linked, and nothing left
+// behind even by kill -9) when nothing is to be replaced and the file
+// system has them, else a file with a temporary name (returned), renamed
+// over the old one at the end.
+func (d *dirRestore) createPending(e *entry) (f *os.File, tmp string, err error) {
+	if !e.replace && !d.noUnnamed.Load() {
+		f, err := d.w.CreateUnnamed(e.rel)
+		if !errors.Is(err, fsmeta.ErrNoUnnamed) {
+			return f, "", err
+		}
+		d.noUnnamed.Store(true)
+	}
+	tmp = tempName(e.rel)
+	f, err = d.w.CreateFile(tmp, &e.node)
+	return f, tmp, err
 }
 
 // writtenFile is a file to read back for Verify, with its chunk lengths.
