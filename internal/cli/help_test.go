@@ -115,7 +115,7 @@ func TestBashCompletionWorks(t *testing.T) {
 	}{
 		{"cloudstic ke", 1, "key"},
 		{"cloudstic key add-", 2, "add-recovery"},
-		{"cloudstic backup -sou", 2, "-source"},
+		{"cloudstic backup -source-sftp-ke", 2, "-source-sftp-key"},
 		{"cloudstic completion z", 2, "zsh"},
 		{"cloudstic help res", 2, "restore"},
 	}
