@@ -27,7 +27,7 @@ func (s *stdinFlags) register(fs *flag.FlagSet) {
 func (s *stdinFlags) wanted() bool { return s.stdin || s.fromCommand }
 
 // directoryOnly are the backup flags that mean nothing for a stream.
-var directoryOnly = []string{"source", "source-sftp-key", "source-sftp-password", "source-sftp-known-hosts", "source-sftp-insecure", "exclude", "exclude-file", "exclude-if-present", "exclude-caches",
+var directoryOnly = []string{"source", "files-from", "files-from-verbatim", "files-from-raw", "source-sftp-key", "source-sftp-password", "source-sftp-known-hosts", "source-sftp-insecure", "exclude", "exclude-file", "exclude-if-present", "exclude-caches",
 	"exclude-larger-than", "one-file-system", "skip-xattrs", "xattr-namespaces", "skip-mode", "skip-flags", "volume-uuid"}
 
 // check refuses combinations that cannot work, before the repository is

@@ -52,13 +52,14 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 		return usageErr("unexpected argument %q (give the source with -source local:PATH)", pos[0])
 	}
 	var path string
+	var paths []string
 	var login *sshconn.Config
 	if !sf.wanted() { // a stream has no source directory
-		if path, login, err = a.sourcePath(&src); err != nil {
+		if path, paths, login, err = a.sourcePaths(&src); err != nil {
 			return err
 		}
 	}
-	opts := backup.Options{Path: path, Tags: tags, DryRun: *dryRun, Warnf: a.warnf, Uploaders: uploaders(a),
+	opts := backup.Options{Path: path, Paths: paths, Tags: tags, DryRun: *dryRun, Warnf: a.warnf, Uploaders: uploaders(a),
 		Compression: comp, Hostname: *host, IgnoreEmpty: *ignoreEmpty}
 	for _, set := range []func(*backup.Options) error{ex.options, xf.options, vf.options} {
 		if err := set(&opts); err != nil {
@@ -73,7 +74,7 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 			return usageErr("-time %q: %v", *when, err)
 		}
 	}
-	if opts.Source, err = openSource(ctx, src.uri, login); err != nil {
+	if opts.Source, err = openSource(ctx, strings.Join(src.uris, " "), login); err != nil { // one URI when login is set
 		return err
 	}
 	if opts.Source != nil {
@@ -143,6 +144,9 @@ func parseCompression(value string, local bool) (pack.Compression, error) {
 
 func (a *app) backup(ctx context.Context, r *operation.Repo, opts backup.Options) error {
 	res, err := operation.Backup(ctx, r, opts, a.backupProgress)
+	if errors.Is(err, backup.ErrSource) && len(opts.Paths) > 0 {
+		return fmt.Errorf("cannot back up: %w", err)
+	}
 	if errors.Is(err, backup.ErrSource) {
 		return fmt.Errorf("cannot back up %s: %w", opts.Path, err)
 	}

@@ -27,7 +27,8 @@ func examples(name string) []string {
 			"cloudstic backup -source local:. -dry-run -json",
 			"cloudstic backup -source sftp://me@web1/var/www -source-sftp-key ~/.ssh/id_backup -exclude 'cache/'",
 			"pg_dump mydb | cloudstic backup -stdin -stdin-filename mydb.sql",
-			"cloudstic backup -stdin-from-command -stdin-filename mydb.sql -- pg_dump --no-owner mydb"}
+			"cloudstic backup -stdin-from-command -stdin-filename mydb.sql -- pg_dump --no-owner mydb",
+			"cloudstic backup -source local:/etc -source local:/home/me/Documents -files-from ~/.config/cloudstic/extra-paths"}
 	case "restore":
 		return []string{"cloudstic restore -output ./restored", "cloudstic restore 1a2b3c -output docs.zip -path Documents/",
 			"cloudstic restore latest -path notes.txt -output ./out",

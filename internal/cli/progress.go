@@ -356,13 +356,13 @@ type scanTotals struct {
 // scan walks the source of opts with lstat only, leaving out what the
 // backup leaves out (the same exclude.Filter), until done or stop is
 // closed. Errors are ignored: the backup reports them. Only a local
-// source is scanned: listing a remote tree twice would cost the backup
-// more than the totals are worth.
+// source of one directory is scanned: listing a remote tree twice would
+// cost the backup more than the totals are worth.
 func (t *scanTotals) scan(opts *backup.Options, stop <-chan struct{}) {
 	if opts.Stream != nil {
 		return // a stream's length is not known ahead
 	}
-	if _, isLocal := opts.Source.(local.Source); opts.Source != nil && !isLocal {
+	if _, isLocal := opts.Source.(local.Source); (opts.Source != nil && !isLocal) || len(opts.Paths) > 0 {
 		return
 	}
 	root, err := filepath.Abs(opts.Path)

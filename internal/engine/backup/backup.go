@@ -30,6 +30,10 @@ var ErrSource = errors.New("invalid backup source")
 type Options struct {
 	// Path is the directory to back up, as Source names it.
 	Path string
+	// Paths, when set instead of Path, are several files and directories
+	// of the local file system to store in one snapshot, each under its
+	// absolute path (see resolveRoots).
+	Paths []string
 	// Source is what Path is read from (default: the local file system).
 	Source source.Source
 	// Tags are recorded in the snapshot.
@@ -146,14 +150,18 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snap
 	if opts.Source == nil {
 		opts.Source = local.New()
 	}
-	root, err := opts.Source.Root(ctx, opts.Path)
+	rs, err := resolveRoots(ctx, &opts)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrSource, err)
+		return nil, err
 	}
+	root := rs.root
 	abs, real, fi := root.Path, root.Real, root.Info
 	filter, err := exclude.NewFilter(opts.ExcludeRules(), opts.Source, fi)
 	if err != nil {
 		return nil, err
+	}
+	for _, info := range rs.infos {
+		filter.AddRoot(info)
 	}
 	if opts.Hostname == "" {
 		opts.Hostname, _ = os.Hostname() // an empty hostname is acceptable
@@ -165,7 +173,7 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snap
 		opts.Uploaders = 2
 	}
 	snap := &snapshot.Snapshot{
-		Time: when.UTC(), Source: root.URI, Hostname: opts.Hostname, Path: abs,
+		Time: when.UTC(), Source: root.URI, Hostname: opts.Hostname, Path: abs, Paths: rs.paths,
 		Tags: opts.Tags, Program: "cloudstic", Nonce: make([]byte, 16), Excludes: opts.excludeSet(),
 	}
 	if _, err := rand.Read(snap.Nonce); err != nil {
@@ -191,6 +199,7 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snap
 	if err != nil {
 		return nil, err
 	}
+	w.selected = rs.selected
 	if res.Parent != nil {
 		var dev uint64
 		if n, err := w.cap.Node(ctx, real, fi); err == nil {

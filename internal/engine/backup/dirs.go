@@ -32,6 +32,10 @@ const dirLookahead = 8
 func (w *walker) fillScan(s *scan, path, rel string, parentTree id.ID) {
 	defer close(s.done)
 	s.parentList, s.parent = w.parentNodes(parentTree, rel)
+	if names, ok := w.selected[path]; ok {
+		s.nodes = w.readSelected(path, names, s.parent)
+		return
+	}
 	s.nodes, s.empty, s.err = w.readDir(path, rel, s.parent)
 }
 

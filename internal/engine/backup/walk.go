@@ -54,6 +54,9 @@ type walker struct {
 	src    source.Source
 	cap    *fsmeta.Capturer
 	filter *exclude.Filter
+	// selected lists the entries stored of the directories on the way to
+	// several roots (see resolveRoots); nil with one root.
+	selected map[string][]string
 
 	files chan fileJob
 	blobs chan blobJob

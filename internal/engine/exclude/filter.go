@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"github.com/cloudstic/cloudstic/internal/source"
@@ -56,6 +57,8 @@ type Filter struct {
 	opts    Options
 	m       *Matcher
 	rootDev uint64
+	// otherDevs are the devices of further roots (AddRoot).
+	otherDevs []uint64
 }
 
 // NewFilter parses opts' patterns for a root of src whose metadata is
@@ -92,11 +95,20 @@ func (f *Filter) Entry(ctx context.Context, dir, rel string, d fs.DirEntry) (Dec
 		if f.tagged(ctx, path) {
 			return Skip, fi, nil
 		}
-		if f.opts.OneFileSystem && Device(fi) != f.rootDev {
+		if f.opts.OneFileSystem && !f.rootDevice(Device(fi)) {
 			return KeepEmpty, fi, nil
 		}
 	}
 	return Keep, fi, nil
+}
+
+// AddRoot makes the device of root, a further root of the same backup,
+// one that -one-file-system stays on. Call it before the Filter is used.
+func (f *Filter) AddRoot(root fs.FileInfo) { f.otherDevs = append(f.otherDevs, Device(root)) }
+
+// rootDevice says whether dev is the device of one of the roots.
+func (f *Filter) rootDevice(dev uint64) bool {
+	return dev == f.rootDev || slices.Contains(f.otherDevs, dev)
 }
 
 // tagged says whether the directory at path holds a -exclude-if-present

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
@@ -63,10 +64,14 @@ type Snapshot struct {
 	Hostname string     `json:"hostname"`
 	Username string     `json:"username,omitempty"`
 	Path     string     `json:"path"` // absolute source path
-	Tags     []string   `json:"tags,omitempty"`
-	Parent   id.ID      `json:"parent,omitzero"`
-	Summary  Summary    `json:"summary"`
-	Program  string     `json:"program,omitempty"`
+	// Paths are the roots of a backup of several files and directories,
+	// sorted: Tree then holds each under its absolute path, Path is "/".
+	// Empty for a backup of one directory, whose entries Tree holds.
+	Paths   []string `json:"paths,omitempty"`
+	Tags    []string `json:"tags,omitempty"`
+	Parent  id.ID    `json:"parent,omitzero"`
+	Summary Summary  `json:"summary"`
+	Program string   `json:"program,omitempty"`
 	// Excludes are the rules that left entries out of this backup; nil
 	// when there were none, and in snapshots of older versions.
 	Excludes *ExcludeSet `json:"excludes,omitempty"`
@@ -125,19 +130,21 @@ func Decode(data []byte) (*Snapshot, error) {
 	return &s, nil
 }
 
-// Group is the identity "latest" is computed within: the same source on
-// the same host, or the same path on the same volume from any host and
-// mount point.
+// Group is the identity "latest" is computed within: the same source (and
+// the same roots) on the same host, or the same path on the same volume
+// from any host and mount point.
 func (s *Snapshot) Group() string {
 	if s.Volume != nil {
-		return "volume\x00" + s.Volume.UUID + "\x00" + s.Volume.Path
+		return "volume\x00" + s.Volume.UUID + "\x00" + s.Volume.Path + "\x00" + strings.Join(s.Paths, "\x00")
 	}
-	return s.Source + "\x00" + s.Hostname
+	return s.HostGroup()
 }
 
 // HostGroup is Group without the volume: how snapshots were grouped
 // before volumes were recorded.
-func (s *Snapshot) HostGroup() string { return s.Source + "\x00" + s.Hostname }
+func (s *Snapshot) HostGroup() string {
+	return s.Source + "\x00" + strings.Join(s.Paths, "\x00") + "\x00" + s.Hostname
+}
 
 // SortByTime orders snapshots oldest first (ties by id, so the order is total).
 func SortByTime(list []WithID) {
