@@ -128,7 +128,7 @@ func TestBackupSFTPSourceErrors(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"missing directory", append(append([]string{}, login...), "-source", base+dir+"-missing"), []string{"cannot back up", "-missing"}},
+		{"missing directory", append([]string{"-source", base + dir + "-missing"}, login[2:]...), []string{"cannot back up", "-missing"}},
 		{"no such key", append(append([]string{}, login...), "-source-sftp-key", wrongKey), []string{"SSH key", wrongKey}},
 		{"bad URL", []string{"-source", "sftp://host:0/x"}, []string{"-source", "invalid sftp URL"}},
 	}
