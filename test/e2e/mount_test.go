@@ -49,11 +49,15 @@ func startMount(t *testing.T, r repoArgs, extra ...string) *mountProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stderr.Close() // the child has its own copy
 	m.cmd = runOpts{}.cmd(r.with("mount", append([]string{m.dir}, extra...)...))
 	m.cmd.Stderr = stderr
-	if err := m.cmd.Start(); err != nil {
+	startErr := m.cmd.Start()
+	// The child has its own copy of the descriptor; ours is no longer needed.
+	if err := stderr.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if startErr != nil {
+		t.Fatal(startErr)
 	}
 	go func() { m.exited <- m.cmd.Wait() }()
 	t.Cleanup(func() {
