@@ -218,18 +218,11 @@ func (s *Store) do(ctx context.Context, fn func(*sftp.Client) error) error {
 }
 
 // dial opens a connection for cfg. A connect or handshake that timed out
-// is also store.ErrTimeout.
+// is store.ErrTimeout, whose text tells the user the store did not answer.
 func dial(ctx context.Context, cfg Config) (*sshconn.Conn, error) {
 	c, err := sshconn.Dial(ctx, cfg.sshConfig())
 	if errors.Is(err, sshconn.ErrTimeout) {
-		return nil, timeoutError{err}
+		return nil, fmt.Errorf("%w: %w", store.ErrTimeout, err)
 	}
 	return c, err
 }
-
-// timeoutError is an sshconn.ErrTimeout that is also store.ErrTimeout.
-type timeoutError struct{ err error }
-
-func (e timeoutError) Error() string        { return e.err.Error() }
-func (e timeoutError) Unwrap() error        { return e.err }
-func (e timeoutError) Is(target error) bool { return target == store.ErrTimeout }
