@@ -83,6 +83,27 @@ func (l *Lock) watchdog() {
 // others before the lease counts as extended (recheck). The lease's new
 // anchor is the moment the first rewrite was sent, once all succeeded.
 func (l *Lock) refresh(ctx context.Context) error {
+	at, err := l.rewriteKeys(ctx)
+	if err != nil {
+		return err
+	}
+	if !l.caps.CompareAndSwap {
+		if err := l.recheck(ctx); err != nil {
+			return err
+		}
+	}
+	l.mu.Lock()
+	l.at = at
+	l.mu.Unlock()
+	l.trace(TraceRenewed, "")
+	return nil
+}
+
+// rewriteKeys rewrites every key, the intent first, and returns when the
+// first rewrite was sent. Check waits while it runs (see Lock.rewriting).
+func (l *Lock) rewriteKeys(ctx context.Context) (anchor, error) {
+	l.rewriting.Lock()
+	defer l.rewriting.Unlock()
 	l.mu.Lock()
 	keys := append([]heldKey(nil), l.keys...)
 	l.mu.Unlock()
@@ -95,23 +116,14 @@ func (l *Lock) refresh(ctx context.Context) error {
 			l.mu.Lock()
 			copy(l.keys[i+1:], keys[i+1:])
 			l.mu.Unlock()
-			return err
+			return anchor{}, err
 		}
 		keys[i] = nk
 	}
 	l.mu.Lock()
 	l.keys = keys
 	l.mu.Unlock()
-	if !l.caps.CompareAndSwap {
-		if err := l.recheck(ctx); err != nil {
-			return err
-		}
-	}
-	l.mu.Lock()
-	l.at = at
-	l.mu.Unlock()
-	l.trace(TraceRenewed, "")
-	return nil
+	return at, nil
 }
 
 // recheck runs after a refresh by read, compare and write (no

@@ -3,6 +3,7 @@ package lock
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 )
@@ -49,6 +50,57 @@ func TestLeaseKeptUntilRelease(t *testing.T) {
 				if locks, err := List(context.Background(), st, Options{Clock: clk}); err != nil || len(locks) != 0 {
 					t.Fatalf("after release: %d locks (%v), want none", len(locks), err)
 				}
+			})
+		}
+	}
+}
+
+// TestCheckDuringRefresh holds a Check's request in the store while the
+// refresher rewrites the keys. The check must not take our own refresh for
+// another process's takeover: before the two were serialized, a check that
+// read the keys before a refresh and the store after it lost the lease (a
+// prune deleting packs for longer than a refresh period failed that way).
+func TestCheckDuringRefresh(t *testing.T) {
+	for _, sk := range storeKinds {
+		for _, shared := range []bool{true, false} {
+			t.Run(sk.name+"/"+kindName(shared), func(t *testing.T) {
+				clk := newFake()
+				st := newTestStore(t, clk)
+				st.caps = sk.caps
+				inCheck, proceed := make(chan struct{}), make(chan struct{})
+				var once sync.Once
+				st.hook = func(ctx context.Context, op, key string) error {
+					if who(ctx) == "check" && (op == "stat" || op == "get") {
+						once.Do(func() { close(inCheck) })
+						<-proceed
+					}
+					return nil
+				}
+				l, err := acquire(t, clk, st, shared, "op", testOpts(clk, "me"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				checked := make(chan error, 1)
+				go func() { checked <- l.Check(as(context.Background(), "check")) }()
+				<-inCheck
+				before := l.Info().ExpiresAt
+				waiting(t, clk, 2)
+				clk.Advance(DefaultRefreshInterval)
+				// Give the refresh the chance to overtake the check (it
+				// did before the fix); with the fix it waits for the check.
+				refreshed := func() bool { return l.Info().ExpiresAt.After(before) }
+				for end := time.Now().Add(300 * time.Millisecond); !refreshed() && time.Now().Before(end); {
+					time.Sleep(time.Millisecond)
+				}
+				close(proceed)
+				if err := <-checked; err != nil {
+					t.Fatalf("check during a refresh: %v", err)
+				}
+				waitFor(t, "the refresh", refreshed)
+				if err := l.Check(context.Background()); err != nil {
+					t.Fatalf("check after the refresh: %v", err)
+				}
+				release(t, l)
 			})
 		}
 	}

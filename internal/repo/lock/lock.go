@@ -70,6 +70,12 @@ type Lock struct {
 	wg          sync.WaitGroup
 	once        sync.Once
 
+	// rewriting is held by a refresh while it rewrites the keys and by
+	// Check while it compares them: a check overlapping a refresh would
+	// find the refresh's new write in the store and the previous one in
+	// keys, and take our own refresh for another process's takeover.
+	rewriting sync.Mutex
+
 	mu   sync.Mutex
 	keys []heldKey // keys[0] is the lock's own key (exclusive or shared)
 	at   anchor    // when the oldest write still protecting us was sent
@@ -120,9 +126,13 @@ func infoOf(key string, p payload, stale bool, err error) Info {
 // key still holds our last write. Engines call it before a snapshot write
 // and at the end; a failed check loses the lease.
 func (l *Lock) Check(ctx context.Context) error {
-	if err := l.valid(); err != nil {
+	l.rewriting.Lock()
+	defer l.rewriting.Unlock()
+	ctx, cancel, err := l.requestContext(ctx)
+	if err != nil {
 		return err
 	}
+	defer cancel()
 	l.mu.Lock()
 	keys := append([]heldKey(nil), l.keys...)
 	l.mu.Unlock()
