@@ -91,7 +91,7 @@ func (g *globals) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.BoolVar(&g.verbose, "verbose", false, "print more detail")
 	fs.BoolVar(&g.quiet, "quiet", false, "print only the summary")
 	fs.BoolVar(&g.debug, "debug", false, "log every store request with its timing on stderr")
-	fs.DurationVar(&g.lockWait, "lock-wait", 0, "when the repository is locked, retry for this long (e.g. 5m) instead of failing at once")
+	fs.DurationVar(&g.lockWait, "lock-wait", 0, "when the repository is locked, or a lock request times out, retry for this long (e.g. 5m) instead of failing at once")
 	fs.IntVar(&g.storeConns, "store-connections", 8, "concurrent store requests (S3, SFTP)")
 	g.timeouts.register(fs, getenv)
 	fs.BoolVar(&g.noCache, "no-cache", false, "do not use the local metadata cache of remote repositories (also CLOUDSTIC_NO_CACHE=1)")

@@ -65,13 +65,16 @@ func newAcquirer(st store.Store, operation string, opts Options) (*acquirer, err
 }
 
 // withWait runs attempt once, or, with Options.Wait, retries a blocked one
-// with jittered exponential backoff until Wait has elapsed.
+// with jittered exponential backoff until Wait has elapsed. An attempt
+// whose lock request went unanswered is retried too: a user who asked to
+// wait for the lock expects a slow moment of the network to be waited out
+// as well. Every failed attempt has withdrawn what it wrote.
 func (a *acquirer) withWait(ctx context.Context, attempt func(context.Context) (*Lock, error)) (*Lock, error) {
 	start := anchorNow(a.opts.Clock)
 	backoff := 250 * time.Millisecond
 	for {
 		l, err := attempt(ctx)
-		if err == nil || a.opts.Wait <= 0 || !errors.Is(err, ErrLocked) {
+		if err == nil || a.opts.Wait <= 0 || !worthWaiting(ctx, err) {
 			return l, err
 		}
 		left := a.opts.Wait - start.elapsed(a.opts.Clock)
@@ -83,6 +86,19 @@ func (a *acquirer) withWait(ctx context.Context, attempt func(context.Context) (
 		}
 		backoff = min(2*backoff, 8*time.Second)
 	}
+}
+
+// worthWaiting tells whether a failed attempt may succeed later: the lock
+// was held, or one of its requests timed out (while the caller's context
+// is still alive) or ran out of the acquire's provisional lease.
+func worthWaiting(ctx context.Context, err error) bool {
+	if errors.Is(err, ErrLocked) {
+		return true
+	}
+	if ctx.Err() != nil {
+		return false
+	}
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, store.ErrTimeout) || errors.Is(err, ErrLeaseLost)
 }
 
 // jitter is a random duration between d/2 and d.

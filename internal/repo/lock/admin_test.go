@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -165,6 +166,33 @@ func TestWait(t *testing.T) {
 			t.Fatalf("gave up after %v of fake time, want >= %v", clk.Now().Sub(start), o.Wait)
 		}
 	})
+	for _, shared := range []bool{true, false} {
+		t.Run("a request that timed out is waited out/"+kindName(shared), func(t *testing.T) {
+			clk := newFake()
+			st := newTestStore(t, clk)
+			var hung atomic.Bool
+			st.hook = func(ctx context.Context, op, key string) error {
+				if op == "put" && hung.CompareAndSwap(false, true) {
+					<-ctx.Done() // the first write goes unanswered
+					return ctx.Err()
+				}
+				return nil
+			}
+			o := testOpts(clk, "b")
+			o.RequestTimeout = 50 * time.Millisecond
+			if _, err := acquire(t, clk, st, shared, "op", o); !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("without -lock-wait: %v, want the request's timeout", err)
+			}
+			hung.Store(false)
+			o.Wait = time.Minute
+			l, err := acquire(t, clk, st, shared, "op", o)
+			if err != nil {
+				t.Fatalf("with -lock-wait: %v, want the lock on a later attempt", err)
+			}
+			release(t, l)
+			assertKeys(t, st)
+		})
+	}
 	t.Run("context cancelled", func(t *testing.T) {
 		clk := newFake()
 		st := newTestStore(t, clk)

@@ -59,8 +59,8 @@ type Options struct {
 	// process's exclusive *attempt* (an intent, no exclusive lock yet)
 	// keeps its key and waits for the attempt to back off (default 5 s).
 	ContentionWait time.Duration
-	// Wait: retry a blocked acquire with jittered backoff for this long
-	// (0 = fail at once).
+	// Wait: retry a blocked acquire, or one whose request timed out, with
+	// jittered backoff for this long (0 = fail at once).
 	Wait time.Duration
 	// Trace, when set, is told of every step of a held lease's life and of
 	// every write through its fenced store (tests record histories with it).
