@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -74,6 +75,57 @@ func TestBackupStdinBoundedMemory(t *testing.T) {
 	dst := t.TempDir()
 	mustRun(t, r.with("restore", "-output", dst, "latest")...)
 	sameAsStream(t, filepath.Join(dst, "big.bin"), streamData(1, n))
+
+	// dump streams the file back to stdout: its memory is bounded too.
+	got := &streamComparer{want: streamData(1, n)}
+	dump := runOpts{}.cmd(r.with("dump", "latest", "big.bin"))
+	var stderr bytes.Buffer
+	dump.Stdout, dump.Stderr = got, &stderr
+	if err := dump.Run(); err != nil {
+		t.Fatalf("dump: %v: %s", err, stderr.String())
+	}
+	rss = dump.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	t.Logf("dump of %d MiB: peak RSS %d MiB", n>>20, rss>>10)
+	if rss > 150<<10 {
+		t.Errorf("dump: peak RSS %d MiB for a %d MiB file, want < 150 MiB", rss>>10, n>>20)
+	}
+	if err := got.end(); err != nil {
+		t.Error("dump:", err)
+	}
+}
+
+// streamComparer is an io.Writer that compares what is written with the
+// stream want as it arrives, so a large output is checked without being
+// kept.
+type streamComparer struct {
+	want io.Reader
+	off  int64
+	err  error
+}
+
+func (c *streamComparer) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	exp := make([]byte, len(p))
+	n, _ := io.ReadFull(c.want, exp) // a short stream is caught by the comparison
+	if n != len(p) || !bytes.Equal(p, exp) {
+		c.err = fmt.Errorf("output differs from the stream in the %d bytes at offset %d", len(p), c.off)
+		return 0, c.err
+	}
+	c.off += int64(n)
+	return len(p), nil
+}
+
+// end reports a difference, or output shorter than the stream.
+func (c *streamComparer) end() error {
+	if c.err != nil {
+		return c.err
+	}
+	if n, _ := io.Copy(io.Discard, c.want); n > 0 { // Discard never fails
+		return fmt.Errorf("output ended at %d bytes, %d bytes short of the stream", c.off, n)
+	}
+	return nil
 }
 
 // sameAsStream compares the file at path with the stream want.
