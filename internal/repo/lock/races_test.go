@@ -253,26 +253,34 @@ func TestSkewedHostClocks(t *testing.T) {
 	if got := holder.Info().ExpiresAt; got.Before(base.Now()) {
 		t.Fatalf("expires_at %v is by the slow clock, not the store's %v", got, base.Now())
 	}
+	// The contenders below are refused (or granted) without pausing, so
+	// they are called directly: the acquire helper would advance the fake
+	// clock while they run, under load far enough for an extra refresh of
+	// the holder.
 	for range 4 { // 40 s: the holder refreshes, nobody may take over
 		waiting(t, base, 2)
 		base.Advance(DefaultRefreshInterval)
 		for _, c := range []clock.Clock{fast, slow} {
-			if _, err := acquire(t, base, st, true, "backup", Options{Clock: c, Hostname: "other", PID: 2}); !errors.Is(err, ErrLocked) {
+			if _, err := AcquireShared(context.Background(), st, "backup", Options{Clock: c, Hostname: "other", PID: 2}); !errors.Is(err, ErrLocked) {
 				t.Fatalf("while held: %v, want ErrLocked", err)
 			}
 		}
 	}
+	// Let the last refresh finish: a write still in flight when the clock
+	// jumps below would land (and be stamped by the store) a minute late,
+	// and rightly keep the lock live for another TTL.
+	waiting(t, base, 2)
 	mu.Lock()
 	dead = true
 	mu.Unlock()
 	// The lock was last written at most one refresh ago; it is live for a
 	// TTL after that by the store's clock, whatever our clocks say.
 	base.Advance(DefaultTTL - DefaultRefreshInterval - time.Second)
-	if _, err := acquire(t, base, st, false, "prune", Options{Clock: fast, Hostname: "fast", PID: 3}); !errors.Is(err, ErrLocked) {
+	if _, err := AcquireExclusive(context.Background(), st, "prune", Options{Clock: fast, Hostname: "fast", PID: 3}); !errors.Is(err, ErrLocked) {
 		t.Fatalf("before its TTL by the store's clock: %v, want ErrLocked", err)
 	}
 	base.Advance(DefaultRefreshInterval + 3*modTimeResolution)
-	l, err := acquire(t, base, st, false, "prune", Options{Clock: fast, Hostname: "fast", PID: 3})
+	l, err := AcquireExclusive(context.Background(), st, "prune", Options{Clock: fast, Hostname: "fast", PID: 3})
 	if err != nil {
 		t.Fatalf("after the TTL: %v", err)
 	}
