@@ -163,25 +163,12 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snap
 	for _, info := range rs.infos {
 		filter.AddRoot(info)
 	}
-	if opts.Hostname == "" {
-		opts.Hostname, _ = os.Hostname() // an empty hostname is acceptable
-	}
-	if opts.Workers <= 0 {
-		opts.Workers = runtime.GOMAXPROCS(0)
-	}
-	if opts.Uploaders <= 0 {
-		opts.Uploaders = 2
-	}
-	snap := &snapshot.Snapshot{
-		Time: when.UTC(), Source: root.URI, Hostname: opts.Hostname, Path: abs, Paths: rs.paths,
-		Tags: opts.Tags, Program: "cloudstic", Nonce: make([]byte, 16), Excludes: opts.excludeSet(),
-	}
-	if _, err := rand.Read(snap.Nonce); err != nil {
+	opts.fillDefaults()
+	snap, err := newSnapshot(when, root.URI, opts)
+	if err != nil {
 		return nil, err
 	}
-	if u, err := user.Current(); err == nil {
-		snap.Username = u.Username
-	}
+	snap.Path, snap.Paths, snap.Excludes = abs, rs.paths, opts.excludeSet()
 	if snap.Volume, err = volumeOf(ctx, real, opts); err != nil {
 		return nil, err
 	}
@@ -226,6 +213,13 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snap
 	res.Errors = w.errs.list()
 	sum.Errors = int64(len(res.Errors))
 	sum.DurationSeconds = opts.Clock.Now().Sub(start).Seconds()
+	return saveSnapshot(ctx, r, lease, snap, res, opts)
+}
+
+// saveSnapshot ends a backup of any source: no snapshot for -dry-run or
+// for an unchanged tree with -ignore-empty-snapshot, else the lease is
+// checked right before the snapshot is written.
+func saveSnapshot(ctx context.Context, r *repo.Repository, lease *lock.Lock, snap *snapshot.Snapshot, res *Result, opts Options) (*Result, error) {
 	if opts.IgnoreEmpty && res.Parent != nil && sameAsParent(snap, res.Parent.Snapshot) {
 		res.Unchanged = true
 		return res, nil
@@ -242,6 +236,34 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snap
 	}
 	res.ID = sid
 	return res, nil
+}
+
+// fillDefaults sets the host name, workers and uploaders a caller left zero.
+func (o *Options) fillDefaults() {
+	if o.Hostname == "" {
+		o.Hostname, _ = os.Hostname() // an empty hostname is acceptable
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Uploaders <= 0 {
+		o.Uploaders = 2
+	}
+}
+
+// newSnapshot starts the snapshot of a backup of source taken at when: host,
+// tags, user and a fresh nonce (so that two backups of the same tree at the
+// same time still get different ids).
+func newSnapshot(when time.Time, source string, opts Options) (*snapshot.Snapshot, error) {
+	snap := &snapshot.Snapshot{Time: when.UTC(), Source: source, Hostname: opts.Hostname,
+		Tags: opts.Tags, Program: "cloudstic", Nonce: make([]byte, 16)}
+	if _, err := rand.Read(snap.Nonce); err != nil {
+		return nil, err
+	}
+	if u, err := user.Current(); err == nil {
+		snap.Username = u.Username
+	}
+	return snap, nil
 }
 
 // ExcludeRules are the exclude rules of opts, for package exclude: the

@@ -2,6 +2,7 @@ package backup
 
 import (
 	"context"
+	"io/fs"
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
@@ -44,6 +45,15 @@ func (w *walker) settled(old *tree.Node) bool {
 		before = w.settledBefore
 	}
 	return old.MTime < before && old.CTime < before
+}
+
+// nodeSince captures path's node, reusing what the parent snapshot's entry
+// prev (nil: none) recorded when prev was settled and is unchanged.
+func (w *walker) nodeSince(path string, fi fs.FileInfo, prev *tree.Node) (tree.Node, error) {
+	if prev != nil && !w.settled(prev) {
+		prev = nil
+	}
+	return w.cap.NodeSince(w.ctx, path, fi, prev)
 }
 
 // racyMargin returns the racy margin of the file system of root: twice the

@@ -144,11 +144,7 @@ func (w *walker) readSelected(path string, names []string, parent map[string]*tr
 			w.entryErr(fmt.Errorf("%s: %w", child, err))
 			continue
 		}
-		prev := parent[name]
-		if prev != nil && !w.settled(prev) {
-			prev = nil
-		}
-		node, err := w.cap.NodeSince(w.ctx, child, fi, prev)
+		node, err := w.nodeSince(child, fi, parent[name])
 		if err != nil {
 			w.entryErr(err)
 			continue

@@ -2,13 +2,11 @@ package backup
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/user"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -197,22 +195,10 @@ func runStreamSnapshot(ctx context.Context, r *repo.Repository, lease *lock.Lock
 	if err := ValidStdinName(name); err != nil {
 		return nil, err
 	}
-	if opts.Hostname == "" {
-		opts.Hostname, _ = os.Hostname() // an empty hostname is acceptable
-	}
-	if opts.Workers <= 0 {
-		opts.Workers = runtime.GOMAXPROCS(0)
-	}
-	if opts.Uploaders <= 0 {
-		opts.Uploaders = 2
-	}
-	snap := &snapshot.Snapshot{Time: when.UTC(), Source: StdinSourcePrefix + name, Hostname: opts.Hostname,
-		Tags: opts.Tags, Program: "cloudstic", Nonce: make([]byte, 16)}
-	if _, err := rand.Read(snap.Nonce); err != nil {
+	opts.fillDefaults()
+	snap, err := newSnapshot(when, StdinSourcePrefix+name, opts)
+	if err != nil {
 		return nil, err
-	}
-	if u, err := user.Current(); err == nil {
-		snap.Username = u.Username
 	}
 	res := &Result{Snapshot: snap}
 	if p, ok := findParent(snaps, snap); ok {
@@ -234,22 +220,7 @@ func runStreamSnapshot(ctx context.Context, r *repo.Repository, lease *lock.Lock
 		opts.Progress.Files.Add(1)
 	}
 	snap.Summary.DurationSeconds = opts.Clock.Now().Sub(start).Seconds()
-	if opts.IgnoreEmpty && res.Parent != nil && sameAsParent(snap, res.Parent.Snapshot) {
-		res.Unchanged = true
-		return res, nil
-	}
-	if opts.DryRun {
-		return res, nil
-	}
-	if err := lease.Check(ctx); err != nil {
-		return nil, fmt.Errorf("before writing the snapshot: %w", err)
-	}
-	sid, err := r.SaveSnapshot(ctx, snap)
-	if err != nil {
-		return nil, err
-	}
-	res.ID = sid
-	return res, nil
+	return saveSnapshot(ctx, r, lease, snap, res, opts)
 }
 
 // firstError keeps the first read error other than io.EOF of r, which the

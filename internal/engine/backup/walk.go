@@ -231,11 +231,7 @@ func (w *walker) readDir(path, rel string, parent map[string]*tree.Node) ([]tree
 			}
 			empty[e.Name()] = true
 		}
-		prev := parent[e.Name()]
-		if prev != nil && !w.settled(prev) {
-			prev = nil
-		}
-		node, err := w.cap.NodeSince(w.ctx, child, fi, prev)
+		node, err := w.nodeSince(child, fi, parent[e.Name()])
 		if err != nil {
 			w.entryErr(err)
 			continue
