@@ -182,6 +182,11 @@ func (w *walker) parentNodes(parentTree id.ID, rel string) ([]tree.Node, map[str
 	}
 	t, err := w.r.LoadTree(w.ctx, parentTree)
 	if err != nil {
+		if w.ctx.Err() != nil {
+			// Interrupted, or the lease was lost: the run fails with that
+			// cause, and a warning about the parent would only bury it.
+			return nil, nil
+		}
 		if w.opts.Warnf != nil {
 			w.opts.Warnf("parent snapshot tree for %s unreadable, reading all files again: %v", rel, err)
 		}
