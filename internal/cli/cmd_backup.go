@@ -66,6 +66,9 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 			return err
 		}
 	}
+	if opts.VolumeUUID != "" && login != nil {
+		return usageErr("-volume-uuid applies to local sources only, not to %s", strings.Join(src.uris, " "))
+	}
 	if *host != "" && strings.TrimSpace(*host) == "" {
 		return usageErr("-host %q: want a host name", *host)
 	}

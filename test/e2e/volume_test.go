@@ -163,8 +163,14 @@ func TestVolumeUUIDFlag(t *testing.T) {
 	if d := backupJSON(t, r, src, "-host", "one"); d.Parent != "" {
 		t.Errorf("no -volume-uuid on a fixed disk: parent %q, want none (the earlier ones are by volume)", d.Parent)
 	}
-	for _, bad := range []string{" ", "a b", "x\ty"} {
-		res := run(t, r.with("backup", "-source", "local:"+src, "-volume-uuid", bad)...)
+	for _, bad := range [][]string{
+		{"-source", "local:" + src, "-volume-uuid", " "},
+		{"-source", "local:" + src, "-volume-uuid", "a b"},
+		{"-source", "local:" + src, "-volume-uuid", "x\ty"},
+		// Checked before any connection: the server need not exist.
+		{"-source", "sftp://nobody@127.0.0.1:1/data", "-volume-uuid", "ffff"},
+	} {
+		res := run(t, r.with("backup", bad...)...)
 		wantCode(t, res, 2)
 		wantOneLineError(t, res, "-volume-uuid")
 	}
