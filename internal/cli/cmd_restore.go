@@ -101,7 +101,7 @@ func (a *app) restore(ctx context.Context, r *operation.Repo, ref string, opts r
 		a.writeJSON(restoreResult{SnapshotID: snap.ID.String(), Output: opts.Output, Format: opts.Format,
 			DryRun: opts.DryRun, Files: res.Files, Dirs: res.Dirs, Symlinks: res.Symlinks,
 			Hardlinks: res.Hardlinks, Bytes: res.Bytes, Skipped: nonNil(res.Skipped), Damaged: nonNil(res.Damaged),
-			Replaced: res.Replaced, Unchanged: res.Unchanged, Deleted: res.Deleted,
+			Replaced: res.Replaced, Unchanged: res.Unchanged, Deleted: res.Deleted, DeletePaths: res.DeletePaths,
 			Verified: res.Verified, VerifyFailed: nonNil(res.VerifyFailed)})
 	} else {
 		verb := "Restored"
@@ -137,7 +137,13 @@ func printRestoreDetails(a *app, opts restore.Options, res *restore.Result) {
 	if res.Replaced > 0 || res.Unchanged > 0 {
 		fmt.Fprintf(a.io.Stdout, "%d existing entries replaced, %d already matching the snapshot left as they were\n", res.Replaced, res.Unchanged)
 	}
-	if opts.Delete {
+	switch {
+	case opts.Delete && opts.DryRun:
+		for _, p := range res.DeletePaths {
+			fmt.Fprintf(a.io.Stdout, "would delete %s\n", p)
+		}
+		fmt.Fprintf(a.io.Stdout, "%d entries not in the snapshot would be deleted\n", res.Deleted)
+	case opts.Delete:
 		fmt.Fprintf(a.io.Stdout, "%d entries not in the snapshot deleted\n", res.Deleted)
 	}
 	if opts.Verify {

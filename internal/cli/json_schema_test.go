@@ -75,6 +75,8 @@ func TestJSONMatchesDocs(t *testing.T) {
 	run("stats", cli.ExitOK, "stats", "-json", "-mode", "raw-data")
 	run("stats -growth", cli.ExitOK, "stats", "-json", "-growth")
 	run("restore", cli.ExitOK, "restore", "-json", "latest", "-output", filepath.Join(dir, "restored"))
+	mustWrite(t, filepath.Join(dir, "restored", "extra.txt"), "not in the snapshot\n")
+	run("restore", cli.ExitOK, "restore", "-json", "-dry-run", "-delete", "latest", "-output", filepath.Join(dir, "restored"))
 
 	// profiles.yaml: a store entry for this repository and a profile on it.
 	env["CLOUDSTIC_PROFILES_FILE"] = filepath.Join(dir, "profiles.yaml")

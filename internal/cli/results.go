@@ -67,6 +67,7 @@ type restoreResult struct {
 	Bytes        int64    `json:"bytes"`
 	Damaged      []string `json:"damaged"`
 	Deleted      int64    `json:"deleted"`
+	DeletePaths  []string `json:"delete_paths,omitempty"`
 	Dirs         int64    `json:"dirs"`
 	DryRun       bool     `json:"dry_run"`
 	Files        int64    `json:"files"`

@@ -77,6 +77,13 @@ func TestRestoreFlags(t *testing.T) {
 			if err := os.Chtimes(filepath.Join(out, "docs/a.txt"), old, old); err != nil {
 				t.Fatal(err)
 			}
+			dry := mustRun(t, r.with("restore", "-dry-run", "-output", out, "-delete")...).stdout
+			if !strings.Contains(dry, "would delete docs/extra.txt\n1 entries not in the snapshot would be deleted") {
+				t.Errorf("restore -dry-run -delete does not name what it would delete:\n%s", dry)
+			}
+			if _, err := os.Stat(filepath.Join(out, "docs", "extra.txt")); err != nil {
+				t.Errorf("the dry run deleted: %v", err)
+			}
 			decodeJSON(t, mustRun(t, r.with("restore", "-json", "-output", out, "-overwrite", "if-changed", "-delete", "-verify")...), &res)
 			if res.Files != 2 || res.Replaced != 2 || res.Unchanged != 3 || res.Deleted != 1 || res.Verified != 2 || len(res.VerifyFailed) != 0 {
 				t.Errorf("-overwrite if-changed -delete -verify: %+v, want 2 files rewritten, 3 unchanged, 1 deleted, 2 verified", res)

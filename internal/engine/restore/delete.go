@@ -1,6 +1,14 @@
 package restore
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
 
 // deleteExtra removes from each restored directory every entry the
 // snapshot does not have there (-delete), so the output matches the
@@ -34,4 +42,79 @@ func (d *dirRestore) deleteExtra() error {
 		}
 	}
 	return nil
+}
+
+// listExtra is deleteExtra for a dry run: it names, in DeletePaths, what
+// deleteExtra would remove, by reading the output as it is. Like the
+// restore it looks into no directory through a symbolic link, and into
+// none the snapshot's listing of could not be read.
+func (d *dirRestore) listExtra() error {
+	// Output directories that are directories, not links: the output
+	// itself (the user may name it through a link) and, for -path, the
+	// selected subtree's parents.
+	realDirs := map[string]bool{}
+	if len(d.dirs) > 0 && d.dirs[0].rel != "." {
+		parent := path.Dir(d.dirs[0].rel)
+		ok, err := isRealDir(d.opts.Output, ".", os.Stat)
+		prefix := ""
+		for _, part := range strings.Split(parent, "/") {
+			if !ok || err != nil || part == "." {
+				break
+			}
+			prefix = path.Join(prefix, part)
+			ok, err = isRealDir(d.opts.Output, prefix, os.Lstat)
+		}
+		if err != nil {
+			return err
+		}
+		realDirs[parent] = ok
+	}
+	for _, dir := range d.dirs {
+		if _, ok := d.unlisted[dir.rel]; ok {
+			continue
+		}
+		stat := os.Lstat
+		if dir.rel == "." {
+			stat = os.Stat
+		} else if !realDirs[path.Dir(dir.rel)] {
+			continue // its parent is missing or not a directory: nothing below to remove
+		}
+		ok, err := isRealDir(d.opts.Output, dir.rel, stat)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue // missing, or replaced by the restore with the snapshot's entries below
+		}
+		realDirs[dir.rel] = true
+		full := filepath.Join(d.opts.Output, filepath.FromSlash(dir.rel))
+		entries, err := os.ReadDir(full)
+		if err != nil {
+			return fmt.Errorf("-delete: %w", err)
+		}
+		for _, e := range entries {
+			rel := e.Name()
+			if dir.rel != "." {
+				rel = dir.rel + "/" + e.Name()
+			}
+			if _, ok := d.keep[rel]; !ok {
+				d.res.DeletePaths = append(d.res.DeletePaths, rel)
+			}
+		}
+	}
+	d.res.Deleted = int64(len(d.res.DeletePaths))
+	return nil
+}
+
+// isRealDir tells whether rel below output is a directory by stat (Lstat:
+// not through a link); a missing one is not.
+func isRealDir(output, rel string, stat func(string) (fs.FileInfo, error)) (bool, error) {
+	fi, err := stat(filepath.Join(output, filepath.FromSlash(rel)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("-delete: %w", err)
+	}
+	return fi.IsDir(), nil
 }

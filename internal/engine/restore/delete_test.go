@@ -22,9 +22,12 @@ func TestRestoreDelete(t *testing.T) {
 		name, path string
 		want       string // the output afterwards, comma-separated
 		deleted    int64
+		listed     string // what a dry run says it would delete, comma-separated
 	}{
-		{"whole snapshot", "", "a.txt,big.bin,dir,dir/b.txt,dir/c.bin,z.txt", 5},
-		{"-path dir/", "dir/", "a.txt,big.bin,dir,dir/b.txt,dir/c.bin,extra.txt,link-out,z.txt", 2},
+		{"whole snapshot", "", "a.txt,big.bin,dir,dir/b.txt,dir/c.bin,z.txt", 5,
+			".cloudstic-restore-0123456789abcdef.tmp,extra.txt,link-out,dir/extra,dir/link-out"},
+		{"-path dir/", "dir/", "a.txt,big.bin,dir,dir/b.txt,dir/c.bin,extra.txt,link-out,z.txt", 2,
+			"dir/extra,dir/link-out"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -45,7 +48,20 @@ func TestRestoreDelete(t *testing.T) {
 				}
 			}
 			opts := restore.Options{Output: out, Path: tc.path, Delete: true, Overwrite: restore.OverwriteIfChanged}
-			res, err := restore.Run(context.Background(), r, lease(t, r), root, opts)
+			before := strings.Join(listTree(t, out), ",")
+			dry := opts
+			dry.DryRun = true
+			res, err := restore.Run(context.Background(), r, lease(t, r), root, dry)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(res.DeletePaths, ","); got != tc.listed || res.Deleted != tc.deleted {
+				t.Errorf("dry run would delete %d: %q, want %d: %q", res.Deleted, got, tc.deleted, tc.listed)
+			}
+			if after := strings.Join(listTree(t, out), ","); after != before {
+				t.Errorf("the dry run changed the output: %q, was %q", after, before)
+			}
+			res, err = restore.Run(context.Background(), r, lease(t, r), root, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -49,15 +49,15 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 		return nil, err
 	}
 	d := &dirRestore{ctx: ctx, r: r, opts: opts, sel: sel, links: map[hardlinkKey]string{}}
+	if opts.Delete {
+		d.keep, d.unlisted = map[string]struct{}{}, map[string]struct{}{}
+	}
 	if opts.DryRun {
 		return d.dryRun(start)
 	}
 	_, statErr := os.Lstat(opts.Output)
 	createdOutput := errors.Is(statErr, fs.ErrNotExist)
 	d.fresh = createdOutput
-	if opts.Delete {
-		d.keep, d.unlisted = map[string]struct{}{}, map[string]struct{}{}
-	}
 	closeOutput, err := d.openOutput(prefix)
 	if err != nil {
 		return nil, err
@@ -315,11 +315,15 @@ func (d *dirRestore) dryRun(start entry) (*Result, error) {
 			}
 			d.res.Dirs += int64(len(parents))
 		}
+		if d.keep != nil {
+			d.keep[e.rel] = struct{}{}
+		}
 		switch e.node.Type {
 		case tree.TypeDir:
 			if e.rel != "." {
 				d.res.Dirs++
 			}
+			d.dirs = append(d.dirs, e)
 		case tree.TypeFile:
 			for _, b := range e.node.Content {
 				if !d.r.Index().Has(b) {
@@ -335,7 +339,10 @@ func (d *dirRestore) dryRun(start entry) (*Result, error) {
 			d.res.Specials++
 		}
 		return nil
-	}, d.damaged)
+	}, d.unreadable)
+	if err == nil && d.opts.Delete {
+		err = d.listExtra()
+	}
 	if err == nil && len(d.res.Damaged) > 0 {
 		err = fmt.Errorf("%w: %d damaged", ErrDamaged, len(d.res.Damaged))
 	}

@@ -123,8 +123,10 @@ type Result struct {
 	// are also counted as Files, Symlinks...); Unchanged those left as
 	// they were because they match (-overwrite if-changed).
 	Replaced, Unchanged int64
-	// Deleted counts the entries Delete removed (a directory as one).
-	Deleted int64
+	// Deleted counts the entries Delete removed (a directory as one); on
+	// a dry run those it would remove, which DeletePaths names.
+	Deleted     int64
+	DeletePaths []string
 	// Verified counts the files Verify read back; VerifyFailed names
 	// those that differ from the snapshot.
 	Verified     int64
