@@ -129,7 +129,10 @@ func (a *app) backupThenForget(ctx context.Context, fs *flag.FlagSet, p config.P
 	code, bout, berr := a.subRun(ctx, "backup", rerunArgs(fs), a.g.json, true)
 	result := profileBackupResult{Profile: a.g.prof.profile, Backup: rawJSON(bout)}
 	if exitRank(code) <= exitRank(ExitPartial) {
-		host, _ := os.Hostname() // backup records the same, possibly empty, name
+		host := fs.Lookup("host").Value.String() // the name the backup recorded
+		if host == "" {
+			host, _ = os.Hostname() // backup records the same, possibly empty, name
+		}
 		fargs := append(a.globalArgs(fs), "-profile="+a.g.prof.profile, "-source="+p.Source, "-host="+host)
 		if a.g.json {
 			fargs = append(fargs, "-json")

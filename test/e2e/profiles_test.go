@@ -362,6 +362,17 @@ profiles:
 	if len(snaps) != 2 {
 		t.Errorf("after -dry-run: %+v", snaps)
 	}
+	// With -host the retention applies to the snapshots of that host name:
+	// the second run forgets the first, and this machine's stay.
+	p.mustRun(t, "backup", "-profile", "docs", "-host", "elsewhere")
+	decodeJSON(t, p.mustRun(t, "backup", "-profile", "docs", "-host", "elsewhere", "-json"), &out)
+	if len(out.Forget.Removed) != 1 {
+		t.Errorf("retention with -host elsewhere removed %v, want the first elsewhere snapshot", out.Forget.Removed)
+	}
+	decodeJSON(t, p.mustRun(t, "list", "-profile", "docs", "-json"), &snaps)
+	if len(snaps) != 3 {
+		t.Errorf("after the -host runs: %+v, want the untagged, this host's and elsewhere's newest", snaps)
+	}
 }
 
 // TestProfilesFileErrors: a broken profiles.yaml is refused with the file,
