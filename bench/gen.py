@@ -7,6 +7,10 @@ gen.py small DIR   55,000 files of 1-8 KB (random bytes) in nested directories
                    (10 top dirs x 10 subdirs x 550 files).
 gen.py touch DIR   change one file of the small set (append 100 bytes).
 gen.py touch1g DIR change one 1 MiB file of the mixed set (append 100 bytes).
+gen.py scale DIR N N files of 1-16 KiB (half log-like text that compresses ~4:1,
+                   half random bytes) in 5 levels: 4 levels of directories with
+                   the same fan-out, about 100 files in each leaf (scripts/bench-scale.sh).
+gen.py churn DIR   change every 20th file of a scale set (append 100 bytes).
 Sizes can be scaled down with BENCH_SCALE (e.g. 0.1) for a quick trial.
 """
 import os
@@ -73,5 +77,43 @@ def touch1g(d):
         f.write(os.urandom(100))
 
 
+def scale(d, n):
+    """n files in d/aa/bb/cc/dd/fNNNN.dat; the fan-out f per level gives f**4 leaves."""
+    rng = random.Random(3)
+    fan = max(1, round((n / 100) ** 0.25))
+    leaves = fan ** 4
+    # Text files are slices of one pool at random offsets, each with a unique
+    # first line, so they compress like logs but no two files are equal.
+    pool = compressible(32 * MB, rng)
+    for i in range(n):
+        leaf = i % leaves
+        sub = "%s/a%02d/b%02d/c%02d/d%02d" % (d, leaf // fan ** 3, leaf // fan ** 2 % fan, leaf // fan % fan, leaf % fan)
+        if i < leaves:
+            os.makedirs(sub, exist_ok=True)
+        size = rng.randrange(1024, 16 * 1024 + 1)
+        if i % 2:
+            data = os.urandom(size)
+        else:
+            head = b"file %d seed %d\n" % (i, rng.randrange(1 << 62))
+            off = rng.randrange(len(pool) - size)
+            data = (head + pool[off:off + size])[:size]
+        write("%s/f%07d.dat" % (sub, i // leaves), data)
+
+
+def churn(d):
+    """Append 100 bytes to every 20th file of a scale set (sorted walk)."""
+    k = 0
+    for root, dirs, files in os.walk(d):
+        dirs.sort()
+        for name in sorted(files):
+            if k % 20 == 0:
+                with open(os.path.join(root, name), "ab") as f:
+                    f.write(os.urandom(100))
+            k += 1
+
+
 if __name__ == "__main__":
-    {"mixed": mixed, "small": small, "touch": touch, "touch1g": touch1g}[sys.argv[1]](sys.argv[2])
+    if sys.argv[1] == "scale":
+        scale(sys.argv[2], int(sys.argv[3]))
+    else:
+        {"mixed": mixed, "small": small, "touch": touch, "touch1g": touch1g, "churn": churn}[sys.argv[1]](sys.argv[2])
