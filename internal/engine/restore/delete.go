@@ -25,10 +25,7 @@ func (d *dirRestore) deleteExtra() error {
 			return fmt.Errorf("-delete: %w", err)
 		}
 		for _, name := range names {
-			rel := name
-			if dir.rel != "." {
-				rel = dir.rel + "/" + name
-			}
+			rel := childRel(dir.rel, name)
 			if _, ok := d.keep[rel]; ok {
 				continue
 			}
@@ -55,15 +52,7 @@ func (d *dirRestore) listExtra() error {
 	realDirs := map[string]bool{}
 	if len(d.dirs) > 0 && d.dirs[0].rel != "." {
 		parent := path.Dir(d.dirs[0].rel)
-		ok, err := isRealDir(d.opts.Output, ".", os.Stat)
-		prefix := ""
-		for _, part := range strings.Split(parent, "/") {
-			if !ok || err != nil || part == "." {
-				break
-			}
-			prefix = path.Join(prefix, part)
-			ok, err = isRealDir(d.opts.Output, prefix, os.Lstat)
-		}
+		ok, err := isRealPath(d.opts.Output, parent)
 		if err != nil {
 			return err
 		}
@@ -93,10 +82,7 @@ func (d *dirRestore) listExtra() error {
 			return fmt.Errorf("-delete: %w", err)
 		}
 		for _, e := range entries {
-			rel := e.Name()
-			if dir.rel != "." {
-				rel = dir.rel + "/" + e.Name()
-			}
+			rel := childRel(dir.rel, e.Name())
 			if _, ok := d.keep[rel]; !ok {
 				d.res.DeletePaths = append(d.res.DeletePaths, rel)
 			}
@@ -117,4 +103,31 @@ func isRealDir(output, rel string, stat func(string) (fs.FileInfo, error)) (bool
 		return false, fmt.Errorf("-delete: %w", err)
 	}
 	return fi.IsDir(), nil
+}
+
+// isRealPath tells whether the output (by stat: the user may name it
+// through a link) and each directory of rel below it (by lstat: not
+// through a link) exist and are directories.
+func isRealPath(output, rel string) (bool, error) {
+	ok, err := isRealDir(output, ".", os.Stat)
+	if !ok || err != nil || rel == "." {
+		return ok, err
+	}
+	prefix := ""
+	for _, part := range strings.Split(rel, "/") {
+		prefix = childRel(prefix, part)
+		if ok, err = isRealDir(output, prefix, os.Lstat); !ok || err != nil {
+			return ok, err
+		}
+	}
+	return true, nil
+}
+
+// childRel is the output-relative path of name in the directory dir ("."
+// or "": the output itself).
+func childRel(dir, name string) string {
+	if dir == "." || dir == "" {
+		return name
+	}
+	return dir + "/" + name
 }

@@ -110,11 +110,7 @@ func (d *dirRestore) unchanged(e entry) {
 // renaming it into place, so that an interrupted restore never leaves a
 // partly written file under a name of the snapshot.
 func tempName(rel string) string {
-	name := fmt.Sprintf(".cloudstic-restore-%016x.tmp", rand.Uint64())
-	if dir := path.Dir(rel); dir != "." {
-		return dir + "/" + name
-	}
-	return name
+	return childRel(path.Dir(rel), fmt.Sprintf(".cloudstic-restore-%016x.tmp", rand.Uint64()))
 }
 
 // viaTemp creates an entry with create at a temporary name and renames it

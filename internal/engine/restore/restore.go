@@ -274,10 +274,7 @@ func walkEntry(ctx context.Context, r *repo.Repository, start entry, fn func(e e
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rel := n.Name
-		if start.rel != "." {
-			rel = start.rel + "/" + n.Name
-		}
+		rel := childRel(start.rel, n.Name)
 		err := walkEntry(ctx, r, entry{rel: rel, node: n}, fn, unreadable)
 		switch {
 		case err == nil:
