@@ -39,6 +39,9 @@ type IO struct {
 	// test/crash's binary sets it to inject store faults (docs/testing.md);
 	// cmd/cloudstic leaves it nil.
 	TestStoreWrapper func(store.Store) store.Store
+	// Dashboard serves `cloudstic ui`; cmd/cloudstic sets it to
+	// internal/ui's, which the CLI does not import. Nil: no dashboard.
+	Dashboard Dashboard
 }
 
 // errUsage marks errors in the command line itself (exit 2).

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/config"
-	"github.com/cloudstic/cloudstic/internal/ui"
 )
 
 // uiFlags are the flags of `cloudstic ui`.
@@ -45,7 +44,7 @@ func (f *uiFlags) check() error {
 	if (f.authUser == "") != (f.authPasswordFile == "") {
 		return usageErr("give -auth-user and -auth-password-file together")
 	}
-	if err := ui.CheckListen(f.listen, f.tlsCert != "", f.insecure); err != nil {
+	if err := checkListen(f.listen, f.tlsCert != "", f.insecure); err != nil {
 		return usageErr("%v", err)
 	}
 	if f.tlsCert != "" {
@@ -76,7 +75,7 @@ func runUI(ctx context.Context, a *app, args []string) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	cfg := ui.Config{ReadOnly: f.readOnly, RestoreRoot: f.restoreRoot, Secure: f.tlsCert != ""}
+	cfg := DashboardConfig{ReadOnly: f.readOnly, RestoreRoot: f.restoreRoot, Secure: f.tlsCert != ""}
 	if f.authUser != "" {
 		pw, err := a.resolver().Resolve(ctx, "file://"+absPath(f.authPasswordFile))
 		if err != nil {
@@ -87,7 +86,7 @@ func runUI(ctx context.Context, a *app, args []string) error {
 		}
 		cfg.User, cfg.Password = f.authUser, pw
 	} else {
-		tok, err := ui.NewToken()
+		tok, err := newToken()
 		if err != nil {
 			return err
 		}
@@ -99,15 +98,18 @@ func runUI(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	cfg.Repos = repos
-	host, _, _ := net.SplitHostPort(f.listen) // CheckListen parsed it
-	cfg.LoopbackOnly = (host == "" || host == "localhost" || net.ParseIP(host).IsLoopback()) && f.tlsCert == "" && !f.insecure
+	host, _, _ := net.SplitHostPort(f.listen) // checkListen parsed it
+	cfg.LoopbackOnly = loopbackName(host) && f.tlsCert == "" && !f.insecure
 	return a.serveUI(ctx, cfg, f)
 }
 
 // serveUI listens, prints the address (with the token, once) and serves
 // until Ctrl-C.
-func (a *app) serveUI(ctx context.Context, cfg ui.Config, f uiFlags) error {
-	srv, err := ui.New(ctx, cfg)
+func (a *app) serveUI(ctx context.Context, cfg DashboardConfig, f uiFlags) error {
+	if a.io.Dashboard == nil {
+		return errNoDashboard
+	}
+	srv, err := a.io.Dashboard(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -158,7 +160,7 @@ func (a *app) serveUI(ctx context.Context, cfg ui.Config, f uiFlags) error {
 // uiRepos opens the repositories to show: the one -store or -profile
 // names, or with -all-profiles each store the profiles use (once, with
 // every profile backing up into it).
-func (a *app) uiRepos(ctx context.Context, fs *flag.FlagSet) ([]ui.Repository, func(), error) {
+func (a *app) uiRepos(ctx context.Context, fs *flag.FlagSet) ([]DashboardRepo, func(), error) {
 	var subs []*app
 	closeAll := func() {
 		for _, s := range subs {
@@ -171,7 +173,7 @@ func (a *app) uiRepos(ctx context.Context, fs *flag.FlagSet) ([]ui.Repository, f
 		if err != nil {
 			return nil, closeAll, err
 		}
-		rp := ui.Repository{Name: a.g.store, Store: a.g.store, Repo: r}
+		rp := DashboardRepo{Name: a.g.store, Store: a.g.store, Repo: r}
 		if name := a.g.prof.profile; name != "" {
 			f, err := a.loadProfiles()
 			if err != nil {
@@ -181,14 +183,14 @@ func (a *app) uiRepos(ctx context.Context, fs *flag.FlagSet) ([]ui.Repository, f
 			rp.Actions = a.profileActions(fs, name, f.Profiles[name])
 		}
 		rp.Actions = append(rp.Actions, a.checkAction(fs, ""))
-		return []ui.Repository{rp}, closeAll, nil
+		return []DashboardRepo{rp}, closeAll, nil
 	}
 	f, err := a.loadProfiles()
 	if err != nil {
 		return nil, closeAll, err
 	}
 	byStore := map[string]int{}
-	var repos []ui.Repository
+	var repos []DashboardRepo
 	for _, name := range f.ProfileNames() {
 		p := f.Profiles[name]
 		if !p.IsEnabled() || p.CloudDrive() {
@@ -217,7 +219,7 @@ func (a *app) uiRepos(ctx context.Context, fs *flag.FlagSet) ([]ui.Repository, f
 		}
 		byStore[p.Store] = len(repos)
 		acts := append(sub.profileActions(fs, name, p), sub.checkAction(sfs, name))
-		repos = append(repos, ui.Repository{Name: label, Store: sub.g.store, Repo: r, Actions: acts})
+		repos = append(repos, DashboardRepo{Name: label, Store: sub.g.store, Repo: r, Actions: acts})
 	}
 	if len(repos) == 0 {
 		return nil, closeAll, errors.New("no enabled profile to show: add one with 'cloudstic profile new'")
@@ -227,26 +229,26 @@ func (a *app) uiRepos(ctx context.Context, fs *flag.FlagSet) ([]ui.Repository, f
 
 // profileActions are the runs the page offers for a profile: its backup,
 // and forget by its retention policy followed by a prune.
-func (a *app) profileActions(fs *flag.FlagSet, name string, p config.Profile) []ui.Action {
+func (a *app) profileActions(fs *flag.FlagSet, name string, p config.Profile) []DashboardAction {
 	base := append(a.globalArgs(fs), "-profile="+name)
-	acts := []ui.Action{{Name: "backup-" + actionSlug(name), Label: "Back up " + name, Writes: true,
+	acts := []DashboardAction{{Name: "backup-" + actionSlug(name), Label: "Back up " + name, Writes: true,
 		Run: a.uiRunner("backup", base)}}
 	if p.HasRetention() {
 		host, _ := os.Hostname() // backup records the same, possibly empty, name
 		fargs := append(append(base, "-source="+p.Source, "-host="+host, "-prune"), retentionArgs(p)...)
-		acts = append(acts, ui.Action{Name: "forget-" + actionSlug(name), Label: "Forget + prune (" + name + "'s policy)",
+		acts = append(acts, DashboardAction{Name: "forget-" + actionSlug(name), Label: "Forget + prune (" + name + "'s policy)",
 			Writes: true, Run: a.uiRunner("forget", fargs)})
 	}
 	return acts
 }
 
 // checkAction checks the repository (of profile, when set).
-func (a *app) checkAction(fs *flag.FlagSet, profile string) ui.Action {
+func (a *app) checkAction(fs *flag.FlagSet, profile string) DashboardAction {
 	args := a.globalArgs(fs)
 	if profile != "" {
 		args = append(args, "-profile="+profile)
 	}
-	return ui.Action{Name: "check", Label: "Check", Run: a.uiRunner("check", args)}
+	return DashboardAction{Name: "check", Label: "Check", Run: a.uiRunner("check", args)}
 }
 
 // actionSlug makes a profile name fit an action's name in a URL.

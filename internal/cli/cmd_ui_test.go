@@ -1,23 +1,10 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"fmt"
-	"io"
-	"net/http"
-	"net/http/cookiejar"
-	"net/url"
-	"os"
+	"errors"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
-
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
-	"github.com/cloudstic/cloudstic/internal/store/local"
 )
 
 // TestUIUsageErrors: bad flags fail at once with a one-line error and
@@ -54,194 +41,43 @@ func TestUIUsageErrors(t *testing.T) {
 	}
 }
 
-// lineSignal is a stderr that hands over the line holding the dashboard's
-// address as soon as it is written.
-type lineSignal struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	addr chan<- string
-}
-
-func (l *lineSignal) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf.Write(p)
-	sc := bufio.NewScanner(bytes.NewReader(l.buf.Bytes()))
-	for sc.Scan() {
-		if m := regexp.MustCompile(`https?://\S+`).FindString(sc.Text()); m != "" && l.addr != nil {
-			l.addr <- m
-			l.addr = nil
-		}
-	}
-	return len(p), nil
-}
-
-// TestUIProfileRuns serves a profile's repository in process, runs its
-// backup, forget+prune and check from the page as a browser would, and
-// sees the new snapshot.
-func TestUIProfileRuns(t *testing.T) {
+// TestUIWithoutDashboard: a binary built without the dashboard (IO.Dashboard
+// nil, as test/crash's) says so in one line, after checking the repository.
+func TestUIWithoutDashboard(t *testing.T) {
 	dir := t.TempDir()
-	src := filepath.Join(dir, "src")
-	if err := os.MkdirAll(src, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(src, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	profiles := filepath.Join(dir, "profiles.yaml")
-	yaml := fmt.Sprintf("version: 1\nstores:\n  disk:\n    uri: local:%s\nprofiles:\n  docs:\n    source: local:%s\n    store: disk\n    keep_last: 1\n",
-		filepath.Join(dir, "store"), src)
-	if err := os.WriteFile(profiles, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	if r := uxRun(t, dir, "init", "-no-encryption"); r.code != ExitOK {
 		t.Fatalf("init: %d %s", r.code, r.stderr)
 	}
-	u := startUI(t, "-profile", "docs", "-profiles-file", profiles)
-	get, base := u.get, u.base
-	if page := get(u.addr); !strings.Contains(page, "docs") { // logs in, lands on the index
-		t.Fatalf("index:\n%s", page)
+	r := uxRun(t, dir, "ui", "-listen", "127.0.0.1:0")
+	if r.code != ExitError || !strings.Contains(r.stderr, "no web dashboard") || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	csrf := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(get(base + "r/0/"))
-	if csrf == nil {
-		t.Fatal("no CSRF token on the dashboard")
-	}
-	actions := regexp.MustCompile(`action="/r/0/run/([a-z0-9-]+)"`).FindAllStringSubmatch(get(base+"r/0/"), -1)
-	if len(actions) != 3 {
-		t.Fatalf("runs offered: %v, want backup, forget and check", actions)
-	}
-	for _, tc := range []struct{ action, want string }{{actions[0][1], "Snapshot"}, {actions[0][1], "Snapshot"},
-		{actions[1][1], "Removed 1 snapshots"}, {actions[2][1], "No errors found"}} {
-		res, err := u.c.PostForm(base+"r/0/run/"+tc.action, url.Values{"csrf": {csrf[1]}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = res.Body.Close() // the job's address is all we need
-		job := res.Request.URL.String()
-		events := get(job + "/events") // the stream ends with the job
-		if !strings.Contains(events, `data-done="true"`) || !strings.Contains(events, tc.want) || strings.Contains(events, `class="failed"`) {
-			t.Errorf("run %s:\n%s", tc.action, events)
-		}
-	}
-	dash := get(base + "r/0/")
-	if n := strings.Count(dash, `class="snapshot"`); n != 1 {
-		t.Errorf("after two backups and forget -keep-last 1: %d snapshots on the dashboard, want 1", n)
-	}
-	// A run the lock blocks fails at once and names the holder.
-	held, err := lock.AcquireExclusive(context.Background(), local.New(filepath.Join(dir, "store")), "prune",
-		lock.Options{Hostname: "other-host", PID: 4242})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := u.c.PostForm(base+"r/0/run/"+actions[0][1], url.Values{"csrf": {csrf[1]}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = res.Body.Close() // the job's address is all we need
-	events := get(res.Request.URL.String() + "/events")
-	if !strings.Contains(events, `class="failed"`) || !strings.Contains(events, "other-host (pid 4242)") {
-		t.Errorf("a backup blocked by an exclusive lock:\n%s", events)
-	}
-	if err := held.Release(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	u.stop(t)
 }
 
-// uiServer is `cloudstic ui` running in process, and a logged-out client.
-type uiServer struct {
-	addr, base string
-	c          *http.Client
-	get        func(u string) string
-	stop       func(t *testing.T)
-}
-
-// startUI runs `cloudstic ui -listen 127.0.0.1:0 ARGS...` until the test
-// ends (or stop), and returns the address it printed (with the token).
-func startUI(t *testing.T, args ...string) *uiServer {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	addrs := make(chan string, 1)
-	stderr := &lineSignal{addr: addrs}
-	exited := make(chan int, 1)
-	go func() {
-		exited <- Main(ctx, append([]string{"ui", "-listen", "127.0.0.1:0"}, args...),
-			IO{Stdin: bytes.NewReader(nil), Stdout: io.Discard, Stderr: stderr, Getenv: func(string) string { return "" }})
-	}()
-	u := &uiServer{}
-	select {
-	case u.addr = <-addrs:
-	case code := <-exited:
-		cancel()
-		t.Fatalf("ui exited %d before serving: %s", code, stderr.buf.String())
-	}
-	stopped := false
-	u.stop = func(t *testing.T) {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		if code := <-exited; code == ExitOK || code == ExitUsage {
-			t.Errorf("ui stopped by Ctrl-C exited %d", code)
-		}
-	}
-	t.Cleanup(func() { u.stop(t) })
-	jar, err := cookiejar.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.c = &http.Client{Jar: jar}
-	u.base = strings.SplitN(u.addr, "?", 2)[0]
-	u.get = func(addr string) string {
-		t.Helper()
-		res, err := u.c.Get(addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = res.Body.Close() }() // read in full below
-		b, err := io.ReadAll(res.Body)
-		if err != nil || res.StatusCode != http.StatusOK {
-			t.Fatalf("GET %s: %d %v\n%s", addr, res.StatusCode, err, b)
-		}
-		return string(b)
-	}
-	return u
-}
-
-// TestUIAllProfiles: -all-profiles shows each store the enabled profiles
-// use once, with the runs of every profile backing up into it.
-func TestUIAllProfiles(t *testing.T) {
-	dir := t.TempDir()
-	var yaml strings.Builder
-	yaml.WriteString("version: 1\nstores:\n")
-	for _, st := range []string{"one", "two"} {
-		if r := uxRun(t, filepath.Join(dir, st), "init", "-no-encryption"); r.code != ExitOK {
-			t.Fatalf("init: %d %s", r.code, r.stderr)
-		}
-		fmt.Fprintf(&yaml, "  %s:\n    uri: local:%s\n", st, filepath.Join(dir, st, "store"))
-	}
-	yaml.WriteString("profiles:\n")
-	for _, p := range []struct{ name, store string }{{"alpha", "one"}, {"beta", "one"}, {"gamma", "two"}} {
-		fmt.Fprintf(&yaml, "  %s:\n    source: local:%s\n    store: %s\n", p.name, dir, p.store)
-	}
-	profiles := filepath.Join(dir, "profiles.yaml")
-	if err := os.WriteFile(profiles, []byte(yaml.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	u := startUI(t, "-all-profiles", "-profiles-file", profiles)
-	index := u.get(u.addr)
-	if n := strings.Count(index, `<li><a href="/r/`); n != 2 {
-		t.Fatalf("%d repositories on the index, want 2:\n%s", n, index)
-	}
-	runs := regexp.MustCompile(`id="run-([a-z0-9-]+)"`)
-	for i, want := range []string{"backup-alpha-5 backup-beta-4 check", "backup-gamma-5 check"} {
-		var got []string
-		for _, m := range runs.FindAllStringSubmatch(u.get(fmt.Sprintf("%sr/%d/", u.base, i)), -1) {
-			got = append(got, m[1])
-		}
-		if strings.Join(got, " ") != want {
-			t.Errorf("repository %d offers %v, want %s", i, got, want)
-		}
+func TestCheckListen(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		addr          string
+		tls, insecure bool
+		ok            bool
+		insecureErr   bool
+	}{
+		{"127.0.0.1:8080", false, false, true, false},
+		{"localhost:0", false, false, true, false},
+		{"[::1]:8080", false, false, true, false},
+		{"0.0.0.0:8080", false, false, false, true},
+		{":8080", false, false, false, true},
+		{"192.168.1.5:8080", true, false, true, false},
+		{"0.0.0.0:8080", false, true, true, false},
+		{"127.0.0.1", false, false, false, false},
+		{"127.0.0.1:http", false, false, false, false},
+		{"127.0.0.1:70000", false, false, false, false},
+	} {
+		t.Run(tc.addr, func(t *testing.T) {
+			err := checkListen(tc.addr, tc.tls, tc.insecure)
+			if (err == nil) != tc.ok || errors.Is(err, errInsecureListen) != tc.insecureErr {
+				t.Errorf("checkListen(%q, tls %v, insecure %v) = %v", tc.addr, tc.tls, tc.insecure, err)
+			}
+		})
 	}
 }

@@ -224,34 +224,6 @@ func TestLoopbackOnly(t *testing.T) {
 	}
 }
 
-func TestCheckListen(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		addr          string
-		tls, insecure bool
-		ok            bool
-		insecureErr   bool
-	}{
-		{"127.0.0.1:8080", false, false, true, false},
-		{"localhost:0", false, false, true, false},
-		{"[::1]:8080", false, false, true, false},
-		{"0.0.0.0:8080", false, false, false, true},
-		{":8080", false, false, false, true},
-		{"192.168.1.5:8080", true, false, true, false},
-		{"0.0.0.0:8080", false, true, true, false},
-		{"127.0.0.1", false, false, false, false},
-		{"127.0.0.1:http", false, false, false, false},
-		{"127.0.0.1:70000", false, false, false, false},
-	} {
-		t.Run(tc.addr, func(t *testing.T) {
-			err := ui.CheckListen(tc.addr, tc.tls, tc.insecure)
-			if (err == nil) != tc.ok || errors.Is(err, ui.ErrInsecureListen) != tc.insecureErr {
-				t.Errorf("CheckListen(%q, tls %v, insecure %v) = %v", tc.addr, tc.tls, tc.insecure, err)
-			}
-		})
-	}
-}
-
 func TestNewRefusesBadConfig(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil)

@@ -5,8 +5,10 @@
 // directory as a streamed zip) and restores; and runs of a profile's
 // backup, forget+prune or check with live progress.
 //
-// It sits above the engine, beside the command line, which opens the
-// repositories and hands them over (Config); nothing below imports it.
+// It sits above the engine, beside the command line, and neither imports
+// the other: `cloudstic ui` opens the repositories and describes them
+// (cli.DashboardConfig), and cmd/cloudstic copies that into Config and
+// hands the CLI this package's server. Nothing below imports it.
 // Pages are html/template (auto-escaped) with assets embedded in the binary;
 // plots are SVG drawn on the server; live panels are server-sent events
 // with a few lines of embedded JavaScript, and every page works without it.

@@ -4,14 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -25,15 +23,9 @@ var templateFS embed.FS
 //go:embed static
 var staticFS embed.FS
 
-// Sentinel errors of New and CheckListen.
-var (
-	// ErrConfig: the configuration cannot serve (no repositories, no
-	// way to authenticate).
-	ErrConfig = errors.New("bad dashboard configuration")
-	// ErrInsecureListen: a non-loopback address without TLS or
-	// -listen-insecure.
-	ErrInsecureListen = errors.New("refusing to serve on a non-loopback address without TLS")
-)
+// ErrConfig: the configuration cannot serve (no repositories, no way to
+// authenticate), the sentinel error of New.
+var ErrConfig = errors.New("bad dashboard configuration")
 
 // Repository is one repository the dashboard shows, opened by the caller.
 type Repository struct {
@@ -103,15 +95,6 @@ type Server struct {
 	mu     sync.Mutex
 	jobs   map[string]*job
 	growth map[int]growthCache // by repository index
-}
-
-// NewToken returns a random access token (128 bits, hex).
-func NewToken() (string, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(b), nil
 }
 
 // New checks cfg and returns the dashboard. Runs started from the page
@@ -198,22 +181,6 @@ func loopbackHost(hostport string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// CheckListen refuses a listen address other than the loopback interface
-// unless TLS serves it or the user insisted (-listen-insecure).
-func CheckListen(addr string, tls, insecure bool) error {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("-listen %q: want HOST:PORT, e.g. 127.0.0.1:8080: %w", addr, err)
-	}
-	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-		return fmt.Errorf("-listen %q: bad port %q", addr, port)
-	}
-	if tls || insecure || loopbackHost(host) {
-		return nil
-	}
-	return fmt.Errorf("%w: -listen %s is reachable from other machines; give -tls-cert and -tls-key, or -listen-insecure", ErrInsecureListen, addr)
 }
 
 // staticFiles serves the embedded stylesheet and script.
