@@ -100,10 +100,13 @@ func (l *Lock) refresh(ctx context.Context) error {
 }
 
 // rewriteKeys rewrites every key, the intent first, and returns when the
-// first rewrite was sent. Check waits while it runs (see Lock.rewriting).
+// first rewrite was sent. A Check that overlaps it waits for its end (see
+// Lock.rewrites).
 func (l *Lock) rewriteKeys(ctx context.Context) (anchor, error) {
 	l.rewriting.Lock()
 	defer l.rewriting.Unlock()
+	l.countRewrite()
+	defer l.countRewrite()
 	l.mu.Lock()
 	keys := append([]heldKey(nil), l.keys...)
 	l.mu.Unlock()
@@ -124,6 +127,13 @@ func (l *Lock) rewriteKeys(ctx context.Context) (anchor, error) {
 	l.keys = keys
 	l.mu.Unlock()
 	return at, nil
+}
+
+// countRewrite marks the start or the end of a key rewrite.
+func (l *Lock) countRewrite() {
+	l.mu.Lock()
+	l.rewrites++
+	l.mu.Unlock()
 }
 
 // recheck runs after a refresh by read, compare and write (no

@@ -70,16 +70,20 @@ type Lock struct {
 	wg          sync.WaitGroup
 	once        sync.Once
 
-	// rewriting is held by a refresh while it rewrites the keys and by
-	// Check while it compares them: a check overlapping a refresh would
-	// find the refresh's new write in the store and the previous one in
-	// keys, and take our own refresh for another process's takeover.
+	// rewriting is held by a refresh while it rewrites the keys. A Check
+	// never holds it while it reads (a refresh must not wait for a check's
+	// requests: its margins do not count them), but waits for it when
+	// its reading overlapped a rewrite (see rewrites).
 	rewriting sync.Mutex
 
 	mu   sync.Mutex
 	keys []heldKey // keys[0] is the lock's own key (exclusive or shared)
 	at   anchor    // when the oldest write still protecting us was sent
 	lost error     // why the lease was lost, nil while held
+	// rewrites counts the starts and ends of key rewrites, so it is odd
+	// while one runs: a Check that finds a key changed knows from it
+	// whether that may be our own refresh's write.
+	rewrites uint64
 }
 
 // newLock starts the lease's refresher and watchdog.
@@ -126,26 +130,51 @@ func infoOf(key string, p payload, stale bool, err error) Info {
 // key still holds our last write. Engines call it before a snapshot write
 // and at the end; a failed check loses the lease.
 func (l *Lock) Check(ctx context.Context) error {
-	l.rewriting.Lock()
-	defer l.rewriting.Unlock()
 	ctx, cancel, err := l.requestContext(ctx)
 	if err != nil {
 		return err
 	}
 	defer cancel()
-	l.mu.Lock()
-	keys := append([]heldKey(nil), l.keys...)
-	l.mu.Unlock()
+	for {
+		l.mu.Lock()
+		keys, gen := append([]heldKey(nil), l.keys...), l.rewrites
+		l.mu.Unlock()
+		changed, err := l.firstChanged(ctx, keys)
+		if err != nil {
+			return err
+		}
+		if changed == "" {
+			return l.valid()
+		}
+		l.mu.Lock()
+		overlapped := gen%2 == 1 || l.rewrites != gen
+		l.mu.Unlock()
+		if !overlapped {
+			return l.lose(fmt.Errorf("%w: %s was removed or replaced by another process (break-lock?)", ErrLeaseLost, changed))
+		}
+		// A refresh rewrote keys while we read them: what we found may be
+		// its write. Let it finish and compare again with its versions.
+		l.rewriting.Lock()
+		l.rewriting.Unlock() //nolint:staticcheck // SA2001: only waits for the rewrite in progress to end
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("checking lock: %w", err)
+		}
+	}
+}
+
+// firstChanged returns the first of keys whose key no longer holds our
+// write, or "" when every one does.
+func (l *Lock) firstChanged(ctx context.Context, keys []heldKey) (string, error) {
 	for _, k := range keys {
 		ours, err := l.stillOurs(ctx, k)
 		if err != nil {
-			return fmt.Errorf("checking lock %s: %w", k.key, err)
+			return "", fmt.Errorf("checking lock %s: %w", k.key, err)
 		}
 		if !ours {
-			return l.lose(fmt.Errorf("%w: %s was removed or replaced by another process (break-lock?)", ErrLeaseLost, k.key))
+			return k.key, nil
 		}
 	}
-	return l.valid()
+	return "", nil
 }
 
 // remaining is the time left until the lease's safe end.
