@@ -175,6 +175,18 @@ func TestBackupSnapshotGets(t *testing.T) {
 			t.Errorf("backup %d on the same host: %d snapshot GETs, want 0", i+2, got.get(snapshotGets))
 		}
 	}
+	// Nor are the cached snapshots read: the cache's list of their heads
+	// names the parent, the only one loaded (a GET once its copy is gone).
+	cached, err := filepath.Glob(filepath.Join(host, "*", "snapshots"))
+	if err != nil || len(cached) != 1 {
+		t.Fatalf("cached snapshots of %s: %v, %v", host, cached, err)
+	}
+	if err := os.RemoveAll(cached[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := backupCounted(t, o, host, opts); got.get(snapshotGets) != 1 {
+		t.Errorf("backup on the same host without the cached snapshots: %d snapshot GETs, want 1 (the parent)", got.get(snapshotGets))
+	}
 	if got, _ := backupCounted(t, o, t.TempDir(), opts); got.get(snapshotGets) < snapshots {
 		t.Errorf("another fresh host: %d snapshot GETs, want %d", got.get(snapshotGets), snapshots)
 	}
