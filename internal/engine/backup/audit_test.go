@@ -51,11 +51,11 @@ func TestEncryptionAudit(t *testing.T) {
 		if _, err := r.LoadIndex(ctx); err != nil {
 			t.Fatal(err)
 		}
-		snaps, err := r.Snapshots(ctx)
+		heads, err := r.SnapshotHeads(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := backup.Run(ctx, r, lease(t, r), snaps, backup.Options{Path: src, Hostname: "quetzalcoatl-host", Tags: []string{"tag-periwinkle"}})
+		res, err := backup.Run(ctx, r, lease(t, r), heads, backup.Options{Path: src, Hostname: "quetzalcoatl-host", Tags: []string{"tag-periwinkle"}})
 		if err != nil || len(res.Errors) > 0 {
 			t.Fatalf("backup: %v %v", err, res)
 		}

@@ -124,9 +124,10 @@ type Result struct {
 // Run checks the lease right before it writes the snapshot: a backup whose
 // lease was lost leaves only packs and index files, which the next prune
 // may remove, never a snapshot naming data a prune may have deleted. r's
-// index must be loaded. snaps are the repository's snapshots (to find the
-// parent); nil means none.
-func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snapshot.WithID, opts Options) (*Result, error) {
+// index must be loaded. heads are the heads of the repository's snapshots,
+// oldest first (to find the parent, which Run then loads from r; see
+// repo.SnapshotHeads); nil means none.
+func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, heads []snapshot.Head, opts Options) (*Result, error) {
 	if !opts.DryRun {
 		if err := repo.RequireLease(lease, false); err != nil {
 			return nil, err
@@ -145,7 +146,7 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snap
 		when = opts.Time
 	}
 	if opts.Stream != nil {
-		return runStreamSnapshot(ctx, r, lease, snaps, opts, start, when)
+		return runStreamSnapshot(ctx, r, lease, heads, opts, start, when)
 	}
 	if opts.Source == nil {
 		opts.Source = local.New()
@@ -173,11 +174,9 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snap
 		return nil, err
 	}
 	res := &Result{Snapshot: snap}
-	var parentTree id.ID
-	if p, ok := findParent(snaps, snap); ok {
-		res.Parent = &p
-		snap.Parent = p.ID
-		parentTree = p.Tree
+	parentTree, err := res.setParent(ctx, r, heads)
+	if err != nil {
+		return nil, err
 	}
 
 	gear := chunker.NewGear(r.Key().ChunkerKey())

@@ -105,7 +105,7 @@ func TestCancelWhileReadingParent(t *testing.T) {
 	}
 	var warnings []string
 	snaps := []snapshot.WithID{{ID: first.ID, Snapshot: first.Snapshot}}
-	_, err := backup.Run(ctx, r, lease(t, r), snaps, backup.Options{Path: src, Hostname: "test", Workers: 2,
+	_, err := backup.Run(ctx, r, lease(t, r), snapshot.Heads(snaps), backup.Options{Path: src, Hostname: "test", Workers: 2,
 		Warnf: func(format string, args ...any) { warnings = append(warnings, fmt.Sprintf(format, args...)) }})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("backup.Run = %v, want context.Canceled", err)

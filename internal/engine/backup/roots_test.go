@@ -90,7 +90,7 @@ func runRoots(t *testing.T, st store.Store, paths []string, earlier []*backup.Re
 	}
 	// A minute ahead: the tree's change times (now) have settled.
 	at := clock.NewFake(time.Now().Add(time.Minute + time.Duration(len(earlier))*time.Second))
-	res, err := backup.Run(ctx, r, lease(t, r), snaps, backup.Options{Paths: paths, Hostname: "test", Workers: 2, Clock: at})
+	res, err := backup.Run(ctx, r, lease(t, r), snapshot.Heads(snaps), backup.Options{Paths: paths, Hostname: "test", Workers: 2, Clock: at})
 	if err != nil {
 		t.Fatal(err)
 	}

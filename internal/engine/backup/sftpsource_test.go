@@ -141,7 +141,7 @@ func TestSFTPSourceBackup(t *testing.T) {
 			snaps = []snapshot.WithID{{ID: parent.ID, Snapshot: parent.Snapshot}}
 		}
 		src := &countingSource{Source: openSFTPSource(t, cfg)}
-		res, err := backup.Run(ctx, r, lease(t, r), snaps, backup.Options{Path: dir, Source: src, Hostname: "test",
+		res, err := backup.Run(ctx, r, lease(t, r), snapshot.Heads(snaps), backup.Options{Path: dir, Source: src, Hostname: "test",
 			Workers: 2, Excludes: []string{"*.log"}})
 		if err != nil {
 			t.Fatal(err)

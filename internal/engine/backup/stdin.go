@@ -190,7 +190,7 @@ func chunkStream(ctx context.Context, r *repo.Repository, s sink, ch *chunker.Ch
 }
 
 // runStreamSnapshot is Run for opts.Stream, from the snapshot's time on.
-func runStreamSnapshot(ctx context.Context, r *repo.Repository, lease *lock.Lock, snaps []snapshot.WithID, opts Options, start, when time.Time) (*Result, error) {
+func runStreamSnapshot(ctx context.Context, r *repo.Repository, lease *lock.Lock, heads []snapshot.Head, opts Options, start, when time.Time) (*Result, error) {
 	name := opts.Stream.Filename
 	if err := ValidStdinName(name); err != nil {
 		return nil, err
@@ -201,9 +201,8 @@ func runStreamSnapshot(ctx context.Context, r *repo.Repository, lease *lock.Lock
 		return nil, err
 	}
 	res := &Result{Snapshot: snap}
-	if p, ok := findParent(snaps, snap); ok {
-		res.Parent = &p
-		snap.Parent = p.ID
+	if _, err := res.setParent(ctx, r, heads); err != nil {
+		return nil, err
 	}
 	if opts.Progress != nil {
 		opts.Progress.CurrentFile.Store(name)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/source/local"
 	"github.com/cloudstic/cloudstic/internal/source/volume"
@@ -50,20 +51,38 @@ func volumeOf(ctx context.Context, real string, opts Options) (*snapshot.Volume,
 	return &snapshot.Volume{UUID: uuid, Path: v.Path}, nil
 }
 
-// findParent returns the latest snapshot of snap's group. A snapshot with
-// a volume whose group has none falls back to the latest of its source
-// and host recorded without a volume (by a version that did not record
-// volumes, or before the drive was identified).
-func findParent(snaps []snapshot.WithID, snap *snapshot.Snapshot) (snapshot.WithID, bool) {
-	p, err := repo.FindSnapshot(snaps, "latest", func(s *snapshot.Snapshot) bool { return s.Group() == snap.Group() })
-	if err == nil {
-		return p, true
+// setParent finds the parent of res.Snapshot among heads (see findParent)
+// and records it in res and in the snapshot. It returns the parent's tree,
+// zero when there is no parent.
+func (res *Result) setParent(ctx context.Context, r *repo.Repository, heads []snapshot.Head) (id.ID, error) {
+	p, ok, err := findParent(ctx, r, heads, res.Snapshot)
+	if err != nil || !ok {
+		return id.ID{}, err
 	}
-	if snap.Volume == nil {
-		return snapshot.WithID{}, false
+	res.Parent = &p
+	res.Snapshot.Parent = p.ID
+	return p.Tree, nil
+}
+
+// findParent returns the latest snapshot of snap's group among heads
+// (oldest first), loaded from r. A snapshot with a volume whose group has
+// none falls back to the latest of its source and host recorded without a
+// volume (by a version that did not record volumes, or before the drive
+// was identified). ok is false when there is no such snapshot.
+func findParent(ctx context.Context, r *repo.Repository, heads []snapshot.Head, snap *snapshot.Snapshot) (p snapshot.WithID, ok bool, err error) {
+	h, ok := snapshot.Latest(heads, func(h snapshot.Head) bool { return h.Group == snap.Group() })
+	if !ok && snap.Volume != nil {
+		h, ok = snapshot.Latest(heads, func(h snapshot.Head) bool { return !h.Volume && h.Group == snap.HostGroup() })
 	}
-	p, err = repo.FindSnapshot(snaps, "latest", func(s *snapshot.Snapshot) bool {
-		return s.Volume == nil && s.HostGroup() == snap.HostGroup()
-	})
-	return p, err == nil
+	if !ok {
+		return snapshot.WithID{}, false, nil
+	}
+	s, err := r.LoadSnapshot(ctx, h.ID)
+	if err != nil {
+		return snapshot.WithID{}, false, fmt.Errorf("loading the parent snapshot: %w", err)
+	}
+	if got := snapshot.HeadOf(h.ID, s); got.Group != h.Group || got.Volume != h.Volume {
+		return snapshot.WithID{}, false, fmt.Errorf("parent snapshot %s: %w: its group is not the one listed for it", h.ID, repo.ErrCorrupt)
+	}
+	return snapshot.WithID{ID: h.ID, Snapshot: s}, true, nil
 }

@@ -18,7 +18,8 @@ import (
 )
 
 // Backup stores one snapshot of opts.Path in r under a shared lock (none
-// on a dry run): it loads the index and the snapshots, then runs backup.Run.
+// on a dry run): it loads the index and the snapshots' heads (see
+// repo.SnapshotHeads), then runs backup.Run.
 // begin, when set, is called with the options right before the engine
 // runs, and the function it returns right after (progress rendering).
 func Backup(ctx context.Context, r *Repo, opts backup.Options, begin func(*backup.Options) (end func())) (*backup.Result, error) {
@@ -32,14 +33,17 @@ func Backup(ctx context.Context, r *Repo, opts backup.Options, begin func(*backu
 	}
 	var res *backup.Result
 	run := func(ctx context.Context, lease *lock.Lock) error {
-		snaps, err := indexedSnapshots(ctx, r)
+		if _, err := r.LoadIndex(ctx); err != nil {
+			return err
+		}
+		heads, err := r.SnapshotHeads(ctx)
 		if err != nil {
 			return err
 		}
 		if begin != nil {
 			defer begin(&opts)()
 		}
-		res, err = backup.Run(ctx, r.Repository, lease, snaps, opts)
+		res, err = backup.Run(ctx, r.Repository, lease, heads, opts)
 		return err
 	}
 	if opts.DryRun {

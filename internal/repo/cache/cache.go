@@ -196,24 +196,8 @@ func (c *Cache) Put(key string, data []byte) error {
 	if _, err := os.Stat(p); err == nil {
 		return nil // same name, same bytes
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), "tmp-*")
-	if err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), p)
-	}
-	if werr != nil {
-		// Best effort: a leftover temp file is removed by the next eviction.
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("cache: %w", werr)
+	if err := writeFile(p, data); err != nil {
+		return err
 	}
 	c.mu.Lock()
 	c.size += int64(len(data))
@@ -240,15 +224,98 @@ func (c *Cache) Remove(key string) {
 
 // Retain removes every cached object under prefix for which keep returns
 // false (objects the store no longer has, e.g. after prune or forget).
+// It reads only the directory of prefix, not the whole cache, and no
+// file's metadata: listings of many snapshots call it on every run.
 func (c *Cache) Retain(prefix string, keep func(key string) bool) error {
-	files, err := c.files()
+	keys, err := c.keysUnder(prefix)
 	if err != nil {
 		return err
 	}
-	for _, f := range files {
-		if strings.HasPrefix(f.key, prefix) && !keep(f.key) {
-			c.Remove(f.key)
+	for _, k := range keys {
+		if !keep(k) {
+			c.Remove(k)
 		}
+	}
+	return nil
+}
+
+// derivedDir holds files derived from cached objects (GetDerived,
+// PutDerived), next to the objects' first key elements.
+const derivedDir = "derived"
+
+// derivedPath maps a derived file's name (one path element of letters,
+// digits and dashes) to its file.
+func (c *Cache) derivedPath(name string) (string, error) {
+	if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+		return "", fmt.Errorf("cache: invalid derived file name %q", name)
+	}
+	return filepath.Join(c.dir, derivedDir, name), nil
+}
+
+// GetDerived returns the derived file name (ErrMiss when there is none).
+// Unlike objects, derived files are not named by their content: the
+// caller authenticates what it reads (the repository seals them).
+func (c *Cache) GetDerived(name string) ([]byte, error) {
+	p, err := c.derivedPath(name)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrMiss
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	c.touch(p)
+	return data, nil
+}
+
+// PutDerived replaces the derived file name with data, atomically (a
+// concurrent reader sees the old or the new file). Like objects, derived
+// files count towards the size bound and may be evicted.
+func (c *Cache) PutDerived(name string, data []byte) error {
+	p, err := c.derivedPath(name)
+	if err != nil {
+		return err
+	}
+	var old int64
+	if fi, err := os.Stat(p); err == nil {
+		old = fi.Size()
+	}
+	if err := writeFile(p, data); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.size += int64(len(data)) - old
+	over := c.size > c.max
+	c.mu.Unlock()
+	if over {
+		return c.evict()
+	}
+	return nil
+}
+
+// writeFile writes data to p through a temp file renamed into place.
+func writeFile(p string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), "tmp-*")
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), p)
+	}
+	if werr != nil {
+		// Best effort: a leftover temp file is removed by the next eviction.
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("cache: %w", werr)
 	}
 	return nil
 }

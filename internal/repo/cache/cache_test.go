@@ -179,3 +179,61 @@ func TestOpenAndEnv(t *testing.T) {
 		})
 	}
 }
+
+// TestRetainLeavesOtherPrefixes: Retain of one prefix removes nothing
+// under another prefix nor derived files, also when keep rejects all.
+func TestRetainLeavesOtherPrefixes(t *testing.T) {
+	c := open(t, 1<<20)
+	a := []byte("a")
+	ks, ki, kd := obj("snapshots/", a), obj("index/packs/", a), obj("data/ab/", a)
+	for _, k := range []string{ks, ki, kd} {
+		if err := c.Put(k, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.PutDerived("heads", []byte("h")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Retain("index/packs/", func(string) bool { return false }); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key  string
+		kept bool
+	}{{ks, true}, {ki, false}, {kd, true}} {
+		if _, err := c.Get(tc.key); (err == nil) != tc.kept {
+			t.Errorf("%s: kept=%v, want %v (%v)", tc.key, err == nil, tc.kept, err)
+		}
+	}
+	if _, err := c.GetDerived("heads"); err != nil {
+		t.Errorf("derived file after Retain: %v", err)
+	}
+	// A prefix nothing was cached under yet.
+	if err := c.Retain("keys/", func(string) bool { return false }); err != nil {
+		t.Errorf("Retain of an empty prefix: %v", err)
+	}
+}
+
+func TestDerived(t *testing.T) {
+	c := open(t, 1<<20)
+	if _, err := c.GetDerived("snapshot-heads"); !errors.Is(err, ErrMiss) {
+		t.Fatalf("missing derived file: %v, want ErrMiss", err)
+	}
+	for i, data := range []string{"first", "second, longer"} {
+		if err := c.PutDerived("snapshot-heads", []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.GetDerived("snapshot-heads")
+		if err != nil || string(got) != data {
+			t.Fatalf("write %d: got %q, %v, want %q", i, got, err, data)
+		}
+	}
+	for _, bad := range []string{"", "../x", "a/b", "Heads", "x.y"} {
+		if err := c.PutDerived(bad, []byte("x")); err == nil {
+			t.Errorf("PutDerived(%q): no error", bad)
+		}
+		if _, err := c.GetDerived(bad); err == nil || errors.Is(err, ErrMiss) {
+			t.Errorf("GetDerived(%q): %v, want an invalid-name error", bad, err)
+		}
+	}
+}

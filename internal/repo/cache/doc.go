@@ -9,6 +9,11 @@
 // read: the caller verifies each blob it decodes (AES-GCM and the blob id)
 // and removes the pack from the cache when a blob fails.
 //
+// Derived files (GetDerived, PutDerived) are kept under derived/: data
+// computed from cached objects and replaced as a whole, such as the heads
+// of the snapshots (see repo.SnapshotHeads), which the repository seals
+// with its key and checks when it reads them.
+//
 // The cache lives under <dir>/<repository id>/ (default
 // $XDG_CACHE_HOME/cloudstic, else ~/.cache/cloudstic), is bounded in size
 // (least recently used objects go first) and is safe to share between

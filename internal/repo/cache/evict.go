@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 type cachedFile struct {
@@ -52,6 +54,39 @@ func (c *Cache) files() ([]cachedFile, error) {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	return out, nil
+}
+
+// keysUnder lists the keys of the cached objects that start with prefix,
+// walking only the directory of prefix (temp files left out).
+func (c *Cache) keysUnder(prefix string) ([]string, error) {
+	start := c.dir
+	if i := strings.LastIndex(prefix, "/"); i >= 0 {
+		if err := store.CheckKey(prefix[:i]); err != nil {
+			return nil, fmt.Errorf("cache: %w", err)
+		}
+		start = filepath.Join(c.dir, filepath.FromSlash(prefix[:i]))
+	}
+	var keys []string
+	err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // not created yet, or removed while we walked
+		}
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), "tmp-") {
+			return err
+		}
+		rel, err := filepath.Rel(c.dir, p)
+		if err != nil {
+			return err
+		}
+		if key := filepath.ToSlash(rel); strings.HasPrefix(key, prefix) {
+			keys = append(keys, key)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	return keys, nil
 }
 
 // evict removes the least recently used objects until the cache holds at

@@ -101,13 +101,13 @@ func Backup(t testing.TB, st store.Store, dir string) id.ID {
 	if _, err := r.LoadIndex(ctx); err != nil {
 		t.Fatal(err)
 	}
-	snaps, err := r.Snapshots(ctx)
+	heads, err := r.SnapshotHeads(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var res *backup.Result
 	Locked(t, st, false, func(lease *lock.Lock) {
-		res, err = backup.Run(ctx, r, lease, snaps, backup.Options{Path: dir, Hostname: "test"})
+		res, err = backup.Run(ctx, r, lease, heads, backup.Options{Path: dir, Hostname: "test"})
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -100,7 +100,7 @@ func New(t testing.TB) *Repo {
 func (r *Repo) Backup(t testing.TB, src, host string, at time.Time, tags ...string) snapshot.WithID {
 	t.Helper()
 	ctx := context.Background()
-	snaps, err := r.Snapshots(ctx)
+	heads, err := r.SnapshotHeads(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func (r *Repo) Backup(t testing.TB, src, host string, at time.Time, tags ...stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := backup.Run(ctx, r.Repository, lease, snaps, backup.Options{Path: src, Hostname: host, Tags: tags, Clock: clock.NewFake(at)})
+	res, err := backup.Run(ctx, r.Repository, lease, heads, backup.Options{Path: src, Hostname: host, Tags: tags, Clock: clock.NewFake(at)})
 	if rerr := lease.Release(ctx); rerr != nil {
 		t.Fatal(rerr)
 	}

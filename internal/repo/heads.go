@@ -1,0 +1,102 @@
+package repo
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+)
+
+// headsFile is the name of the metadata cache's derived file holding the
+// heads of the snapshots listed last (see SnapshotHeads).
+const headsFile = "snapshot-heads"
+
+// SnapshotHeads returns the heads of every snapshot, oldest first: what
+// finding a backup's parent needs (a backup then loads only its parent).
+// It lists snapshots/ and, with a metadata cache, takes the heads of the
+// snapshots it has seen before from one file of the cache, sealed like
+// the repository's objects, so that a repository of many snapshots costs
+// one small read instead of reading and decoding every snapshot; it loads
+// only the snapshots that file does not name, then rewrites it. Without a
+// cache, or when the file is missing or cannot be opened, it loads every
+// snapshot.
+func (r *Repository) SnapshotHeads(ctx context.Context) ([]snapshot.Head, error) {
+	ids, _, err := r.ListIDs(ctx, SnapshotPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("listing snapshots: %w", err)
+	}
+	known := r.cachedHeads()
+	out := make([]snapshot.Head, len(ids))
+	var missing []int
+	for i, sid := range ids {
+		if h, ok := known[sid]; ok {
+			out[i] = h
+		} else {
+			missing = append(missing, i)
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for _, i := range missing {
+		g.Go(func() error {
+			s, err := r.LoadSnapshot(gctx, ids[i])
+			if err != nil {
+				return err
+			}
+			out[i] = snapshot.HeadOf(ids[i], s)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if r.cache != nil && (len(missing) > 0 || len(known) != len(ids)-len(missing)) {
+		// Best effort: a failed write only costs reading the snapshots
+		// again next time.
+		_ = r.saveCachedHeads(out)
+	}
+	snapshot.SortHeads(out)
+	return out, nil
+}
+
+// cachedHeads reads the heads file of the cache, by snapshot id; empty
+// when there is no cache or no usable file.
+func (r *Repository) cachedHeads() map[id.ID]snapshot.Head {
+	if r.cache == nil {
+		return nil
+	}
+	sealed, err := r.cache.GetDerived(headsFile)
+	if err != nil {
+		return nil
+	}
+	plain, err := r.codec.DecodeRaw(sealed)
+	if err != nil {
+		return nil // damaged, or sealed with another key: rebuilt
+	}
+	var list []snapshot.Head
+	if err := json.Unmarshal(plain, &list); err != nil {
+		return nil
+	}
+	out := make(map[id.ID]snapshot.Head, len(list))
+	for _, h := range list {
+		out[h.ID] = h
+	}
+	return out
+}
+
+// saveCachedHeads replaces the heads file of the cache with list.
+func (r *Repository) saveCachedHeads(list []snapshot.Head) error {
+	plain, err := json.Marshal(list)
+	if err != nil {
+		return err
+	}
+	sealed, err := r.codec.EncodeRaw(plain)
+	if err != nil {
+		return err
+	}
+	return r.cache.PutDerived(headsFile, sealed)
+}

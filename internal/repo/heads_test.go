@@ -1,0 +1,92 @@
+package repo
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/store/local"
+)
+
+// TestSnapshotHeads: with a metadata cache, the heads of the snapshots a
+// host has seen come from the cache's heads file: listing snapshots/ is
+// the only request, and the cached snapshot objects are not read (they are
+// removed here, so reading one would cost a GET). New snapshots are loaded,
+// deleted ones dropped, and a damaged heads file is rebuilt. Every answer
+// equals the heads of Snapshots.
+func TestSnapshotHeads(t *testing.T) {
+	ctx := context.Background()
+	st := local.New(t.TempDir())
+	if _, _, err := Init(ctx, st, InitOptions{Credentials: Credentials{PlatformKey: testPlatformKey}, Now: time.Unix(0, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	cacheDir := t.TempDir()
+	w, _ := cachedRepo(t, st, t.TempDir()) // another host's writer
+	save := func(i int) id.ID {
+		t.Helper()
+		sid, err := w.SaveSnapshot(ctx, &snapshot.Snapshot{Time: time.Unix(int64(i%7), 0), Tree: id.ID{1},
+			Hostname: "h", Source: "local:/" + string(rune('a'+i%5)), Nonce: []byte{byte(i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sid
+	}
+	var ids []id.ID
+	for i := range 20 {
+		ids = append(ids, save(i))
+	}
+	dropCachedSnapshots := func(r *Repository) {
+		t.Helper()
+		if err := os.RemoveAll(filepath.Join(r.Cache().Dir(), "snapshots")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name   string
+		change func(r *Repository)
+		want   int64 // store requests of SnapshotHeads
+	}{
+		{"fresh cache", func(*Repository) {}, 1 + 20},
+		{"warm", dropCachedSnapshots, 1},
+		{"one new snapshot", func(r *Repository) { dropCachedSnapshots(r); save(20) }, 1 + 1},
+		{"one deleted", func(r *Repository) {
+			dropCachedSnapshots(r)
+			if err := w.DeleteSnapshot(ctx, ids[3]); err != nil {
+				t.Fatal(err)
+			}
+		}, 1},
+		{"after the deletion", dropCachedSnapshots, 1},
+		{"damaged heads file", func(r *Repository) {
+			dropCachedSnapshots(r)
+			if err := r.Cache().PutDerived(headsFile, []byte("not sealed")); err != nil {
+				t.Fatal(err)
+			}
+		}, 1 + 20},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, counted := cachedRepo(t, st, cacheDir)
+			tc.change(r)
+			before := counted.Counts().Requests
+			heads, err := r.SnapshotHeads(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := counted.Counts().Requests - before; got != tc.want {
+				t.Errorf("%d store requests, want %d", got, tc.want)
+			}
+			snaps, err := r.Snapshots(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := snapshot.Heads(snaps); !reflect.DeepEqual(heads, want) {
+				t.Errorf("heads differ from those of Snapshots:\n got %v\nwant %v", heads, want)
+			}
+		})
+	}
+}
