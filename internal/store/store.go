@@ -162,3 +162,54 @@ func CheckPutOptions(caps Capabilities, opts PutOptions) error {
 	}
 	return nil
 }
+
+// RangeReader is implemented by stores that can read a range of an object
+// into a caller's buffer. A restore reads every byte of its data through a
+// few such buffers instead of a fresh allocation per read (which the kernel
+// zeroes and the collector frees again). Wrappers forward it to their inner
+// store through ReadRangeInto, or do not declare it.
+type RangeReader interface {
+	// ReadRange fills buf with the len(buf) bytes of key at offset. As
+	// with GetRange, a missing key is ErrNotFound and reading past the end
+	// of the object is another error; on error buf's contents are
+	// undefined.
+	ReadRange(ctx context.Context, key string, offset int64, buf []byte) error
+}
+
+// ReadRangeInto fills buf with the len(buf) bytes of key at offset: with
+// ReadRange when s is a RangeReader, else with GetRange and a copy.
+func ReadRangeInto(ctx context.Context, s Store, key string, offset int64, buf []byte) error {
+	if rr, ok := s.(RangeReader); ok {
+		return rr.ReadRange(ctx, key, offset, buf)
+	}
+	data, err := s.GetRange(ctx, key, offset, int64(len(buf)))
+	if err != nil {
+		return err
+	}
+	if len(data) != len(buf) {
+		return fmt.Errorf("%s: range %d+%d: got %d bytes", key, offset, len(buf), len(data))
+	}
+	copy(buf, data)
+	return nil
+}
+
+// ReadRangeBuffer returns length bytes of key at offset, read into buf
+// (grown when too small) when s is a RangeReader, else the slice GetRange
+// returns. Either way the result is valid only until buf's next use.
+func ReadRangeBuffer(ctx context.Context, s Store, key string, offset, length int64, buf []byte) ([]byte, error) {
+	rr, ok := s.(RangeReader)
+	if !ok {
+		return s.GetRange(ctx, key, offset, length)
+	}
+	if length < 0 {
+		return nil, fmt.Errorf("%s: invalid range %d+%d", key, offset, length)
+	}
+	if int64(cap(buf)) < length {
+		buf = make([]byte, length)
+	}
+	buf = buf[:length]
+	if err := rr.ReadRange(ctx, key, offset, buf); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}

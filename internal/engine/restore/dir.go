@@ -72,6 +72,7 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 		go func() {
 			defer wg.Done()
 			buf := newWriteBuffers()
+			defer buf.free()
 			for j := range d.jobs {
 				if j.batch != nil {
 					d.restoreBatch(j.batch, buf)

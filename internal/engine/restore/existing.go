@@ -212,7 +212,9 @@ func (d *dirRestore) hardlink(e entry) {
 		// one on its own instead.
 		d.opts.Warnf("%s: hard link to %s failed (%v); restoring a copy", e.rel, first, err)
 		if e.node.Type == tree.TypeFile {
-			d.file(e, newWriteBuffers())
+			buf := newWriteBuffers()
+			d.file(e, buf)
+			buf.free()
 		} else {
 			d.other(e)
 		}

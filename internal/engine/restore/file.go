@@ -8,39 +8,18 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
-	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
+	"github.com/cloudstic/cloudstic/internal/store"
 )
-
-// writeBuffers are one worker's reusable buffers: the decoder's (one
-// chunk's ciphertext and plaintext, reused for the next chunk and file
-// instead of allocated, and zeroed by the kernel, for each) and a block of
-// zeros to find holes with.
-type writeBuffers struct {
-	dec   *pack.Decoder // set on first use
-	zeros []byte
-}
-
-func newWriteBuffers() *writeBuffers {
-	return &writeBuffers{zeros: make([]byte, holeBlock)}
-}
-
-func (b *writeBuffers) decoder(r *repo.Repository) *pack.Decoder {
-	if b.dec == nil {
-		b.dec = r.Codec().NewDecoder()
-	}
-	return b.dec
-}
 
 // file restores one file. Chunks stored one after the other in a pack (as
 // a backup writes a file's chunks) are read with one ranged read per run
 // of them, not one per chunk: fewer requests on S3, and on a local store
 // one open and read instead of one per chunk.
 func (d *dirRestore) file(e entry, buf *writeBuffers) {
-	dec := buf.decoder(d.r)
 	d.fileWith(e, buf, func(cw *contentWriter) error {
 		for content := e.node.Content; len(content) > 0; {
-			n, err := d.chunkRun(content, dec, cw)
+			n, err := d.chunkRun(content, buf, cw)
 			if err != nil {
 				return err
 			}
@@ -52,7 +31,8 @@ func (d *dirRestore) file(e entry, buf *writeBuffers) {
 
 // chunkRun writes the chunks content starts with that lie back to back
 // in one pack (at most maxBatchSpan bytes of it), and returns how many.
-func (d *dirRestore) chunkRun(content []id.ID, dec *pack.Decoder, cw *contentWriter) (int, error) {
+func (d *dirRestore) chunkRun(content []id.ID, buf *writeBuffers, cw *contentWriter) (int, error) {
+	dec := buf.decoder(d.r)
 	first, ok := d.r.Index().Lookup(content[0])
 	n, end := 1, uint64(first.Offset)+uint64(first.Length)
 	for ok && n < len(content) {
@@ -63,26 +43,22 @@ func (d *dirRestore) chunkRun(content []id.ID, dec *pack.Decoder, cw *contentWri
 		}
 		n, end = n+1, next
 	}
-	if n == 1 {
-		// Alone (or not in the index: LoadBlobWith says so).
+	if !ok {
+		// Not in the index: LoadBlobWith says so.
 		data, err := d.r.LoadBlobWith(d.ctx, dec, content[0])
 		if err != nil {
 			return 0, err
 		}
 		return 1, cw.write(data)
 	}
-	span := end - uint64(first.Offset)
-	data, err := d.r.Store().GetRange(d.ctx, repo.PackKey(first.Pack), int64(first.Offset), int64(span))
+	data, err := d.readPack(first.Pack, uint64(first.Offset), end, buf.packBuffer())
 	if err != nil {
 		return 0, fmt.Errorf("chunks %s... in pack %s: %w", content[0].Short(), first.Pack.Short(), err)
-	}
-	if uint64(len(data)) != span {
-		return 0, fmt.Errorf("short read of pack %s", first.Pack.Short())
 	}
 	for _, blob := range content[:n] {
 		loc, _ := d.r.Index().Lookup(blob)
 		off := uint64(loc.Offset) - uint64(first.Offset)
-		plain, err := dec.Decode(data[off:off+uint64(loc.Length)], blob)
+		plain, err := dec.DecodeInPlace(data[off:off+uint64(loc.Length)], blob)
 		if err != nil {
 			return 0, err
 		}
@@ -93,29 +69,54 @@ func (d *dirRestore) chunkRun(content []id.ID, dec *pack.Decoder, cw *contentWri
 	return n, nil
 }
 
+// readPack reads bytes [start, end) of pack into *buf (kept for the next
+// read) and returns them.
+func (d *dirRestore) readPack(p id.ID, start, end uint64, buf *[]byte) ([]byte, error) {
+	data, err := store.ReadRangeBuffer(d.ctx, d.r.Store(), repo.PackKey(p), int64(start), int64(end-start), *buf)
+	if err != nil {
+		return nil, err
+	}
+	if uint64(len(data)) != end-start {
+		return nil, fmt.Errorf("short read of pack %s", p.Short())
+	}
+	*buf = data[:0]
+	return data, nil
+}
+
 // restoreBatch restores files whose blobs lie in one range of one pack
 // with a single read. Any file whose blob cannot be read or verified from
-// that range is restored on its own (which reports it if it is damaged).
+// that range is restored on its own afterwards (which reports it if it is
+// damaged), when the worker's buffer no longer holds the range.
 func (d *dirRestore) restoreBatch(b *batch, buf *writeBuffers) {
-	size := b.end - b.start
-	data, err := d.r.Store().GetRange(d.ctx, repo.PackKey(b.pack), int64(b.start), int64(size))
-	if err == nil && uint64(len(data)) != size {
-		err = fmt.Errorf("short read of pack %s", b.pack.Short())
+	data, err := d.readPack(b.pack, b.start, b.end, buf.packBuffer())
+	if err != nil {
+		for _, e := range b.files {
+			d.file(e, buf)
+		}
+		return
 	}
 	dec := buf.decoder(d.r)
+	var alone []entry
+	// Blobs are decrypted in place: a second file of the same content
+	// (same location) reads its own copy.
+	decoded := make(map[uint32]struct{}, len(b.files))
 	for i, e := range b.files {
-		if err != nil {
-			d.file(e, buf)
+		loc := b.locs[i]
+		if _, dup := decoded[loc.Offset]; dup {
+			alone = append(alone, e)
 			continue
 		}
-		loc := b.locs[i]
+		decoded[loc.Offset] = struct{}{}
 		off := uint64(loc.Offset) - b.start
-		plain, derr := dec.Decode(data[off:off+uint64(loc.Length)], e.node.Content[0])
+		plain, derr := dec.DecodeInPlace(data[off:off+uint64(loc.Length)], e.node.Content[0])
 		if derr != nil {
-			d.file(e, buf)
+			alone = append(alone, e)
 			continue
 		}
 		d.fileWith(e, buf, func(cw *contentWriter) error { return cw.write(plain) })
+	}
+	for _, e := range alone {
+		d.file(e, buf)
 	}
 }
 

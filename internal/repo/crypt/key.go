@@ -134,6 +134,23 @@ func (k *Key) Open(dst, sealed []byte) ([]byte, error) {
 	return out, nil
 }
 
+// OpenInPlace verifies and decrypts a sealed object in its own memory,
+// which it overwrites (after a failure too), and returns the plaintext.
+func (k *Key) OpenInPlace(sealed []byte) ([]byte, error) {
+	if k.aead == nil {
+		return sealed, nil
+	}
+	if len(sealed) < Overhead {
+		return nil, fmt.Errorf("%w: object of %d bytes is shorter than the seal overhead", ErrAuth, len(sealed))
+	}
+	ct := sealed[nonceSize:]
+	out, err := k.aead.Open(ct[:0], sealed[:nonceSize], ct, nil)
+	if err != nil {
+		return nil, ErrAuth
+	}
+	return out, nil
+}
+
 // SealedSize returns the stored size of a plaintext of n bytes.
 func (k *Key) SealedSize(n int) int {
 	if k.aead == nil {

@@ -58,6 +58,16 @@ func (f *fenced) GetRange(ctx context.Context, key string, off, n int64) ([]byte
 	return f.inner.GetRange(ctx, key, off, n)
 }
 
+// ReadRange is GetRange into the caller's buffer, fenced the same way.
+func (f *fenced) ReadRange(ctx context.Context, key string, off int64, buf []byte) error {
+	ctx, done, err := f.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return store.ReadRangeInto(ctx, f.inner, key, off, buf)
+}
+
 func (f *fenced) Put(ctx context.Context, key string, data []byte, opts store.PutOptions) (store.ObjectInfo, error) {
 	ctx, done, err := f.begin(ctx)
 	if err != nil {

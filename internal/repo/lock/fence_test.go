@@ -92,3 +92,32 @@ func TestFencedWritesStopAtSafeEnd(t *testing.T) {
 		})
 	}
 }
+
+// A fenced store reads ranges into the caller's buffer while the lease
+// holds, and refuses to once it is released, as for GetRange.
+func TestFencedReadRange(t *testing.T) {
+	ctx := context.Background()
+	clk := newFake()
+	st := newTestStore(t, clk)
+	if _, err := st.Put(ctx, "data/k", []byte("0123456789"), store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := acquire(t, clk, st, true, "op", testOpts(clk, "me"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, ok := l.Fence(st).(store.RangeReader)
+	if !ok {
+		t.Fatal("the fenced store does not read ranges into buffers")
+	}
+	buf := make([]byte, 4)
+	if err := rr.ReadRange(ctx, "data/k", 3, buf); err != nil || string(buf) != "3456" {
+		t.Fatalf("ReadRange under the lease: %q, %v", buf, err)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rr.ReadRange(ctx, "data/k", 3, buf); !errors.Is(err, ErrLeaseLost) {
+		t.Fatalf("ReadRange after release: %v, want ErrLeaseLost", err)
+	}
+}

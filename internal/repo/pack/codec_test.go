@@ -43,6 +43,7 @@ func TestCodecCompressions(t *testing.T) {
 		// One Decoder for every case: its buffers hold the previous
 		// case's blob, of another encoding, when the next one comes.
 		dec := c.NewDecoder()
+		withBufs := c.NewDecoderWith(make([]byte, 0, 100), make([]byte, 0, 100))
 		for _, tc := range cases {
 			t.Run(keyName+"/"+tc.name, func(t *testing.T) {
 				want := c.Key().ID(tc.data)
@@ -64,6 +65,10 @@ func TestCodecCompressions(t *testing.T) {
 				for name, decode := range map[string]func([]byte, id.ID) ([]byte, error){
 					"Codec.Decode": func(b []byte, w id.ID) ([]byte, error) { return c.Decode(b, w) },
 					"Decoder":      func(b []byte, w id.ID) ([]byte, error) { return dec.Decode(b, w) },
+					"DecoderWith":  func(b []byte, w id.ID) ([]byte, error) { return withBufs.Decode(b, w) },
+					"DecodeInPlace": func(b []byte, w id.ID) ([]byte, error) {
+						return withBufs.DecodeInPlace(bytes.Clone(b), w)
+					},
 				} {
 					got, err := decode(stored, want)
 					if err != nil || !bytes.Equal(got, tc.data) {
@@ -93,6 +98,42 @@ func mustEncode(t *testing.T, key *crypt.Key, data []byte, comp Compression) []b
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestDecodeInPlaceRefuses: decoding in place still authenticates the
+// blob and checks its id.
+func TestDecodeInPlaceRefuses(t *testing.T) {
+	for keyName, key := range fuzzKeys(t) {
+		c, err := NewCodec(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := logText(10 << 10)
+		stored := mustEncode(t, key, data, S2)
+		tampered := bytes.Clone(stored)
+		tampered[len(tampered)/2] ^= 1
+		cases := []struct {
+			name   string
+			sealed []byte
+			want   id.ID
+			err    error
+		}{
+			{"ok", stored, key.ID(data), nil},
+			{"other id", stored, key.ID([]byte("other")), ErrCorrupt},
+			{"tampered", tampered, key.ID(data), crypt.ErrAuth},
+		}
+		for _, tc := range cases {
+			t.Run(keyName+"/"+tc.name, func(t *testing.T) {
+				if key.SealedSize(0) == 0 && errors.Is(tc.err, crypt.ErrAuth) {
+					tc.err = ErrCorrupt // no seal: the id check finds it
+				}
+				got, err := c.NewDecoder().DecodeInPlace(bytes.Clone(tc.sealed), tc.want)
+				if !errors.Is(err, tc.err) || (err == nil && !bytes.Equal(got, data)) {
+					t.Fatalf("%d bytes, %v; want %v", len(got), err, tc.err)
+				}
+			})
+		}
+	}
 }
 
 // TestS2HostileLength: an s2 block that claims more than a blob may hold

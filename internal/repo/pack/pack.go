@@ -195,8 +195,16 @@ func (c *Codec) decode(plainBuf, dataBuf, sealed []byte, want id.ID) (plain, dat
 	if err != nil {
 		return plainBuf, nil, fmt.Errorf("blob %s: %w", want.Short(), err)
 	}
+	data, err = c.unpack(plain, dataBuf, want)
+	return plain, data, err
+}
+
+// unpack returns the data of a decrypted blob, plain: decompressed into
+// dataBuf (appended) or, when stored raw, lying in plain. It checks that
+// the data hashes to want.
+func (c *Codec) unpack(plain, dataBuf []byte, want id.ID) (data []byte, err error) {
 	if len(plain) == 0 {
-		return plain, nil, fmt.Errorf("blob %s: %w: empty", want.Short(), ErrCorrupt)
+		return nil, fmt.Errorf("blob %s: %w: empty", want.Short(), ErrCorrupt)
 	}
 	switch plain[0] {
 	case encRaw:
@@ -204,15 +212,15 @@ func (c *Codec) decode(plainBuf, dataBuf, sealed []byte, want id.ID) (plain, dat
 	case encZstd, encS2:
 		data, err = c.decompress(plain[0], plain[1:], dataBuf)
 		if err != nil {
-			return plain, nil, fmt.Errorf("blob %s: %w", want.Short(), err)
+			return nil, fmt.Errorf("blob %s: %w", want.Short(), err)
 		}
 	default:
-		return plain, nil, fmt.Errorf("blob %s: %w: unknown encoding %d", want.Short(), ErrCorrupt, plain[0])
+		return nil, fmt.Errorf("blob %s: %w: unknown encoding %d", want.Short(), ErrCorrupt, plain[0])
 	}
 	if got := c.key.ID(data); got != want {
-		return plain, nil, fmt.Errorf("blob %s: %w: content hashes to %s", want.Short(), ErrCorrupt, got.Short())
+		return nil, fmt.Errorf("blob %s: %w: content hashes to %s", want.Short(), ErrCorrupt, got.Short())
 	}
-	return plain, data, nil
+	return data, nil
 }
 
 // decompress appends the decompressed form of payload, in encoding enc, to
@@ -254,12 +262,36 @@ type Decoder struct {
 // NewDecoder returns a Decoder for c's blobs.
 func (c *Codec) NewDecoder() *Decoder { return &Decoder{c: c} }
 
+// NewDecoderWith returns a Decoder that starts with the given buffers (say
+// memory mapped outside the heap) for the decrypted and the decompressed
+// forms; a blob that needs more grows them on the heap. The caller must
+// not use either buffer while the Decoder is in use.
+func (c *Codec) NewDecoderWith(plain, data []byte) *Decoder {
+	return &Decoder{c: c, plain: plain[:0], data: data[:0]}
+}
+
 // Decode opens a stored blob and checks that its plaintext hashes to want.
 func (d *Decoder) Decode(sealed []byte, want id.ID) ([]byte, error) {
 	plain, data, err := d.c.decode(d.plain[:0], d.data[:0], sealed, want)
 	d.plain = plain[:0]
 	if len(plain) > 0 && plain[0] != encRaw && cap(data) > cap(d.data) {
 		d.data = data[:0] // grown by decompress (a raw blob's data lies in plain)
+	}
+	return data, err
+}
+
+// DecodeInPlace is Decode decrypting in sealed's own memory, which it
+// overwrites (after a failure too): a blob stored raw needs no second
+// buffer. What it returns is valid until the next call or until sealed is
+// reused.
+func (d *Decoder) DecodeInPlace(sealed []byte, want id.ID) ([]byte, error) {
+	plain, err := d.c.key.OpenInPlace(sealed)
+	if err != nil {
+		return nil, fmt.Errorf("blob %s: %w", want.Short(), err)
+	}
+	data, err := d.c.unpack(plain, d.data[:0], want)
+	if err == nil && plain[0] != encRaw && cap(data) > cap(d.data) {
+		d.data = data[:0] // grown by decompress
 	}
 	return data, err
 }

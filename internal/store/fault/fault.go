@@ -49,7 +49,10 @@ func (f Fired) Add(g Fired) Fired {
 		Duplicates: f.Duplicates + g.Duplicates}
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store       = (*Store)(nil)
+	_ store.RangeReader = (*Store)(nil)
+)
 
 // New wraps inner.
 func New(inner store.Store, cfg Config) *Store {
@@ -170,6 +173,20 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 	}
 	b, err := s.inner.GetRange(ctx, key, off, n)
 	return s.shorten("get range", key, b, err)
+}
+
+// ReadRange forwards, with faults: at ShortReadRate it fails after reading
+// a strict prefix (the rest of buf is zeroed), as GetRange returns one.
+func (s *Store) ReadRange(ctx context.Context, key string, off int64, buf []byte) error {
+	if err := s.before(ctx, "get range", key); err != nil {
+		return err
+	}
+	err := store.ReadRangeInto(ctx, s.inner, key, off, buf)
+	short, err := s.shorten("get range", key, buf, err)
+	if err != nil {
+		clear(buf[len(short):])
+	}
+	return err
 }
 
 // Put forwards, with faults and the kill point; at AckLossRate a

@@ -1,8 +1,10 @@
 package fault_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -50,6 +52,8 @@ func TestFaults(t *testing.T) {
 		{"get error", fault.Config{ErrorRate: 1}, true, get, true, false, true, fault.Fired{Errors: 1}},
 		{"get short", fault.Config{ShortReadRate: 1}, true, get, true, true, true, fault.Fired{ShortReads: 1}},
 		{"get range short", fault.Config{ShortReadRate: 1}, true, getRange, true, true, true, fault.Fired{ShortReads: 1}},
+		{"read range error", fault.Config{ErrorRate: 1}, true, readRange, true, false, true, fault.Fired{Errors: 1}},
+		{"read range short", fault.Config{ShortReadRate: 1}, true, readRange, true, true, true, fault.Fired{ShortReads: 1}},
 		{"stat error", fault.Config{ErrorRate: 1}, true, stat, true, false, true, fault.Fired{Errors: 1}},
 		{"list error", fault.Config{ErrorRate: 1}, true, list, true, false, true, fault.Fired{Errors: 1}},
 		{"latency only", fault.Config{LatencyRate: 1, Latency: time.Millisecond}, true, get, false, false, true, fault.Fired{Latencies: 1}},
@@ -98,6 +102,16 @@ func del(s store.Store) ([]byte, error) { return nil, s.Delete(context.Backgroun
 func get(s store.Store) ([]byte, error) { return s.Get(context.Background(), "k") }
 func getRange(s store.Store) ([]byte, error) {
 	return s.GetRange(context.Background(), "k", 2, 10)
+}
+
+// readRange reads through store.RangeReader; on error it returns the
+// bytes before the first zero the fault left (data has no zero bytes).
+func readRange(s store.Store) ([]byte, error) {
+	buf := make([]byte, 10)
+	if err := s.(store.RangeReader).ReadRange(context.Background(), "k", 2, buf); err != nil {
+		return buf[:bytes.IndexByte(append(buf, 0), 0)], err
+	}
+	return buf, nil
 }
 func stat(s store.Store) ([]byte, error) {
 	_, err := s.Stat(context.Background(), "k")
@@ -258,5 +272,30 @@ func TestDuplicates(t *testing.T) {
 	}
 	if c, err := fault.Parse("dup=0.25"); err != nil || c.DupRate != 0.25 {
 		t.Fatalf("parse dup: %+v %v", c, err)
+	}
+}
+
+// TestReadRangeShort: an injected short ReadRange leaves a correct prefix
+// and zeros after it, never other bytes.
+func TestReadRangeShort(t *testing.T) {
+	ctx := context.Background()
+	data := []byte("0123456789abcdef")
+	inner := local.New(t.TempDir())
+	if _, err := inner.Put(ctx, "k", data, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for seed := range int64(20) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			s := fault.New(inner, fault.Config{Seed: seed, ShortReadRate: 1})
+			buf := bytes.Repeat([]byte{0xff}, 12)
+			err := s.ReadRange(ctx, "k", 3, buf)
+			if !errors.Is(err, io.ErrUnexpectedEOF) || !errors.Is(err, fault.ErrInjected) {
+				t.Fatalf("error %v, want an injected short read", err)
+			}
+			n := bytes.IndexByte(buf, 0)
+			if n < 0 || !bytes.Equal(buf[:n], data[3:3+n]) || !bytes.Equal(buf[n:], make([]byte, len(buf)-n)) {
+				t.Fatalf("buffer %q: want a prefix of %q, then zeros", buf, data[3:15])
+			}
+		})
 	}
 }

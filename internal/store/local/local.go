@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -88,29 +87,11 @@ func isDirError(err error) bool { return errors.Is(err, syscall.EISDIR) }
 
 // GetRange reads length bytes at offset; a short object is an error.
 func (s *Store) GetRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {
-	p, err := s.path(key)
-	if err != nil {
-		return nil, err
-	}
-	if offset < 0 || length < 0 {
+	if length < 0 {
 		return nil, fmt.Errorf("%s: invalid range %d+%d", key, offset, length)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, notFound(key, err)
-	}
-	defer f.Close() //nolint:errcheck // read-only; ReadAt reports read errors
 	buf := make([]byte, length)
-	if _, err := f.ReadAt(buf, offset); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s: range %d+%d beyond end of object: %w", key, offset, length, io.ErrUnexpectedEOF)
-		}
-		if isDirError(err) {
-			return nil, fmt.Errorf("%s: %w", key, store.ErrNotFound)
-		}
+	if err := s.ReadRange(ctx, key, offset, buf); err != nil {
 		return nil, err
 	}
 	return buf, nil

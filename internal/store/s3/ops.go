@@ -2,6 +2,7 @@ package s3
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -48,23 +49,37 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 // GetRange returns length bytes at offset; a range past the end of the
 // object is an error (not ErrNotFound).
 func (s *Store) GetRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {
-	if err := store.CheckKey(key); err != nil {
+	if length < 0 {
+		return nil, fmt.Errorf("s3: get range %s: negative offset %d or length %d", key, offset, length)
+	}
+	buf := make([]byte, length)
+	if err := s.ReadRange(ctx, key, offset, buf); err != nil {
 		return nil, err
 	}
-	if offset < 0 || length < 0 {
-		return nil, fmt.Errorf("s3: get range %s: negative offset %d or length %d", key, offset, length)
+	return buf, nil
+}
+
+// ReadRange fills buf with the len(buf) bytes of key at offset; a range
+// past the end of the object is an error (not ErrNotFound).
+func (s *Store) ReadRange(ctx context.Context, key string, offset int64, buf []byte) error {
+	if err := store.CheckKey(key); err != nil {
+		return err
+	}
+	length := int64(len(buf))
+	if offset < 0 {
+		return fmt.Errorf("s3: get range %s: negative offset %d or length %d", key, offset, length)
 	}
 	if length == 0 {
 		info, err := s.Stat(ctx, key)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if offset > info.Size {
-			return nil, fmt.Errorf("s3: get range %s: offset %d past the end (%d bytes)", key, offset, info.Size)
+			return fmt.Errorf("s3: get range %s: offset %d past the end (%d bytes)", key, offset, info.Size)
 		}
-		return []byte{}, nil
+		return nil
 	}
-	var data []byte
+	var got int64
 	err := s.withSlot(ctx, func() error {
 		out, err := s.client.GetObject(ctx, &s3.GetObjectInput{
 			Bucket: aws.String(s.bucket),
@@ -74,20 +89,37 @@ func (s *Store) GetRange(ctx context.Context, key string, offset, length int64) 
 		if err != nil {
 			return err
 		}
-		defer out.Body.Close() //nolint:errcheck // a response body we only read; ReadAll reports read errors
-		// Read at most one byte more than asked, to catch a server that
-		// ignored the Range header.
-		data, err = io.ReadAll(io.LimitReader(out.Body, length+1))
+		defer out.Body.Close() //nolint:errcheck // a response body we only read; the reads report errors
+		got, err = readBody(out.Body, buf)
 		return err
 	})
 	if err != nil {
-		return nil, s.mapReadErr("get range", key, err)
+		return s.mapReadErr("get range", key, err)
 	}
-	if int64(len(data)) != length {
-		return nil, fmt.Errorf("s3: get range %s: got %d bytes at offset %d, want %d (object shorter than expected?)",
-			key, len(data), offset, length)
+	if got != length {
+		return fmt.Errorf("s3: get range %s: got %d bytes at offset %d, want %d (object shorter than expected?)",
+			key, got, offset, length)
 	}
-	return data, nil
+	return nil
+}
+
+// readBody fills buf from body and returns how many bytes the body had, up
+// to len(buf)+1: one byte more than asked catches a server that ignored
+// the Range header.
+func readBody(body io.Reader, buf []byte) (int64, error) {
+	n, err := io.ReadFull(body, buf)
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return int64(n), nil
+	}
+	if err != nil {
+		return int64(n), err
+	}
+	var extra [1]byte
+	m, err := io.ReadFull(body, extra[:])
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return int64(n + m), err
 }
 
 // Stat returns the object's size, LastModified and ETag.

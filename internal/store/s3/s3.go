@@ -104,7 +104,10 @@ type Store struct {
 	requests, bytesUp, bytesDown atomic.Int64
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store       = (*Store)(nil)
+	_ store.RangeReader = (*Store)(nil)
+)
 
 // Open connects to the bucket, checks that it exists and that the
 // credentials work (errors wrap ErrBucketNotFound, ErrAccessDenied, or

@@ -87,14 +87,26 @@ func dirOr(f *sftp.File, err error) error {
 // GetRange reads length bytes at offset; a short object is an error, not
 // store.ErrNotFound.
 func (s *Store) GetRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {
-	p, err := s.path(key)
-	if err != nil {
-		return nil, err
-	}
-	if offset < 0 || length < 0 {
+	if length < 0 {
 		return nil, fmt.Errorf("%s: invalid range %d+%d", key, offset, length)
 	}
 	buf := make([]byte, length)
+	if err := s.ReadRange(ctx, key, offset, buf); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// ReadRange fills buf with the len(buf) bytes of key at offset; a short
+// object is an error, not store.ErrNotFound.
+func (s *Store) ReadRange(ctx context.Context, key string, offset int64, buf []byte) error {
+	p, err := s.path(key)
+	if err != nil {
+		return err
+	}
+	if offset < 0 {
+		return fmt.Errorf("%s: invalid range %d+%d", key, offset, len(buf))
+	}
 	var n int
 	err = s.do(ctx, func(c *sftp.Client) error {
 		f, err := c.Open(p)
@@ -112,16 +124,16 @@ func (s *Store) GetRange(ctx context.Context, key string, offset, length int64) 
 		return nil
 	})
 	if errors.Is(err, errIsDir) {
-		return nil, fmt.Errorf("%s: %w", key, store.ErrNotFound)
+		return fmt.Errorf("%s: %w", key, store.ErrNotFound)
 	}
 	if err != nil {
-		return nil, notFound(key, err)
+		return notFound(key, err)
 	}
-	if int64(n) < length {
-		return nil, fmt.Errorf("%s: range %d+%d beyond end of object (%d bytes read): %w",
-			key, offset, length, n, io.ErrUnexpectedEOF)
+	if n < len(buf) {
+		return fmt.Errorf("%s: range %d+%d beyond end of object (%d bytes read): %w",
+			key, offset, len(buf), n, io.ErrUnexpectedEOF)
 	}
-	return buf, nil
+	return nil
 }
 
 // Stat returns the object's size, mtime and version.

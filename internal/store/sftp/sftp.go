@@ -32,7 +32,10 @@ type Store struct {
 	closed bool
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store       = (*Store)(nil)
+	_ store.RangeReader = (*Store)(nil)
+)
 
 // Open connects to the server, checks the remote directory (creating it if
 // cfg.CreateDir) and the server's extensions. The caller must Close the

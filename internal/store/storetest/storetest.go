@@ -26,6 +26,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Overwrite", testOverwrite},
 		{"Missing", testMissing},
 		{"GetRange", testGetRange},
+		{"ReadRange", testReadRange},
 		{"Delete", testDelete},
 		{"Stat", testStat},
 		{"List", testList},
@@ -168,6 +169,53 @@ func testGetRange(t *testing.T, s store.Store) {
 				t.Fatal("wrong bytes")
 			}
 		})
+	}
+}
+
+// testReadRange checks store.ReadRangeInto (ReadRange when the store is a
+// store.RangeReader, GetRange and a copy otherwise) into a reused buffer
+// that holds other bytes before each read.
+func testReadRange(t *testing.T, s store.Store) {
+	data := randBytes(t, 1<<20)
+	mustPut(t, s, "r/obj", data)
+	ctx := context.Background()
+	cases := []struct {
+		off, n int64
+		ok     bool
+	}{
+		{0, 10, true}, {1000, 5000, true}, {1<<20 - 1, 1, true}, {0, 1 << 20, true},
+		{1<<20 - 5, 10, false}, {2 << 20, 1, false},
+	}
+	buf := make([]byte, 1<<20)
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%d+%d", c.off, c.n), func(t *testing.T) {
+			for i := range buf {
+				buf[i] = 0xa5
+			}
+			err := store.ReadRangeInto(ctx, s, "r/obj", c.off, buf[:c.n])
+			if !c.ok {
+				if err == nil {
+					t.Fatal("read past end returned no error")
+				}
+				if errors.Is(err, store.ErrNotFound) {
+					t.Fatalf("read past end of an existing object said not found: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf[:c.n], data[c.off:c.off+c.n]) {
+				t.Fatal("wrong bytes")
+			}
+		})
+	}
+	if err := store.ReadRangeInto(ctx, s, "r/absent", 0, buf[:1]); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("missing key: got %v, want ErrNotFound", err)
+	}
+	got, err := store.ReadRangeBuffer(ctx, s, "r/obj", 7, 100, buf[:0])
+	if err != nil || !bytes.Equal(got, data[7:107]) {
+		t.Fatalf("ReadRangeBuffer: %v, right bytes: %v", err, bytes.Equal(got, data[7:107]))
 	}
 }
 

@@ -42,3 +42,9 @@ func (l *Limited) Now(ctx context.Context) (time.Time, error) { return l.Store.N
 
 // Describe names the inner store.
 func (l *Limited) Describe() string { return store.Describe(l.Store) }
+
+// ReadRange forwards (through a copy when the inner store reads no ranges
+// into buffers).
+func (l *Limited) ReadRange(ctx context.Context, key string, off int64, buf []byte) error {
+	return store.ReadRangeInto(ctx, l.Store, key, off, buf)
+}

@@ -28,7 +28,10 @@ func NewLogging(inner store.Store, logf func(format string, args ...any)) *Loggi
 	return &Logging{inner: inner, logf: logf}
 }
 
-var _ store.Store = (*Logging)(nil)
+var (
+	_ store.Store       = (*Logging)(nil)
+	_ store.RangeReader = (*Logging)(nil)
+)
 
 // Counts returns the totals so far.
 func (l *Logging) Counts() Counts {
@@ -77,6 +80,20 @@ func (l *Logging) GetRange(ctx context.Context, key string, off, n int64) ([]byt
 	l.down.Add(int64(len(b)))
 	l.log("GETRANGE", key, start, int64(len(b)), err)
 	return b, err
+}
+
+// ReadRange logs and forwards (through a copy when the inner store reads
+// no ranges into buffers).
+func (l *Logging) ReadRange(ctx context.Context, key string, off int64, buf []byte) error {
+	start := time.Now()
+	err := store.ReadRangeInto(ctx, l.inner, key, off, buf)
+	n := int64(len(buf))
+	if err != nil {
+		n = 0
+	}
+	l.down.Add(n)
+	l.log("GETRANGE", key, start, n, err)
+	return err
 }
 
 // Put logs and forwards.
