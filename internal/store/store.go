@@ -193,6 +193,20 @@ func ReadRangeInto(ctx context.Context, s Store, key string, offset int64, buf [
 	return nil
 }
 
+// GetRangeByReading is GetRange for a store that reads ranges into
+// buffers: a fresh buffer of length bytes, filled by rr.ReadRange. A
+// negative length is an error naming key.
+func GetRangeByReading(ctx context.Context, rr RangeReader, key string, offset, length int64) ([]byte, error) {
+	if length < 0 {
+		return nil, fmt.Errorf("%s: invalid range %d+%d", key, offset, length)
+	}
+	buf := make([]byte, length)
+	if err := rr.ReadRange(ctx, key, offset, buf); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
 // ReadRangeBuffer returns length bytes of key at offset, read into buf
 // (grown when too small) when s is a RangeReader, else the slice GetRange
 // returns. Either way the result is valid only until buf's next use.

@@ -136,12 +136,9 @@ func (c *Cache) Get(key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, ErrMiss
-	}
+	data, err := readFile(p)
 	if err != nil {
-		return nil, fmt.Errorf("cache: %w", err)
+		return nil, err
 	}
 	if sha256.Sum256(data) != want {
 		c.Remove(key)
@@ -260,6 +257,16 @@ func (c *Cache) GetDerived(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	data, err := readFile(p)
+	if err != nil {
+		return nil, err
+	}
+	c.touch(p)
+	return data, nil
+}
+
+// readFile reads a cached file: ErrMiss when there is none.
+func readFile(p string) ([]byte, error) {
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrMiss
@@ -267,7 +274,6 @@ func (c *Cache) GetDerived(name string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
-	c.touch(p)
 	return data, nil
 }
 

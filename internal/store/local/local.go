@@ -87,14 +87,7 @@ func isDirError(err error) bool { return errors.Is(err, syscall.EISDIR) }
 
 // GetRange reads length bytes at offset; a short object is an error.
 func (s *Store) GetRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {
-	if length < 0 {
-		return nil, fmt.Errorf("%s: invalid range %d+%d", key, offset, length)
-	}
-	buf := make([]byte, length)
-	if err := s.ReadRange(ctx, key, offset, buf); err != nil {
-		return nil, err
-	}
-	return buf, nil
+	return store.GetRangeByReading(ctx, s, key, offset, length)
 }
 
 // Stat returns the object's size, mtime and version.

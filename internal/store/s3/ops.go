@@ -49,14 +49,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 // GetRange returns length bytes at offset; a range past the end of the
 // object is an error (not ErrNotFound).
 func (s *Store) GetRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {
-	if length < 0 {
-		return nil, fmt.Errorf("s3: get range %s: negative offset %d or length %d", key, offset, length)
-	}
-	buf := make([]byte, length)
-	if err := s.ReadRange(ctx, key, offset, buf); err != nil {
-		return nil, err
-	}
-	return buf, nil
+	return store.GetRangeByReading(ctx, s, key, offset, length)
 }
 
 // ReadRange fills buf with the len(buf) bytes of key at offset; a range

@@ -87,14 +87,7 @@ func dirOr(f *sftp.File, err error) error {
 // GetRange reads length bytes at offset; a short object is an error, not
 // store.ErrNotFound.
 func (s *Store) GetRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {
-	if length < 0 {
-		return nil, fmt.Errorf("%s: invalid range %d+%d", key, offset, length)
-	}
-	buf := make([]byte, length)
-	if err := s.ReadRange(ctx, key, offset, buf); err != nil {
-		return nil, err
-	}
-	return buf, nil
+	return store.GetRangeByReading(ctx, s, key, offset, length)
 }
 
 // ReadRange fills buf with the len(buf) bytes of key at offset; a short

@@ -139,17 +139,21 @@ func testMissing(t *testing.T, s store.Store) {
 	}
 }
 
+// rangeCases are the ranges read from a 1 MiB object by testGetRange and
+// testReadRange: within it, up to its end, and past it (an error).
+var rangeCases = []struct {
+	off, n int64
+	ok     bool
+}{
+	{0, 10, true}, {1000, 5000, true}, {1<<20 - 1, 1, true}, {0, 1 << 20, true},
+	{1<<20 - 5, 10, false}, {2 << 20, 1, false},
+}
+
 func testGetRange(t *testing.T, s store.Store) {
 	data := randBytes(t, 1<<20)
 	mustPut(t, s, "r/obj", data)
 	ctx := context.Background()
-	cases := []struct {
-		off, n int64
-		ok     bool
-	}{
-		{0, 10, true}, {1000, 5000, true}, {1<<20 - 1, 1, true}, {0, 1 << 20, true},
-		{1<<20 - 5, 10, false}, {2 << 20, 1, false},
-	}
+	cases := rangeCases
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%d+%d", c.off, c.n), func(t *testing.T) {
 			got, err := s.GetRange(ctx, "r/obj", c.off, c.n)
@@ -179,13 +183,7 @@ func testReadRange(t *testing.T, s store.Store) {
 	data := randBytes(t, 1<<20)
 	mustPut(t, s, "r/obj", data)
 	ctx := context.Background()
-	cases := []struct {
-		off, n int64
-		ok     bool
-	}{
-		{0, 10, true}, {1000, 5000, true}, {1<<20 - 1, 1, true}, {0, 1 << 20, true},
-		{1<<20 - 5, 10, false}, {2 << 20, 1, false},
-	}
+	cases := rangeCases
 	buf := make([]byte, 1<<20)
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%d+%d", c.off, c.n), func(t *testing.T) {
