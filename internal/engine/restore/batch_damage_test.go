@@ -11,8 +11,36 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 )
+
+// backedUpInto initialises an encrypted repository on st, backs src up
+// into it under a shared lock held for the rest of the test, and returns
+// the repository, the lock and the backup's result.
+func backedUpInto(t *testing.T, st store.Store, src string) (*repo.Repository, *lock.Lock, *backup.Result) {
+	t.Helper()
+	ctx := context.Background()
+	r, _, err := repo.Init(ctx, st, repo.InitOptions{
+		Credentials: repo.Credentials{PlatformKey: "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := lock.AcquireShared(ctx, r.Store(), "test", lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := l.Release(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	res, err := backup.Run(ctx, r, l, nil, backup.Options{Path: src, Hostname: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, l, res
+}
 
 // TestBatchedRestoreIsolatesDamage corrupts one small file's blob inside a
 // pack that batched reads cover: that file alone is reported damaged and
@@ -27,20 +55,7 @@ func TestBatchedRestoreIsolatesDamage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, _, err := repo.Init(ctx, local.New(storeDir), repo.InitOptions{
-		Credentials: repo.Credentials{PlatformKey: "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := lock.AcquireShared(ctx, r.Store(), "test", lock.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Release(ctx) //nolint:errcheck // the test's result does not depend on it
-	res, err := backup.Run(ctx, r, l, nil, backup.Options{Path: src, Hostname: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, l, res := backedUpInto(t, local.New(storeDir), src)
 	victim, err := os.ReadFile(filepath.Join(src, "f07"))
 	if err != nil {
 		t.Fatal(err)

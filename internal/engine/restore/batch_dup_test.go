@@ -8,9 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/cloudstic/cloudstic/internal/engine/backup"
-	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 	"github.com/cloudstic/cloudstic/internal/store/wrap"
 )
@@ -35,20 +32,7 @@ func TestBatchedRestoreDuplicates(t *testing.T) {
 			ranges.Add(1)
 		}
 	})
-	r, _, err := repo.Init(ctx, counted, repo.InitOptions{
-		Credentials: repo.Credentials{PlatformKey: "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := lock.AcquireShared(ctx, r.Store(), "test", lock.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Release(ctx) //nolint:errcheck // the test's result does not depend on it
-	res, err := backup.Run(ctx, r, l, nil, backup.Options{Path: src, Hostname: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, l, res := backedUpInto(t, counted, src)
 	before := ranges.Load()
 	out := filepath.Join(t.TempDir(), "out")
 	got, err := Run(ctx, r, l, res.Snapshot.Tree, Options{Output: out, Workers: 1})
