@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -66,6 +67,31 @@ func restoreTarget(target, root string) (string, error) {
 		return "", fmt.Errorf("%w: %s is outside the restore root %s", errTarget, target, root)
 	}
 	return resolved, nil
+}
+
+// confine opens the restore root, when there is one, and makes
+// opts.Output (a target restoreTarget accepted) relative to it, so that the
+// restore stays inside the root even if a directory on the way to the
+// target is replaced by a symbolic link after the check. The caller closes
+// the root when the restore ends.
+func confine(root string, opts *restore.Options) (*os.Root, error) {
+	if root == "" {
+		return nil, nil
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("%w: -restore-root %s: %w", errTarget, root, err)
+	}
+	rel, err := filepath.Rel(realRoot, opts.Output)
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("%w: %s is outside the restore root %s", errTarget, opts.Output, root)
+	}
+	within, err := os.OpenRoot(realRoot)
+	if err != nil {
+		return nil, fmt.Errorf("%w: -restore-root %s: %w", errTarget, root, err)
+	}
+	opts.Within, opts.Output = within, rel
+	return within, nil
 }
 
 // resolveExisting resolves the symbolic links of the longest existing
@@ -145,11 +171,23 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	within, err := confine(s.cfg.RestoreRoot, &opts)
+	if err != nil {
+		page.Err = err.Error()
+		s.render(w, r, http.StatusBadRequest, "restore", pageData{Title: "Restore", Repo: s.view(i), Data: page})
+		return
+	}
 	title := fmt.Sprintf("Restore %.8s:/%s to %s", ref, page.Path, target)
 	j, err := s.startJob(title, i, func(ctx context.Context, j *job, _, _ io.Writer) error {
-		return s.runRestore(ctx, i, ref, opts, j)
+		if within != nil {
+			defer within.Close() //nolint:errcheck // a directory handle: nothing was written through it
+		}
+		return s.runRestore(ctx, i, ref, target, opts, j)
 	})
 	if err != nil {
+		if within != nil {
+			within.Close() //nolint:errcheck // as above, and the job never started
+		}
 		s.errorPage(w, r, http.StatusInternalServerError, "Error", oneLine(err.Error()))
 		return
 	}
@@ -158,7 +196,7 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 
 // runRestore restores under a shared lock, as `cloudstic restore`,
 // reporting the engine's counters every half second.
-func (s *Server) runRestore(ctx context.Context, i int, ref string, opts restore.Options, j *job) error {
+func (s *Server) runRestore(ctx context.Context, i int, ref, target string, opts restore.Options, j *job) error {
 	rp := s.cfg.Repos[i]
 	stop := make(chan struct{})
 	var sampling sync.WaitGroup
@@ -194,7 +232,7 @@ func (s *Server) runRestore(ctx context.Context, i int, ref string, opts restore
 		final := progressLine{Type: "done", Op: "restore", FilesDone: res.Files, BytesDone: res.Bytes, ETASeconds: -1}
 		j.update(func() { j.progress = &final })
 		j.summaryf("Restored snapshot %s to %s: %d files, %d dirs, %d symlinks, %s\n", out.Snapshot.ID.Short(),
-			opts.Output, res.Files, res.Dirs, res.Symlinks, humanBytes(res.Bytes))
+			target, res.Files, res.Dirs, res.Symlinks, humanBytes(res.Bytes))
 		if len(res.Skipped) > 0 {
 			j.summaryf("%d existing files were left untouched\n", len(res.Skipped))
 		}

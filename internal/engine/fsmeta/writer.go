@@ -50,10 +50,28 @@ func NewWriter(dir string, opts WriterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fsmeta: open output directory: %w", err)
 	}
+	return newWriter(root, opts), nil
+}
+
+// NewWriterIn is NewWriter for dir relative to parent: creating and opening
+// dir never leaves parent, even through a symbolic link that replaces one
+// of dir's directories meanwhile (the dashboard's -restore-root).
+func NewWriterIn(parent *os.Root, dir string, opts WriterOptions) (*Writer, error) {
+	if err := parent.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("fsmeta: create output directory: %w", err)
+	}
+	root, err := parent.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("fsmeta: open output directory: %w", err)
+	}
+	return newWriter(root, opts), nil
+}
+
+func newWriter(root *os.Root, opts WriterOptions) *Writer {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	return &Writer{root: root, opts: opts, isRoot: os.Geteuid() == 0, ids: newLocalIDs()}, nil
+	return &Writer{root: root, opts: opts, isRoot: os.Geteuid() == 0, ids: newLocalIDs()}
 }
 
 // Close releases the output directory.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,7 +54,7 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 	if opts.DryRun {
 		return d.dryRun(start)
 	}
-	_, statErr := os.Lstat(opts.Output)
+	_, statErr := lstatOutput(opts)
 	createdOutput := errors.Is(statErr, fs.ErrNotExist)
 	d.fresh = createdOutput
 	closeOutput, err := d.openOutput(prefix)
@@ -127,7 +126,7 @@ func (res *Result) err() error {
 func (d *dirRestore) openOutput(prefix string) (func(), error) {
 	wopts := fsmeta.DefaultWriterOptions()
 	wopts.Logf = d.opts.Warnf
-	w, err := fsmeta.NewWriter(d.opts.Output, wopts)
+	w, err := newOutputWriter(d.opts, wopts)
 	if err != nil {
 		return nil, err
 	}

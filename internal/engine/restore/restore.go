@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -102,6 +103,12 @@ type Options struct {
 	Verify bool
 	// NoSparse writes runs of zeros as data instead of leaving holes.
 	NoSparse bool
+	// Within, when set, confines the restore to that directory: Output is
+	// then relative to it, and no step of the restore leaves it, even when
+	// a directory on the way to Output is replaced by a symbolic link while
+	// the restore runs (the dashboard's -restore-root). A dry run, which
+	// writes nothing, does not take it.
+	Within *os.Root
 
 	// beforeVerify, for tests, runs between the writes and the
 	// verification.
@@ -193,6 +200,9 @@ func checkOptions(opts *Options) error {
 	opts.Overwrite = o
 	if opts.Format == FormatZip && (o != OverwriteNever || opts.Delete || opts.Verify) {
 		return fmt.Errorf("%w: -overwrite, -delete and -verify apply to directory restores, not zip files", ErrBadOptions)
+	}
+	if opts.Within != nil && opts.DryRun {
+		return fmt.Errorf("%w: a dry run writes nothing to confine to a directory", ErrBadOptions)
 	}
 	if opts.Delete && (len(opts.Include) > 0 || len(opts.Exclude) > 0) {
 		// What is left out would look like something to delete.

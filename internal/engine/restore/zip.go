@@ -29,7 +29,7 @@ func restoreZip(ctx context.Context, r *repo.Repository, start entry, _ string, 
 	var f *os.File
 	if !opts.DryRun {
 		var err error
-		f, err = os.OpenFile(opts.Output, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err = createOutputFile(opts)
 		if errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("%s: %w (remove it or choose another -output)", opts.Output, ErrOutputExists)
 		}
@@ -73,7 +73,7 @@ func restoreZip(ctx context.Context, r *repo.Repository, start entry, _ string, 
 		if ctx.Err() != nil {
 			// A zip cut short by Ctrl-C would still open, and look whole.
 			// We created it (O_EXCL), so it is ours to remove.
-			if rerr := os.Remove(opts.Output); rerr != nil {
+			if rerr := removeOutput(opts); rerr != nil {
 				opts.Warnf("could not remove the incomplete %s: %v", opts.Output, rerr)
 			}
 		}
