@@ -30,10 +30,12 @@ type batch struct {
 	locs       []index.Location
 }
 
-// job is one unit of restore work: a batch, or a single file.
+// job is one unit of restore work: a batch, a single file, or a segment of
+// a large one.
 type job struct {
-	file  entry
-	batch *batch
+	file    entry
+	batch   *batch
+	segment *segment // of a large file
 }
 
 // batcher groups files into batches as the walk finds them.

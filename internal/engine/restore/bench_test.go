@@ -10,6 +10,8 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
 )
 
 // BenchmarkRestoreMixed restores a small version of the benchmark's mixed
@@ -39,24 +41,15 @@ func BenchmarkRestoreMixed(b *testing.B) {
 		checktest.WriteFile(b, src, fmt.Sprintf("kb/k%03d.bin", i), uint64(200+i), 1<<10)
 		total += 1 << 10
 	}
-	st := checktest.NewRepo(b, b.TempDir())
-	sid := checktest.Backup(b, st, src)
-	r := checktest.Open(b, st)
+	r, root := backupOf(b, src)
 	ctx := context.Background()
-	if _, err := r.LoadIndex(ctx); err != nil {
-		b.Fatal(err)
-	}
-	s, err := r.LoadSnapshot(ctx, sid)
-	if err != nil {
-		b.Fatal(err)
-	}
 	l := lease(b, r)
 	outs := b.TempDir()
 	b.SetBytes(int64(total))
 	b.ResetTimer()
 	for i := range b.N {
 		out := filepath.Join(outs, fmt.Sprint(i))
-		if _, err := restore.Run(ctx, r, l, s.Tree, restore.Options{Output: out}); err != nil {
+		if _, err := restore.Run(ctx, r, l, root, restore.Options{Output: out}); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
@@ -65,4 +58,51 @@ func BenchmarkRestoreMixed(b *testing.B) {
 		}
 		b.StartTimer()
 	}
+}
+
+// BenchmarkRestoreOneLargeFile restores a single 256 MiB file of random
+// data: by one worker (as before files were split into segments) and by
+// the default workers, a segment each.
+func BenchmarkRestoreOneLargeFile(b *testing.B) {
+	const size = 256 << 20
+	src := b.TempDir()
+	checktest.WriteFile(b, src, "disk.img", 1, size)
+	r, root := backupOf(b, src)
+	ctx := context.Background()
+	l := lease(b, r)
+	for _, workers := range []int{1, 0} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			outs := b.TempDir()
+			b.SetBytes(size)
+			for i := range b.N {
+				out := filepath.Join(outs, fmt.Sprint(i))
+				if _, err := restore.Run(ctx, r, l, root, restore.Options{Output: out, Workers: workers}); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if err := os.RemoveAll(out); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+		})
+	}
+}
+
+// backupOf backs src up into a new repository and returns it, its index
+// loaded, with the snapshot's root tree.
+func backupOf(tb testing.TB, src string) (*repo.Repository, id.ID) {
+	tb.Helper()
+	st := checktest.NewRepo(tb, tb.TempDir())
+	sid := checktest.Backup(tb, st, src)
+	r := checktest.Open(tb, st)
+	ctx := context.Background()
+	if _, err := r.LoadIndex(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	s, err := r.LoadSnapshot(ctx, sid)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r, s.Tree
 }

@@ -73,9 +73,12 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 			buf := newWriteBuffers()
 			defer buf.free()
 			for j := range d.jobs {
-				if j.batch != nil {
+				switch {
+				case j.batch != nil:
 					d.restoreBatch(j.batch, buf)
-				} else {
+				case j.segment != nil:
+					d.segment(j.segment, buf)
+				default:
 					d.file(j.file, buf)
 				}
 			}
@@ -200,6 +203,9 @@ func (d *dirRestore) visit(e entry) error {
 	case act == actKeep:
 		d.unchanged(e)
 	default:
+		if segs := d.segments(&e); segs != nil {
+			return d.sendLarge(e, segs)
+		}
 		return d.send(d.batches.add(e))
 	}
 	return nil

@@ -3,4 +3,8 @@
 // existing file and never write outside the output directory, whatever
 // names a damaged or hostile repository holds. A file whose data cannot be
 // read or verified is removed and reported; everything else is restored.
+//
+// Workers restore files in parallel: small files of one pack in batches
+// read with one request (batch.go), large files in segments written at
+// their offsets by several workers at once (large.go).
 package restore

@@ -130,8 +130,7 @@ func (d *dirRestore) fileWith(e entry, buf *writeBuffers, content func(*contentW
 		d.damaged(e.rel, err)
 		return
 	}
-	cw := &contentWriter{f: f, sparse: !d.opts.NoSparse, zeros: buf.zeros, progress: d.opts.Progress,
-		keepLengths: d.opts.Verify}
+	cw := d.contentWriter(f, 0, buf)
 	werr := cw.reserve(e.node.Size)
 	if werr == nil {
 		werr = content(cw)
@@ -139,6 +138,20 @@ func (d *dirRestore) fileWith(e entry, buf *writeBuffers, content func(*contentW
 	if werr == nil {
 		werr = cw.finish(e.node.Size)
 	}
+	d.complete(e, f, tmp, werr, cw.off, cw.lengths)
+}
+
+// contentWriter returns a writer of a pending file's content from offset
+// off on.
+func (d *dirRestore) contentWriter(f *os.File, off int64, buf *writeBuffers) *contentWriter {
+	return &contentWriter{f: f, off: off, sparse: !d.opts.NoSparse, zeros: buf.zeros, progress: d.opts.Progress,
+		keepLengths: d.opts.Verify}
+}
+
+// complete ends a pending file whose content was written (werr nil: all
+// of its size bytes, chunks of lengths) or failed: metadata, name and
+// count, or its removal and a report.
+func (d *dirRestore) complete(e entry, f *os.File, tmp string, werr error, size int64, lengths []uint32) {
 	if werr == nil {
 		// Metadata through the open descriptor, after the last write:
 		// cheaper than resolving the path again, and mtime stays put.
@@ -176,9 +189,9 @@ func (d *dirRestore) fileWith(e entry, buf *writeBuffers, content func(*contentW
 	}
 	d.mu.Lock()
 	d.res.Files++
-	d.res.Bytes += cw.off
+	d.res.Bytes += size
 	if d.opts.Verify {
-		d.written = append(d.written, writtenFile{rel: e.rel, node: &e.node, lengths: cw.lengths})
+		d.written = append(d.written, writtenFile{rel: e.rel, node: &e.node, lengths: lengths})
 	}
 	d.mu.Unlock()
 	if p := d.opts.Progress; p != nil {

@@ -113,6 +113,9 @@ type Options struct {
 	// beforeVerify, for tests, runs between the writes and the
 	// verification.
 	beforeVerify func()
+	// segmentSize, for tests, replaces the segment size of large files
+	// (segmentSize) when positive.
+	segmentSize int64
 }
 
 // Progress holds live counters.

@@ -20,23 +20,14 @@ import (
 func backedUp(t *testing.T, files map[string]int) (*repo.Repository, id.ID, *lock.Lock, string) {
 	t.Helper()
 	ctx := context.Background()
-	st := checktest.NewRepo(t, t.TempDir())
 	src := t.TempDir()
 	seed := uint64(1)
 	for name, size := range files {
 		checktest.WriteFile(t, src, name, seed, size)
 		seed++
 	}
-	sid := checktest.Backup(t, st, src)
-	r := checktest.Open(t, st)
-	if _, err := r.LoadIndex(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s, err := r.LoadSnapshot(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := lock.AcquireShared(ctx, st, "restore", lock.Options{})
+	r, root := backupOf(t, src)
+	l, err := lock.AcquireShared(ctx, r.Store(), "restore", lock.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +36,7 @@ func backedUp(t *testing.T, files map[string]int) (*repo.Repository, id.ID, *loc
 			t.Error(err)
 		}
 	})
-	return r, s.Tree, l, src
+	return r, root, l, src
 }
 
 // TestRestoreVerify: -verify reads back every written file. A clean
