@@ -11,6 +11,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
 )
 
@@ -114,22 +115,45 @@ func TestRestoreLargeFileWrongPlainLengths(t *testing.T) {
 	f := largeFixture(t)
 	ctx := context.Background()
 	big := f.node(t, "big.bin").Content
-	// First and last chunk: in different segments (within one, chunks
-	// are written one after the other, whatever the index says).
-	shift := map[string]int64{big[0].String(): 4096, big[len(big)-1].String(): -4096}
 	r := checktest.Open(t, f.st)
 	files, _, err := r.ListIDs(ctx, repo.IndexPrefix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var packs []index.PackBlobs
+	plain := map[id.ID]uint32{}
 	for _, fid := range files {
 		file, err := r.IndexFile(ctx, fid)
 		if err != nil {
 			t.Fatal(err)
 		}
 		packs = append(packs, file.Packs...)
+		for _, p := range file.Packs {
+			for _, b := range p.Blobs {
+				plain[b.ID] = b.Plain
+			}
+		}
 	}
+	// The first chunk 4 KiB longer, a later one 4 KiB shorter: the sum
+	// stays right. The later one must be in another segment (within one,
+	// chunks are written one after the other, whatever the index says)
+	// and occur once in the file.
+	seen := map[id.ID]int{}
+	for _, c := range big {
+		seen[c]++
+	}
+	var later id.ID
+	var acc int64
+	for _, c := range big {
+		if acc >= testSegment && seen[c] == 1 && plain[c] > plain[later] {
+			later = c // starts after the first segment's end
+		}
+		acc += int64(plain[c])
+	}
+	if seen[big[0]] != 1 || plain[later] <= 4096 {
+		t.Fatalf("no chunks to shift in %d chunks", len(big))
+	}
+	shift := map[string]int64{big[0].String(): 4096, later.String(): -4096}
 	shifted := 0
 	for _, p := range packs {
 		for i := range p.Blobs {
