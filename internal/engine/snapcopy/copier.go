@@ -6,6 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/chunker"
@@ -14,6 +18,12 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
+
+// fileReaders is how many files of a directory have their blobs copied at
+// once. Each blob is one request to the source (on S3, a round trip): one
+// at a time, a copy mostly waits. Subdirectories are copied one after the
+// other, so at most fileReaders blobs are read at any moment.
+const fileReaders = 4
 
 // copier copies the trees and contents of snapshots from src into dst. It
 // remembers what it copied during one run, so that contents shared by
@@ -31,12 +41,15 @@ type copier struct {
 	params  chunker.Params
 	ch      *chunker.Chunker // reused for every file; nil until needed
 
-	saver *repo.Saver // of the snapshot being copied
-	blobs map[id.ID]id.ID
+	saver *repo.Saver       // of the snapshot being copied
 	files map[id.ID][]id.ID // rechunked contents, by a hash of the source's content list
 	trees map[id.ID]id.ID
 
-	blobsRead, blobsAdded, bytesAdded int64
+	mu        sync.Mutex // guards blobs and blobsRead: files are copied concurrently
+	blobs     map[id.ID]id.ID
+	blobsRead int64
+
+	blobsAdded, bytesAdded int64
 }
 
 func newCopier(src, dst *repo.Repository, opts Options) *copier {
@@ -104,19 +117,16 @@ func (c *copier) copyTree(ctx context.Context, tid id.ID) (id.ID, error) {
 	if err != nil {
 		return id.ID{}, err
 	}
-	out := tree.Tree{Nodes: make([]tree.Node, len(t.Nodes))}
-	for i, n := range t.Nodes {
-		switch {
-		case n.Type == tree.TypeDir:
+	out := tree.Tree{Nodes: slices.Clone(t.Nodes)}
+	if err := c.copyFiles(ctx, out.Nodes); err != nil {
+		return id.ID{}, err
+	}
+	for i := range out.Nodes {
+		if n := &out.Nodes[i]; n.Type == tree.TypeDir {
 			if n.Subtree, err = c.copyTree(ctx, n.Subtree); err != nil {
 				return id.ID{}, err
 			}
-		case len(n.Content) > 0:
-			if n.Content, err = c.copyContent(ctx, n.Content); err != nil {
-				return id.ID{}, fmt.Errorf("%s: %w", n.Name, err)
-			}
 		}
-		out.Nodes[i] = n
 	}
 	data, err := tree.Encode(&out)
 	if err != nil {
@@ -128,6 +138,32 @@ func (c *copier) copyTree(ctx context.Context, tid id.ID) (id.ID, error) {
 	}
 	c.trees[tid] = nid
 	return nid, nil
+}
+
+// copyFiles copies the contents of the files among nodes and sets each
+// node's Content to the destination's list: several files at once, unless
+// they are chunked again (one chunker, reused).
+func (c *copier) copyFiles(ctx context.Context, nodes []tree.Node) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(fileReaders)
+	if c.rechunk {
+		g.SetLimit(1)
+	}
+	for i := range nodes {
+		n := &nodes[i]
+		if n.Type == tree.TypeDir || len(n.Content) == 0 {
+			continue
+		}
+		g.Go(func() error {
+			content, err := c.copyContent(gctx, n.Content)
+			if err != nil {
+				return fmt.Errorf("%s: %w", n.Name, err)
+			}
+			n.Content = content
+			return nil
+		})
+	}
+	return g.Wait()
 }
 
 // copyContent copies a file's content blobs and returns the destination's
@@ -149,23 +185,33 @@ func (c *copier) copyContent(ctx context.Context, content []id.ID) ([]id.ID, err
 
 // copyBlob copies one data blob and returns its id in the destination.
 func (c *copier) copyBlob(ctx context.Context, b id.ID) (id.ID, error) {
-	if nid, ok := c.blobs[b]; ok {
+	c.mu.Lock()
+	nid, ok := c.blobs[b]
+	c.mu.Unlock()
+	if ok {
 		return nid, nil
 	}
 	if c.sameIDs && c.saver.Known(b) {
-		c.blobs[b] = b
+		c.remember(b, b)
 		return b, nil
 	}
+	// Two files sharing a blob may both read it: Save stores it once.
 	data, err := c.readBlob(ctx, b)
 	if err != nil {
 		return id.ID{}, err
 	}
-	nid := c.dst.Key().ID(data)
+	nid = c.dst.Key().ID(data)
 	if _, err := c.saver.Save(ctx, pack.DataBlob, nid, data); err != nil {
 		return id.ID{}, err
 	}
-	c.blobs[b] = nid
+	c.remember(b, nid)
 	return nid, nil
+}
+
+func (c *copier) remember(b, nid id.ID) {
+	c.mu.Lock()
+	c.blobs[b] = nid
+	c.mu.Unlock()
 }
 
 // readBlob reads and verifies one data blob of the source.
@@ -174,7 +220,9 @@ func (c *copier) readBlob(ctx context.Context, b id.ID) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading blob %s from the source: %w", b.Short(), err)
 	}
+	c.mu.Lock()
 	c.blobsRead++
+	c.mu.Unlock()
 	return data, nil
 }
 
