@@ -1,7 +1,9 @@
 package jepsen
 
 import (
+	"errors"
 	mrand "math/rand/v2"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -73,24 +75,24 @@ func (r *run) fault(kind string, proxy *toxiproxy.Proxy, slot *processSlot, hold
 		hold = 70 * time.Second
 		r.awaitHolder(slot, stop)
 		toxic = "stall"
-		_, err = proxy.AddToxic(toxic, "latency", "upstream", 1, toxiproxy.Attributes{"latency": 65000})
+		err = addToxic(proxy, toxic, "latency", "upstream", 1, toxiproxy.Attributes{"latency": 65000})
 	case "long-partition":
 		hold = 65 * time.Second // past the 60 s TTL: heals after the lease and the lock expired
 		r.awaitHolder(slot, stop)
 		toxic = "cut"
-		_, err = proxy.AddToxic(toxic, "timeout", "", 1, toxiproxy.Attributes{"timeout": 0})
+		err = addToxic(proxy, toxic, "timeout", "", 1, toxiproxy.Attributes{"timeout": 0})
 	case "partition":
 		toxic = "cut"
-		_, err = proxy.AddToxic(toxic, "timeout", "", 1, toxiproxy.Attributes{"timeout": 0})
+		err = addToxic(proxy, toxic, "timeout", "", 1, toxiproxy.Attributes{"timeout": 0})
 	case "latency":
 		toxic = "slow"
-		_, err = proxy.AddToxic(toxic, "latency", "", 1, toxiproxy.Attributes{"latency": 2000 + mrand.IntN(5000), "jitter": 500})
+		err = addToxic(proxy, toxic, "latency", "", 1, toxiproxy.Attributes{"latency": 2000 + mrand.IntN(5000), "jitter": 500})
 	case "bandwidth":
 		toxic = "thin"
-		_, err = proxy.AddToxic(toxic, "bandwidth", "", 1, toxiproxy.Attributes{"rate": 32})
+		err = addToxic(proxy, toxic, "bandwidth", "", 1, toxiproxy.Attributes{"rate": 32})
 	case "reset":
 		toxic = "reset"
-		_, err = proxy.AddToxic(toxic, "reset_peer", "", 0.5, toxiproxy.Attributes{"timeout": 100 + mrand.IntN(500)})
+		err = addToxic(proxy, toxic, "reset_peer", "", 0.5, toxiproxy.Attributes{"timeout": 100 + mrand.IntN(500)})
 	case "sigstop":
 		hold = 65 * time.Second // longer than the 60 s TTL: a long GC pause
 		r.awaitHolder(slot, stop)
@@ -179,4 +181,32 @@ func (r *run) holds(pid int) bool {
 		}
 	}
 	return held
+}
+
+// addToxic adds a toxic to proxy. toxiproxy's API server closes idle
+// keep-alive connections (after its 10 s read timeout), and a POST sent on
+// one as it closes fails with "connection reset by peer": Go retries only
+// idempotent requests. So a request that failed on the connection is
+// retried, after checking the toxic is not there already (the request may
+// have landed before the connection broke).
+func addToxic(proxy *toxiproxy.Proxy, name, typeName, stream string, toxicity float32, attrs toxiproxy.Attributes) error {
+	var err error
+	for range 5 {
+		_, err = proxy.AddToxic(name, typeName, stream, toxicity, attrs)
+		var transport *url.Error
+		if err == nil || !errors.As(err, &transport) {
+			return err // added, or refused by the API
+		}
+		<-time.After(300 * time.Millisecond)
+		toxics, lerr := proxy.Toxics()
+		if lerr != nil {
+			continue
+		}
+		for _, tx := range toxics {
+			if tx.Name == name {
+				return nil
+			}
+		}
+	}
+	return err
 }
