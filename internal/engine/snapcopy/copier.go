@@ -144,11 +144,12 @@ func (c *copier) copyTree(ctx context.Context, tid id.ID) (id.ID, error) {
 // node's Content to the destination's list: several files at once, unless
 // they are chunked again (one chunker, reused).
 func (c *copier) copyFiles(ctx context.Context, nodes []tree.Node) error {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(fileReaders)
+	limit := fileReaders
 	if c.rechunk {
-		g.SetLimit(1)
+		limit = 1
 	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(limit)
 	for i := range nodes {
 		n := &nodes[i]
 		if n.Type == tree.TypeDir || len(n.Content) == 0 {
