@@ -207,6 +207,12 @@ func (a *app) credentials(ctx context.Context, confirm bool) (repo.Credentials, 
 	return c, err
 }
 
+// credentialsGiven reports whether a password or key was given without a
+// prompt: by flag, environment, file, command, reference or KMS key.
+func (a *app) credentialsGiven() bool {
+	return a.g.password != "" || a.g.encryptionKey != "" || a.g.recoveryKey != "" || a.g.kms.keyARN != ""
+}
+
 // askPassword prompts for the repository password on a terminal (twice
 // with confirm); it returns "" when stdin is not a terminal.
 func (a *app) askPassword(confirm bool) (string, error) {
@@ -276,11 +282,13 @@ func (a *app) openOptions() (operation.Options, error) {
 		Credentials: func(ctx context.Context) (repo.Credentials, error) {
 			return a.credentials(ctx, false)
 		},
-		Cache:  a.cacheOptions(),
-		Lock:   a.lockOptions(),
-		Clock:  clock.Real{},
-		Warnf:  a.warnf,
-		Debugf: a.debugf,
+		CredentialsGiven: a.credentialsGiven(),
+		Cache:            a.cacheOptions(),
+		KnownDir:         a.knownDir(),
+		Lock:             a.lockOptions(),
+		Clock:            clock.Real{},
+		Warnf:            a.warnf,
+		Debugf:           a.debugf,
 	}, nil
 }
 

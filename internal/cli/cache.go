@@ -17,3 +17,11 @@ func (a *app) cacheOptions() *cache.Options {
 	}
 	return &opts
 }
+
+// knownDir is where this host remembers the repositories it opened
+// encrypted (operation.Options.KnownDir): the cache directory, also with
+// -no-cache, since the memory holds no repository data.
+func (a *app) knownDir() string {
+	dir, _ := cache.DirFromEnv(a.io.Getenv) // "" when there is none: no memory
+	return dir
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
@@ -40,6 +41,11 @@ func runInit(ctx context.Context, a *app, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if o, err := a.openOptions(); err == nil {
+		if err := operation.RememberEncrypted(r, st, o); err != nil {
+			a.warnf("%v (this host will not notice if the repository's encryption is switched off)", err)
+		}
 	}
 	cfg := r.Config()
 	if a.g.json {

@@ -34,6 +34,15 @@ var (
 	ErrNeedCredential = errors.New("repository is encrypted: a password or key is required")
 	// ErrWrongCredential means no key slot opened with the given credential.
 	ErrWrongCredential = crypt.ErrWrongCredential
+	// ErrConfigTampered means an encrypted repository's config does not
+	// match its MAC: someone without the key changed it.
+	ErrConfigTampered = errors.New("repository config fails authentication: it was changed by someone without the key")
+	// ErrDowngrade means a config says the repository is unencrypted
+	// where there is evidence that it is encrypted (a credential was
+	// given, key slots exist, this host opened it encrypted before): a
+	// store writer may have switched encryption off to read what is
+	// backed up next.
+	ErrDowngrade = errors.New("refusing a repository config that says it is not encrypted (encryption may have been switched off by tampering)")
 )
 
 // ChunkerParams are the content-defined chunking bounds, in bytes.
@@ -52,7 +61,48 @@ type Config struct {
 	Chunker    ChunkerParams `json:"chunker"`
 	PackSize   int           `json:"pack_size"`
 	ChunkerKey string        `json:"chunker_key,omitempty"` // unencrypted repositories only
+	// MAC (encrypted repositories) binds every other field to the master
+	// key: hex HMAC-SHA256 of macInput under the key derived as
+	// "cloudstic config". Configs written before it existed have none
+	// (see Repository.ConfigAuthenticated).
+	MAC string `json:"mac,omitempty"`
 }
+
+// macInput is the canonical form of c that its MAC covers: every field
+// but the MAC, in a fixed order and encoding, so that the MAC does not
+// depend on how a JSON encoder spaced or ordered the stored object.
+func (c Config) macInput() []byte {
+	return fmt.Appendf(nil, "cloudstic config\x00version=%d\x00id=%s\x00created=%s\x00encrypted=%t\x00chunker=%d,%d,%d\x00pack_size=%d\x00chunker_key=%s",
+		c.Version, c.ID, c.Created.UTC().Format(time.RFC3339Nano), c.Encrypted,
+		c.Chunker.Min, c.Chunker.Avg, c.Chunker.Max, c.PackSize, c.ChunkerKey)
+}
+
+// sign sets c's MAC under key.
+func (c *Config) sign(key *crypt.Key) error {
+	mac, err := key.ConfigMAC(c.macInput())
+	if err != nil {
+		return err
+	}
+	c.MAC = hex.EncodeToString(mac)
+	return nil
+}
+
+// verify checks c's MAC under key. A config without a MAC (written
+// before configs had one) passes: authenticated reports whether it had
+// one.
+func (c Config) verify(key *crypt.Key) (authenticated bool, err error) {
+	if c.MAC == "" {
+		return false, nil
+	}
+	mac, err := hex.DecodeString(c.MAC)
+	if err != nil || !key.VerifyConfigMAC(c.macInput(), mac) {
+		return false, ErrConfigTampered
+	}
+	return true, nil
+}
+
+// encode returns the config as stored.
+func (c Config) encode() ([]byte, error) { return json.MarshalIndent(c, "", "  ") }
 
 func defaultConfig(encrypted bool, now time.Time) (Config, error) {
 	rid := make([]byte, 16)
@@ -89,6 +139,13 @@ func DecodeConfig(data []byte) (Config, error) {
 		if k, err := hex.DecodeString(c.ChunkerKey); err != nil || len(k) != 32 {
 			return c, fmt.Errorf("%w: chunker key", ErrCorruptConfig)
 		}
+		if c.MAC != "" {
+			// Only an encrypted repository has a key to make a MAC with:
+			// a MAC beside "encrypted": false is a signed config edited.
+			return c, fmt.Errorf("%w: an unencrypted config carries a MAC", ErrDowngrade)
+		}
+	} else if c.ChunkerKey != "" {
+		return c, fmt.Errorf("%w: an encrypted repository's chunker key is never stored", ErrCorruptConfig)
 	}
 	return c, nil
 }

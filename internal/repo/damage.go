@@ -16,7 +16,7 @@ import (
 // repository's health. Commands use it to avoid calling a flaky connection
 // "corruption".
 func IsDamage(err error) bool {
-	for _, damage := range []error{ErrCorrupt, pack.ErrCorrupt, crypt.ErrAuth, index.ErrCorrupt,
+	for _, damage := range []error{ErrCorrupt, ErrConfigTampered, pack.ErrCorrupt, crypt.ErrAuth, index.ErrCorrupt,
 		tree.ErrCorrupt, snapshot.ErrCorrupt} {
 		if errors.Is(err, damage) {
 			return true

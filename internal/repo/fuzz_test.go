@@ -27,11 +27,12 @@ func FuzzDecodeConfig(f *testing.F) {
 	f.Add([]byte(`{"version":2,"id":"x","encrypted":true}`))
 	f.Add([]byte(`{"version":1,"encrypted":true,"chunker":{"min":64,"avg":128,"max":129},"pack_size":1048576}`))
 	f.Add([]byte(`[]`))
+	f.Add([]byte(`{"version":1,"id":"x","encrypted":false,"chunker":{"min":524288,"avg":1048576,"max":8388608},"pack_size":16777216,"chunker_key":"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff","mac":"00"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := DecodeConfig(data)
 		if err != nil {
-			if !errors.Is(err, ErrCorruptConfig) && !errors.Is(err, ErrUnsupportedVersion) {
-				t.Fatalf("error %v wraps neither ErrCorruptConfig nor ErrUnsupportedVersion", err)
+			if !errors.Is(err, ErrCorruptConfig) && !errors.Is(err, ErrUnsupportedVersion) && !errors.Is(err, ErrDowngrade) {
+				t.Fatalf("error %v wraps none of ErrCorruptConfig, ErrUnsupportedVersion, ErrDowngrade", err)
 			}
 			return
 		}

@@ -95,13 +95,21 @@ type Keyring struct {
 	current string // id of the slot that opened
 }
 
-// OpenKeyring unlocks the repository's master secret with creds.
+// OpenKeyring unlocks the repository's master secret with creds. As
+// Open, it refuses a config that fails its MAC, and an unencrypted config
+// beside key slots (ErrDowngrade); a truly unencrypted repository is
+// ErrNotEncrypted.
 func OpenKeyring(ctx context.Context, st store.Store, creds Credentials) (*Keyring, error) {
 	cfg, err := ReadConfig(ctx, st)
 	if err != nil {
 		return nil, err
 	}
 	if !cfg.Encrypted {
+		// Credentials are always asked for here, so only key slots tell a
+		// switched-off repository from one made without encryption.
+		if err := checkUnencrypted(ctx, st, Credentials{}); err != nil {
+			return nil, err
+		}
 		return nil, ErrNotEncrypted
 	}
 	if creds.empty() {
@@ -110,6 +118,13 @@ func OpenKeyring(ctx context.Context, st store.Store, creds Credentials) (*Keyri
 	master, id, err := unlock(ctx, st, cfg.ID, creds)
 	if err != nil {
 		return nil, err
+	}
+	key, err := crypt.FromMaster(master)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cfg.verify(key); err != nil {
+		return nil, fmt.Errorf("%s: %w", store.Describe(st), err)
 	}
 	return &Keyring{st: st, repoID: cfg.ID, master: master, current: id}, nil
 }

@@ -42,8 +42,8 @@ func RequireLease(l *lock.Lock, exclusive bool) error {
 // its safe end, so a holder that lost its lease writes nothing more. It
 // shares r's keys, index and cache. Writing entry points run on it.
 func (r *Repository) Under(lease *lock.Lock) *Repository {
-	return &Repository{st: lease.Fence(r.st), unfenced: r.store(), cfg: r.cfg, key: r.key, codec: r.codec,
-		idx: r.idx, cache: r.cache}
+	return &Repository{st: lease.Fence(r.st), unfenced: r.store(), cfg: r.cfg, authenticated: r.authenticated,
+		key: r.key, codec: r.codec, idx: r.idx, cache: r.cache}
 }
 
 // store is the store below any fence: for what a fence does not forward

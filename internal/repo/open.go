@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -57,6 +56,10 @@ type InitOptions struct {
 	NoEncryption   bool
 	AddRecoveryKey bool
 	Now            time.Time
+	// Chunker and PackSize replace the defaults when set (tests use small
+	// ones); they must pass DecodeConfig's bounds.
+	Chunker  ChunkerParams
+	PackSize int
 }
 
 // Repository is an opened repository. Safe for concurrent use.
@@ -65,7 +68,9 @@ type Repository struct {
 	// unfenced is st without the lease's fence, in a view made by Under.
 	unfenced store.Store
 	cfg      Config
-	key      *crypt.Key
+	// authenticated: the config carries a MAC that this key verified.
+	authenticated bool
+	key           *crypt.Key
 	codec    *pack.Codec
 	idx      *index.Index
 	cache    *cache.Cache // nil: no local metadata cache
@@ -79,6 +84,12 @@ func (r *Repository) Store() store.Store { return r.st }
 
 // Config returns the repository's config.
 func (r *Repository) Config() Config { return r.cfg }
+
+// ConfigAuthenticated reports whether the repository's config carries a
+// MAC that its key verified. False for unencrypted repositories (they have
+// no key) and for encrypted ones whose config was written before configs
+// had a MAC (BindConfig adds it).
+func (r *Repository) ConfigAuthenticated() bool { return r.authenticated }
 
 // Key returns the repository's working key.
 func (r *Repository) Key() *crypt.Key { return r.key }
@@ -101,8 +112,8 @@ func (r *Repository) SetCache(c *cache.Cache) { r.cache = c }
 // anew into a fresh view for each request, so that it never looks up a
 // pack a prune has deleted since an earlier load.
 func (r *Repository) Fresh() *Repository {
-	return &Repository{st: r.st, unfenced: r.unfenced, cfg: r.cfg, key: r.key, codec: r.codec,
-		idx: index.New(), cache: r.cache}
+	return &Repository{st: r.st, unfenced: r.unfenced, cfg: r.cfg, authenticated: r.authenticated,
+		key: r.key, codec: r.codec, idx: index.New(), cache: r.cache}
 }
 
 func newRepository(st store.Store, cfg Config, key *crypt.Key) (*Repository, error) {
@@ -134,6 +145,12 @@ func Init(ctx context.Context, st store.Store, opts InitOptions) (*Repository, s
 	cfg, err := defaultConfig(!opts.NoEncryption, now)
 	if err != nil {
 		return nil, "", err
+	}
+	if opts.Chunker != (ChunkerParams{}) {
+		cfg.Chunker = opts.Chunker
+	}
+	if opts.PackSize != 0 {
+		cfg.PackSize = opts.PackSize
 	}
 	var key *crypt.Key
 	var words string
@@ -176,8 +193,11 @@ func Init(ctx context.Context, st store.Store, opts InitOptions) (*Repository, s
 		if key, err = crypt.FromMaster(master); err != nil {
 			return nil, "", err
 		}
+		if err := cfg.sign(key); err != nil {
+			return nil, "", err
+		}
 	}
-	data, err := json.MarshalIndent(cfg, "", "  ")
+	data, err := cfg.encode()
 	if err != nil {
 		return nil, "", err
 	}
@@ -194,6 +214,9 @@ func Init(ctx context.Context, st store.Store, opts InitOptions) (*Repository, s
 		return nil, "", fmt.Errorf("writing config: %w", err)
 	}
 	r, err := newRepository(st, cfg, key)
+	if r != nil {
+		r.authenticated = key.Encrypted()
+	}
 	return r, words, err
 }
 
@@ -222,13 +245,21 @@ func writeSlot(ctx context.Context, st store.Store, slot *crypt.Slot) error {
 	return nil
 }
 
-// Open opens an existing repository with the given credentials.
+// Open opens an existing repository with the given credentials. An
+// encrypted repository's config must pass its MAC (ErrConfigTampered). An
+// unencrypted config is refused with ErrDowngrade when credentials were
+// given or key slots exist: either means the repository was encrypted and
+// its config was edited to switch encryption off, which would make the
+// next backup store plaintext.
 func Open(ctx context.Context, st store.Store, creds Credentials) (*Repository, error) {
 	cfg, err := ReadConfig(ctx, st)
 	if err != nil {
 		return nil, err
 	}
 	if !cfg.Encrypted {
+		if err := checkUnencrypted(ctx, st, creds); err != nil {
+			return nil, err
+		}
 		ck, err := hex.DecodeString(cfg.ChunkerKey)
 		if err != nil {
 			return nil, fmt.Errorf("%w: chunker key", ErrCorruptConfig)
@@ -246,5 +277,49 @@ func Open(ctx context.Context, st store.Store, creds Credentials) (*Repository, 
 	if err != nil {
 		return nil, err
 	}
-	return newRepository(st, cfg, key)
+	authenticated, err := cfg.verify(key)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", store.Describe(st), err)
+	}
+	r, err := newRepository(st, cfg, key)
+	if r != nil {
+		r.authenticated = authenticated
+	}
+	return r, err
+}
+
+// checkUnencrypted refuses an unencrypted config where there is evidence
+// that the repository is encrypted: credentials given for it, or key
+// slots under keys/ (init -no-encryption writes none, and key add
+// refuses an unencrypted repository).
+func checkUnencrypted(ctx context.Context, st store.Store, creds Credentials) error {
+	if !creds.empty() {
+		return fmt.Errorf("%w: a password or key was given, but the config of %s says the repository is not encrypted (if it was created with init -no-encryption, give no password or key)",
+			ErrDowngrade, store.Describe(st))
+	}
+	found, err := hasSlots(ctx, st)
+	if err != nil {
+		return err
+	}
+	if found {
+		return fmt.Errorf("%w: the config of %s says the repository is not encrypted, but %s holds key slots",
+			ErrDowngrade, store.Describe(st), KeysPrefix)
+	}
+	return nil
+}
+
+// errFound stops a listing at its first object.
+var errFound = errors.New("found")
+
+// hasSlots reports whether keys/ holds any object. The listing stops at
+// the first one: a store writer may have planted millions.
+func hasSlots(ctx context.Context, st store.Store) (bool, error) {
+	err := st.List(ctx, KeysPrefix, func(store.ObjectInfo) error { return errFound })
+	switch {
+	case errors.Is(err, errFound):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("listing %s: %w", KeysPrefix, err)
+	}
+	return false, nil
 }

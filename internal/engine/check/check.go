@@ -132,6 +132,7 @@ func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error)
 		return nil, errors.New("check: the repository's index must not be loaded before check")
 	}
 	c := &checker{r: r, opts: opts, res: &Result{}, damage: make(map[id.ID]bool)}
+	c.checkConfig(ctx)
 	objs, bad, err := r.ListObjects(ctx, repo.DataPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("listing packs: %w", err)

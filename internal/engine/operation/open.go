@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/cache"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/wrap"
 )
 
@@ -21,13 +24,25 @@ type Options struct {
 	// Store names the store and how to reach it.
 	Store StoreOptions
 	// Credentials returns what unlocks an encrypted repository. Open calls
-	// it only when the repository's config says it is encrypted, so an
-	// unencrypted one never prompts; OpenKeyring always calls it. nil
-	// gives no credentials.
+	// it only when the repository's config says it is encrypted or
+	// CredentialsGiven is set, so an unencrypted one never prompts;
+	// OpenKeyring always calls it. nil gives no credentials.
 	Credentials func(ctx context.Context) (repo.Credentials, error)
+	// CredentialsGiven says the user gave a password or key up front (a
+	// flag, the environment, a file, a command, a secret reference, a KMS
+	// key), not one a prompt would ask for. An unencrypted repository is
+	// then refused (repo.ErrDowngrade): whoever configured a password
+	// expects an encrypted repository, and a store writer who switched
+	// encryption off must not get the next backup in plaintext.
+	CredentialsGiven bool
 	// Cache, when set, is where the metadata cache of a remote
 	// repository lives (nil: no cache). Local stores never get one.
 	Cache *cache.Options
+	// KnownDir is where this host remembers the repositories it opened
+	// encrypted (cache.Known; the cache directory, also when nothing is
+	// cached): such a repository whose config turns unencrypted is
+	// refused. Empty: no memory.
+	KnownDir string
 	// Lock tunes the locks the operations take (Wait for -lock-wait,
 	// Trace for tests; the zero value means the defaults).
 	Lock lock.Options
@@ -109,12 +124,15 @@ func openRepository(ctx context.Context, st *wrap.Logging, o Options) (*repo.Rep
 		return nil, &unreachable{err}
 	}
 	var creds repo.Credentials
-	if cfg.Encrypted && o.Credentials != nil {
+	if (cfg.Encrypted || o.CredentialsGiven) && o.Credentials != nil {
 		if creds, err = o.Credentials(ctx); err != nil {
 			return nil, err
 		}
 	}
 	r, err := repo.Open(ctx, st, creds)
+	if err == nil {
+		err = checkHostMemory(r, st, o)
+	}
 	switch {
 	case errors.Is(err, repo.ErrNeedCredential):
 		return nil, err
@@ -131,6 +149,60 @@ func openRepository(ctx context.Context, st *wrap.Logging, o Options) (*repo.Rep
 	// now so it does not add to the peak of the work that follows.
 	debug.FreeOSMemory()
 	return r, nil
+}
+
+// checkHostMemory compares the repository with this host's memory of
+// encrypted repositories (cache.Known, in the cache directory): an
+// unencrypted one that this host opened or created encrypted before is
+// refused with repo.ErrDowngrade, and an encrypted one is remembered.
+// Without a directory (Options.KnownDir) there is no memory to keep.
+func checkHostMemory(r *repo.Repository, st store.Store, o Options) error {
+	if o.KnownDir == "" {
+		return nil
+	}
+	known := cache.NewKnown(o.KnownDir)
+	cfg := r.Config()
+	loc := Location(st, o.Store)
+	if cfg.Encrypted {
+		if err := known.RememberEncrypted(cfg.ID, loc); err != nil && o.Debugf != nil {
+			o.Debugf("%v", err)
+		}
+		return nil
+	}
+	record, err := known.WasEncrypted(cfg.ID, loc)
+	if err != nil {
+		return err
+	}
+	if record != "" {
+		return fmt.Errorf("%w: this host opened the repository at %s (or one with id %s) encrypted before, and its config now says it is not (if you re-created it without encryption on purpose, delete %s)",
+			repo.ErrDowngrade, o.Store.URI, cfg.ID, record)
+	}
+	return nil
+}
+
+// RememberEncrypted records in this host's memory (see checkHostMemory)
+// that the repository r, just created in st, is encrypted.
+func RememberEncrypted(r *repo.Repository, st store.Store, o Options) error {
+	if o.KnownDir == "" || !r.Config().Encrypted {
+		return nil
+	}
+	return cache.NewKnown(o.KnownDir).RememberEncrypted(r.Config().ID, Location(st, o.Store))
+}
+
+// Location names the place of a store for this host's memory of
+// repositories: its description, with a local directory made absolute and
+// an S3 endpoint added, so that one place has one name.
+func Location(st store.Store, o StoreOptions) string {
+	d := store.Describe(st)
+	if dir, ok := strings.CutPrefix(d, "local:"); ok {
+		if abs, err := filepath.Abs(dir); err == nil {
+			return "local:" + abs
+		}
+	}
+	if o.S3.Endpoint != "" && (strings.HasPrefix(d, "s3:") || strings.HasPrefix(d, "b2:")) {
+		return d + "@" + o.S3.Endpoint
+	}
+	return d
 }
 
 // useCache gives a repository in a remote store its local metadata cache

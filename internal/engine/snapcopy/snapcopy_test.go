@@ -2,7 +2,6 @@ package snapcopy_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 
@@ -27,19 +26,8 @@ func newDest(t *testing.T, params repo.ChunkerParams) store.Store {
 	t.Helper()
 	ctx := context.Background()
 	st := local.New(t.TempDir())
-	if _, _, err := repo.Init(ctx, st, repo.InitOptions{Credentials: repo.Credentials{PlatformKey: otherKey}}); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := repo.ReadConfig(ctx, st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Chunker, cfg.PackSize = params, 1<<20
-	data, err := json.Marshal(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Put(ctx, repo.ConfigKey, data, store.PutOptions{}); err != nil {
+	opts := repo.InitOptions{Credentials: repo.Credentials{PlatformKey: otherKey}, Chunker: params, PackSize: 1 << 20}
+	if _, _, err := repo.Init(ctx, st, opts); err != nil {
 		t.Fatal(err)
 	}
 	return st

@@ -58,20 +58,29 @@ func FromEnv(getenv func(string) string) (opts Options, ok bool) {
 	if v := getenv(EnvDisable); v != "" && v != "0" {
 		return Options{}, false
 	}
-	switch {
-	case getenv(EnvDir) != "":
-		opts.Dir = getenv(EnvDir)
-	case getenv("XDG_CACHE_HOME") != "":
-		opts.Dir = filepath.Join(getenv("XDG_CACHE_HOME"), "cloudstic")
-	case getenv("HOME") != "":
-		opts.Dir = filepath.Join(getenv("HOME"), ".cache", "cloudstic")
-	default:
+	if opts.Dir, ok = DirFromEnv(getenv); !ok {
 		return Options{}, false
 	}
 	if mb, err := strconv.ParseInt(getenv(EnvMaxMB), 10, 64); err == nil && mb > 0 {
 		opts.MaxBytes = mb << 20
 	}
 	return opts, true
+}
+
+// DirFromEnv returns the cache directory as FromEnv finds it, whether or
+// not the cache is disabled: this host's memory of encrypted repositories
+// (Known) lives there too and is kept even when nothing is cached. ok is
+// false when no directory can be found.
+func DirFromEnv(getenv func(string) string) (dir string, ok bool) {
+	switch {
+	case getenv(EnvDir) != "":
+		return getenv(EnvDir), true
+	case getenv("XDG_CACHE_HOME") != "":
+		return filepath.Join(getenv("XDG_CACHE_HOME"), "cloudstic"), true
+	case getenv("HOME") != "":
+		return filepath.Join(getenv("HOME"), ".cache", "cloudstic"), true
+	}
+	return "", false
 }
 
 // Cache is one repository's local object cache. Safe for concurrent use,

@@ -29,13 +29,19 @@ const nonceSize = 12
 // stored object was damaged or tampered with.
 var ErrAuth = errors.New("authentication failed (wrong key or damaged data)")
 
+// ErrNoConfigKey means a config MAC was asked of an unencrypted key.
+var ErrNoConfigKey = errors.New("an unencrypted repository has no key to authenticate its config")
+
 // Key seals and opens objects and computes blob ids. A nil AEAD means an
 // unencrypted repository. Key is safe for concurrent use.
 type Key struct {
 	aead       cipher.AEAD
 	macKey     []byte
 	chunkerKey []byte
-	macPool    sync.Pool
+	// configKey authenticates the repository's plaintext config, so that
+	// a store writer without the master secret cannot change it.
+	configKey []byte
+	macPool   sync.Pool
 }
 
 // NewMaster returns a fresh random master secret.
@@ -65,7 +71,8 @@ func FromMaster(master []byte) (*Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &Key{aead: aead, macKey: derive(master, "blob-id"), chunkerKey: derive(master, "chunker")}
+	k := &Key{aead: aead, macKey: derive(master, "blob-id"), chunkerKey: derive(master, "chunker"),
+		configKey: derive(master, "config")}
 	k.macPool.New = func() any { return hmac.New(sha256.New, k.macKey) }
 	return k, nil
 }
@@ -103,6 +110,24 @@ func (k *Key) ID(data []byte) id.ID {
 	h.Sum(out[:0])
 	k.macPool.Put(h)
 	return out
+}
+
+// ConfigMAC returns HMAC-SHA256 of msg (a config's canonical form) under
+// the key derived as "cloudstic config". An unencrypted key has no secret
+// to bind a config with: it returns ErrNoConfigKey.
+func (k *Key) ConfigMAC(msg []byte) ([]byte, error) {
+	if k.aead == nil {
+		return nil, ErrNoConfigKey
+	}
+	h := hmac.New(sha256.New, k.configKey)
+	h.Write(msg)
+	return h.Sum(nil), nil
+}
+
+// VerifyConfigMAC reports whether mac is msg's ConfigMAC, in constant time.
+func (k *Key) VerifyConfigMAC(msg, mac []byte) bool {
+	want, err := k.ConfigMAC(msg)
+	return err == nil && hmac.Equal(want, mac)
 }
 
 // Seal appends the sealed form of plaintext to dst: a random nonce, then

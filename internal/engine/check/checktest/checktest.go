@@ -3,7 +3,6 @@ package checktest
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -28,20 +27,9 @@ func NewRepo(t testing.TB, dir string) store.Store {
 	t.Helper()
 	ctx := context.Background()
 	st := local.New(dir)
-	if _, _, err := repo.Init(ctx, st, repo.InitOptions{Credentials: repo.Credentials{PlatformKey: Key}}); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := repo.ReadConfig(ctx, st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Chunker = repo.ChunkerParams{Min: 4 << 10, Avg: 16 << 10, Max: 64 << 10}
-	cfg.PackSize = 1 << 20
-	data, err := json.Marshal(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Put(ctx, repo.ConfigKey, data, store.PutOptions{}); err != nil {
+	opts := repo.InitOptions{Credentials: repo.Credentials{PlatformKey: Key},
+		Chunker: repo.ChunkerParams{Min: 4 << 10, Avg: 16 << 10, Max: 64 << 10}, PackSize: 1 << 20}
+	if _, _, err := repo.Init(ctx, st, opts); err != nil {
 		t.Fatal(err)
 	}
 	return st
