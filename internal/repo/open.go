@@ -71,9 +71,9 @@ type Repository struct {
 	// authenticated: the config carries a MAC that this key verified.
 	authenticated bool
 	key           *crypt.Key
-	codec    *pack.Codec
-	idx      *index.Index
-	cache    *cache.Cache // nil: no local metadata cache
+	codec         *pack.Codec
+	idx           *index.Index
+	cache         *cache.Cache // nil: no local metadata cache
 	// packMu serialises whole-pack downloads into the cache, so that
 	// goroutines reading trees of the same pack download it once.
 	packMu sync.Mutex
