@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
@@ -15,25 +16,29 @@ var ErrNothingToBind = errors.New("the repository config needs no binding")
 
 // BindConfig adds the MAC to an encrypted repository's config written
 // before configs had one, so that from then on every open proves the
-// config unchanged. The config is mutable only here: call it through a
-// view under the exclusive lock (Repository.Under), whose fence refuses
-// the write once the lease is lost; where the store has compare-and-swap
-// the write also fails if the config changed since it was read.
+// config unchanged. The config is mutable only here: lease is the
+// exclusive lock's, whose fence refuses the write once the lease is lost;
+// where the store has compare-and-swap the write also fails if the config
+// changed since it was read.
 //
 // The MAC seals the config as this repository was opened with it. Its
 // fields were not authenticated before, but the data already written
 // follows them, and DecodeConfig bounds each one.
-func (r *Repository) BindConfig(ctx context.Context) error {
+func (r *Repository) BindConfig(ctx context.Context, lease *lock.Lock) error {
 	if !r.cfg.Encrypted || r.authenticated {
 		return ErrNothingToBind
 	}
+	if err := RequireLease(lease, true); err != nil {
+		return err
+	}
+	st := lease.Fence(r.st)
 	var opts store.PutOptions
-	if r.st.Capabilities().CompareAndSwap {
-		info, err := r.st.Stat(ctx, ConfigKey)
+	if st.Capabilities().CompareAndSwap {
+		info, err := st.Stat(ctx, ConfigKey)
 		if err != nil {
 			return fmt.Errorf("reading config: %w", err)
 		}
-		cur, err := ReadConfig(ctx, r.st)
+		cur, err := ReadConfig(ctx, st)
 		if err != nil {
 			return err
 		}
@@ -50,7 +55,7 @@ func (r *Repository) BindConfig(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := r.st.Put(ctx, ConfigKey, data, opts); err != nil {
+	if _, err := st.Put(ctx, ConfigKey, data, opts); err != nil {
 		return fmt.Errorf("writing config: %w", err)
 	}
 	r.cfg, r.authenticated = cfg, true

@@ -9,8 +9,25 @@ import (
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 )
+
+// exclusiveLease takes the exclusive lock on st until the test ends.
+func exclusiveLease(t *testing.T, st store.Store) *lock.Lock {
+	t.Helper()
+	l, err := lock.AcquireExclusive(context.Background(), st, "test", lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := l.Release(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return l
+}
 
 // downgrade edits the config in dir as a store writer without the key
 // would to switch encryption off: encrypted false, a chunker key of its
@@ -97,7 +114,7 @@ func TestConfigBindingUnencrypted(t *testing.T) {
 	if _, err := repo.OpenKeyring(ctx, st, repo.Credentials{Password: "pw"}); !errors.Is(err, repo.ErrNotEncrypted) {
 		t.Errorf("OpenKeyring: %v, want ErrNotEncrypted", err)
 	}
-	if err := r.BindConfig(ctx); !errors.Is(err, repo.ErrNothingToBind) {
+	if err := r.BindConfig(ctx, exclusiveLease(t, st)); !errors.Is(err, repo.ErrNothingToBind) {
 		t.Errorf("BindConfig: %v, want ErrNothingToBind", err)
 	}
 }
@@ -110,6 +127,7 @@ func TestBindConfig(t *testing.T) {
 	ctx := context.Background()
 	key := repo.Credentials{PlatformKey: hostileKey}
 	dir, st := newHostileRepo(t)
+	lease := exclusiveLease(t, st)
 	r, err := repo.Open(ctx, st, key)
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +135,7 @@ func TestBindConfig(t *testing.T) {
 	if !r.ConfigAuthenticated() {
 		t.Fatal("a new repository's config is not authenticated")
 	}
-	if err := r.BindConfig(ctx); !errors.Is(err, repo.ErrNothingToBind) {
+	if err := r.BindConfig(ctx, lease); !errors.Is(err, repo.ErrNothingToBind) {
 		t.Errorf("BindConfig of a bound config: %v, want ErrNothingToBind", err)
 	}
 
@@ -129,7 +147,10 @@ func TestBindConfig(t *testing.T) {
 	if legacy.ConfigAuthenticated() {
 		t.Fatal("a config without a MAC reported as authenticated")
 	}
-	if err := legacy.BindConfig(ctx); err != nil {
+	if err := legacy.BindConfig(ctx, nil); !errors.Is(err, repo.ErrNoLease) {
+		t.Errorf("BindConfig without a lease: %v, want ErrNoLease", err)
+	}
+	if err := legacy.BindConfig(ctx, lease); err != nil {
 		t.Fatal(err)
 	}
 	if !legacy.ConfigAuthenticated() {
@@ -161,7 +182,7 @@ func TestBindConfigRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	editJSON(t, filepath.Join(dir, "config"), func(m map[string]any) { m["pack_size"] = 1 << 21 })
-	if err := r.BindConfig(ctx); !errors.Is(err, repo.ErrConfigTampered) {
+	if err := r.BindConfig(ctx, exclusiveLease(t, st)); !errors.Is(err, repo.ErrConfigTampered) {
 		t.Errorf("BindConfig over a changed config: %v, want ErrConfigTampered", err)
 	}
 }

@@ -35,3 +35,16 @@ func KeyRemove(ctx context.Context, kr *Keyring, ref string) (repo.KeySlot, erro
 	})
 	return s, err
 }
+
+// BindConfig adds the MAC to r's config when it was written before configs
+// had one (repo.Repository.BindConfig), under the exclusive lock and its
+// fence: the config is a mutable key. repo.ErrNothingToBind when there is
+// nothing to add.
+func BindConfig(ctx context.Context, r *Repo) error {
+	if !r.Config().Encrypted || r.ConfigAuthenticated() {
+		return repo.ErrNothingToBind
+	}
+	return withLock(ctx, r.env, r.Store(), exclusive, "repair config", func(ctx context.Context, lease *lock.Lock) error {
+		return r.Repository.BindConfig(ctx, lease)
+	})
+}
