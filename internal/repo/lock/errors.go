@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 // Sentinel errors, tested with errors.Is.
@@ -35,7 +37,9 @@ func (e *conflictError) Error() string   { return e.msg }
 func (e *conflictError) Unwrap() []error { return e.errs }
 
 // heldError describes the live lock object under key that blocks us. An
-// intent is an exclusive attempt, which may still back off.
+// intent is an exclusive attempt, which may still back off. The holder and
+// operation are whatever the lock object says (anyone who can write to the
+// store can write one), so the message renders them with termtext.Safe.
 func heldError(key string, p payload) error {
 	kind, errs := "exclusively locked", []error{ErrLocked}
 	switch {
@@ -46,7 +50,7 @@ func heldError(key string, p payload) error {
 	}
 	return &conflictError{
 		msg: fmt.Sprintf("repository is %s by %s (operation: %s, acquired: %s, expires: %s)",
-			kind, p.Holder, p.Operation, fmtTime(p.AcquiredAt), fmtTime(p.ExpiresAt)),
+			kind, termtext.Safe(p.Holder), termtext.Safe(p.Operation), fmtTime(p.AcquiredAt), fmtTime(p.ExpiresAt)),
 		errs: errs,
 	}
 }
@@ -55,7 +59,7 @@ func heldError(key string, p payload) error {
 func badLockError(key string, cause error) error {
 	return &conflictError{
 		msg: fmt.Sprintf("repository lock %s cannot be read and counts as held (if no backup, restore or prune is running, remove it with break-lock): %v",
-			key, cause),
+			termtext.Safe(key), cause),
 		errs: []error{ErrLocked, cause},
 	}
 }

@@ -3,9 +3,11 @@ package lock_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/store"
@@ -73,4 +75,57 @@ func TestHostileLockObjects(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHostileLockFieldsInErrors: a lock object whose holder, operation or
+// key holds terminal escapes, newlines or bidi controls (anyone who can
+// write to the store can plant one) blocks the acquire with a message
+// that holds none of them raw, and names them escaped.
+func TestHostileLockFieldsInErrors(t *testing.T) {
+	t.Parallel()
+	const evil = "\x1b[2J\x1b]0;pwned\x07\r\nfake line\u202e"
+	payload := `{"operation":"` + jsonEscape(evil) + `","holder":"` + jsonEscape(evil) +
+		`","acquired_at":"2026-01-01T00:00:00Z","expires_at":"2999-01-01T00:00:00Z"}`
+	tests := []struct {
+		name, key string
+		data      []byte
+	}{
+		{"exclusive lock", lock.ExclusiveKey, []byte(payload)},
+		{"shared lock", lock.SharedPrefix + "20260101T000000Z-0123456789abcdef", []byte(strings.Replace(payload, `"}`, `","is_shared":true}`, 1))},
+		{"unreadable lock with a hostile key", lock.SharedPrefix + "x" + evil, []byte("garbage")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			st := local.New(t.TempDir())
+			if _, err := st.Put(ctx, tc.key, tc.data, store.PutOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			acquire := lock.AcquireExclusive
+			if tc.key == lock.ExclusiveKey {
+				acquire = lock.AcquireShared
+			}
+			_, err := acquire(ctx, st, "test", lock.Options{})
+			if !errors.Is(err, lock.ErrLocked) {
+				t.Fatalf("acquire: %v, want ErrLocked", err)
+			}
+			msg := err.Error()
+			if i := strings.IndexFunc(msg, func(r rune) bool { return !unicode.IsGraphic(r) }); i >= 0 {
+				t.Fatalf("error holds %U raw: %q", []rune(msg[i:])[0], msg)
+			}
+			if !strings.Contains(msg, `\x1b[2J\x1b]0;pwned\a\r\nfake line\u202e`) {
+				t.Errorf("error does not show the escaped field: %s", msg)
+			}
+		})
+	}
+}
+
+// jsonEscape is s as the inside of a JSON string.
+func jsonEscape(s string) string {
+	data, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return string(data[1 : len(data)-1])
 }
