@@ -21,6 +21,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/wrap"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 // app is the state of one command run.
@@ -109,11 +110,13 @@ func (a *app) flags() *flag.FlagSet {
 }
 
 // warnf prints a warning on stderr (also in -json mode: stdout is reserved
-// for the JSON document).
+// for the JSON document). Like infof and debugf it renders the arguments
+// with termtext.Sprintf: the engine's messages name files and keys from
+// the source and the store.
 func (a *app) warnf(format string, args ...any) {
 	a.errMu.Lock()
 	defer a.errMu.Unlock()
-	fmt.Fprintf(a.io.Stderr, "warning: "+format+"\n", args...)
+	fmt.Fprintln(a.io.Stderr, termtext.Sprintf("warning: "+format, args...))
 }
 
 // infof prints progress information unless -quiet or -json.
@@ -123,13 +126,13 @@ func (a *app) infof(format string, args ...any) {
 	}
 	a.errMu.Lock()
 	defer a.errMu.Unlock()
-	fmt.Fprintf(a.io.Stderr, format+"\n", args...)
+	fmt.Fprintln(a.io.Stderr, termtext.Sprintf(format, args...))
 }
 
 func (a *app) debugf(format string, args ...any) {
 	a.errMu.Lock()
 	defer a.errMu.Unlock()
-	fmt.Fprintf(a.io.Stderr, "debug: "+format+"\n", args...)
+	fmt.Fprintln(a.io.Stderr, termtext.Sprintf("debug: "+format, args...))
 }
 
 // openStore opens the store named by -store, wrapped for -debug logging

@@ -16,6 +16,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 
 	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 // Exit codes.
@@ -164,12 +165,12 @@ func (a *app) finish(err error) int {
 		var ec *exitCodeError
 		errors.As(err, &ec)
 		if !a.g.json {
-			fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, oneLine(err.Error()))
+			fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, termtext.Safe(oneLine(err.Error())))
 		}
 		return ec.code
 	case errors.Is(err, errReported):
 		if !a.g.json {
-			fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, oneLine(err.Error()))
+			fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, termtext.Safe(oneLine(err.Error())))
 		}
 		return ExitError
 	}
@@ -188,7 +189,8 @@ func (a *app) finish(err error) int {
 	if a.g.json {
 		a.writeJSON(errorResult{Error: msg, ExitCode: code})
 	}
-	fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, msg)
+	// The message may name files, keys and lock holders from the store.
+	fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, termtext.Safe(msg))
 	return code
 }
 
@@ -323,10 +325,16 @@ func closest(s string, candidates []string) string {
 	return best
 }
 
+// writeJSON writes v as the command's JSON document. termtext.JSON
+// escapes what encoding/json leaves raw and a terminal could act on (DEL,
+// C1 and bidi controls, a RawMessage's bytes): the output is the same
+// JSON, safe to read on a terminal.
 func (a *app) writeJSON(v any) {
-	enc := json.NewEncoder(a.io.Stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err == nil {
+		_, err = a.io.Stdout.Write(append(termtext.JSON(data), '\n'))
+	}
+	if err != nil {
 		a.outputFailed(fmt.Errorf("writing JSON: %w", err))
 	}
 }

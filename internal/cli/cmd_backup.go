@@ -12,6 +12,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/source"
 	"github.com/cloudstic/cloudstic/internal/sshconn"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 func runBackup(ctx context.Context, a *app, args []string) error {
@@ -163,7 +164,7 @@ func (a *app) backup(ctx context.Context, r *operation.Repo, opts backup.Options
 		return err
 	}
 	for _, e := range res.Errors {
-		fmt.Fprintf(a.io.Stderr, "error: %v\n", e)
+		fmt.Fprintln(a.io.Stderr, termtext.Sprintf("error: %v", e))
 	}
 	s := res.Snapshot.Summary
 	if a.g.json {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cloudstic/cloudstic/internal/engine/check"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 func runCheck(ctx context.Context, a *app, args []string) error {
@@ -55,11 +56,12 @@ func runCheck(ctx context.Context, a *app, args []string) error {
 		if opts.ReadData {
 			fmt.Fprintf(w, "Read:        %d packs, %d blobs, %s\n", res.PacksRead, res.BlobsRead, humanBytes(res.BytesRead))
 		}
+		// Problems name store keys, snapshots and paths.
 		for _, p := range res.Notes {
-			fmt.Fprintln(w, p.String())
+			fmt.Fprintln(w, termtext.Safe(p.String()))
 		}
 		for _, p := range res.Errors {
-			fmt.Fprintln(w, p.String())
+			fmt.Fprintln(w, termtext.Safe(p.String()))
 		}
 		if res.OK() {
 			fmt.Fprintln(w, "No errors found")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/snapcopy"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 func runCopy(ctx context.Context, a *app, args []string) error {
@@ -61,9 +62,9 @@ func (a *app) printCopy(res *snapcopy.Result, dryRun bool, runErr error) {
 		when := s.Time.Local().Format("2006-01-02 15:04:05")
 		switch {
 		case dryRun:
-			fmt.Fprintf(w, "would copy %s  %s  %s  %s\n", s.ID.Short(), when, s.Hostname, s.Path)
+			fmt.Fprintf(w, "would copy %s  %s  %s  %s\n", s.ID.Short(), when, termtext.Safe(s.Hostname), termtext.Safe(s.Path))
 		case !c.NewID.IsZero():
-			fmt.Fprintf(w, "copied %s -> %s  %s  %s  %s\n", s.ID.Short(), c.NewID.Short(), when, s.Hostname, s.Path)
+			fmt.Fprintf(w, "copied %s -> %s  %s  %s  %s\n", s.ID.Short(), c.NewID.Short(), when, termtext.Safe(s.Hostname), termtext.Safe(s.Path))
 			copied++
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 // diffChange is one line of `diff`.
@@ -50,7 +51,7 @@ func runDiff(ctx context.Context, a *app, args []string) error {
 	}
 	marks := map[string]string{diff.Added: "+", diff.Removed: "-", diff.Modified: "M", diff.Metadata: "U"}
 	for _, c := range changes {
-		name := c.Path
+		name := termtext.Safe(c.Path)
 		if c.Type == tree.TypeDir {
 			name += "/"
 		}

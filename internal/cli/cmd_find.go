@@ -15,6 +15,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 // findHit is one line of `find` (and one element of its -json array).
@@ -90,7 +91,7 @@ func (a *app) find(ctx context.Context, r *repo.Repository, refs []string, opts 
 			size = humanBytes(int64(m.Node.Size))
 		}
 		_, err := fmt.Fprintf(a.io.Stdout, "%s  %s  %s  %10s  %s\n", h.SnapshotID[:8], h.Mode,
-			h.MTime.Local().Format("2006-01-02 15:04:05"), size, displayName(h.Path))
+			h.MTime.Local().Format("2006-01-02 15:04:05"), size, termtext.Safe(h.Path))
 		return err
 	})
 	if err != nil {

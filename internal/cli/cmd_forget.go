@@ -8,6 +8,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/forget"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 func runForget(ctx context.Context, a *app, args []string) error {
@@ -97,9 +98,9 @@ func (a *app) printForget(res *forget.Result, dryRun bool, pres *prune.Result) {
 	w := a.io.Stdout
 	total := 0
 	for _, g := range res.Groups {
-		fmt.Fprintf(w, "%s: keep %d, remove %d\n", g.Key, len(g.Keep), len(g.Remove))
+		fmt.Fprintf(w, "%s: keep %d, remove %d\n", termtext.Safe(g.Key.String()), len(g.Keep), len(g.Remove))
 		for _, d := range g.Keep {
-			fmt.Fprintf(w, "  keep    %s  %s  %s\n", d.ID.String()[:8], d.Time.Local().Format("2006-01-02 15:04:05"), strings.Join(d.Reasons, ", "))
+			fmt.Fprintf(w, "  keep    %s  %s  %s\n", d.ID.String()[:8], d.Time.Local().Format("2006-01-02 15:04:05"), termtext.Safe(strings.Join(d.Reasons, ", ")))
 		}
 		for _, d := range g.Remove {
 			fmt.Fprintf(w, "  remove  %s  %s\n", d.ID.String()[:8], d.Time.Local().Format("2006-01-02 15:04:05"))

@@ -13,6 +13,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/crypt"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 // keySubcommands are the subcommands of `key`, in help order.
@@ -156,15 +157,17 @@ func (a *app) keyList(ctx context.Context) error {
 	tw := tabwriter.NewWriter(a.io.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tKIND\tLABEL\tCREATED\tKMS KEY")
 	for _, s := range slots {
-		kind := s.Kind
+		// A slot is a plain JSON file anyone who can write to the store
+		// can forge: its id (its key), kind, label and ARN are rendered.
+		kind := termtext.Safe(s.Kind)
 		if s.Err != nil {
-			kind = "error: " + s.Err.Error()
+			kind = termtext.Sprintf("error: %v", s.Err)
 		}
-		arn := s.KMSKeyARN
+		arn := termtext.Safe(s.KMSKeyARN)
 		if arn == "" {
 			arn = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID[:min(8, len(s.ID))], kind, s.Label, s.Created.Local().Format("2006-01-02 15:04:05"), arn)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termtext.Safe(s.ID[:min(8, len(s.ID))]), kind, termtext.Safe(s.Label), s.Created.Local().Format("2006-01-02 15:04:05"), arn)
 	}
 	return tw.Flush()
 }
@@ -281,13 +284,13 @@ func (a *app) keyReport(verb string, s repo.KeySlot, words string) error {
 	}
 	switch verb {
 	case "changed":
-		fmt.Fprintf(a.io.Stdout, "Password changed: new key slot %s (%s); the old slot was removed\n", s.ID[:8], s.Label)
+		fmt.Fprintln(a.io.Stdout, termtext.Sprintf("Password changed: new key slot %s (%s); the old slot was removed", s.ID[:8], s.Label))
 	default:
 		kind := s.Kind
 		if s.KMSKeyARN != "" {
 			kind += " " + s.KMSKeyARN
 		}
-		fmt.Fprintf(a.io.Stdout, "Key slot %s %s (%s, %s)\n", s.ID[:8], verb, kind, s.Label)
+		fmt.Fprintln(a.io.Stdout, termtext.Sprintf("Key slot %s %s (%s, %s)", s.ID[:8], verb, kind, s.Label))
 	}
 	if words != "" {
 		fmt.Fprintf(a.io.Stdout, "\nRecovery key (write it down now; it is not shown again):\n\n  %s\n\n", words)

@@ -5,16 +5,14 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 func runList(ctx context.Context, a *app, args []string) error {
@@ -44,7 +42,7 @@ func runList(ctx context.Context, a *app, args []string) error {
 	fmt.Fprintln(tw, "SEQ\tCREATED\tID\tSOURCE\tHOST\tPATH\tTAGS")
 	for i, s := range snaps {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, s.Time.Local().Format("2006-01-02 15:04:05"), s.ID.String()[:8],
-			s.Source, s.Hostname, s.Path, strings.Join(s.Tags, ","))
+			termtext.Safe(s.Source), termtext.Safe(s.Hostname), termtext.Safe(s.Path), tagsText(s.Tags, ","))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -91,12 +89,12 @@ func runLs(ctx context.Context, a *app, args []string) error {
 				MTime: time.Unix(0, n.MTime).UTC(), UID: n.UID, GID: n.GID, Target: n.LinkTarget})
 			return
 		}
-		name := displayName(p)
+		name := termtext.Safe(p)
 		switch n.Type {
 		case tree.TypeDir:
 			name += "/"
 		case tree.TypeSymlink:
-			name += " -> " + displayName(n.LinkTarget)
+			name += " -> " + termtext.Safe(n.LinkTarget)
 		}
 		if *long {
 			fmt.Fprintf(a.io.Stdout, "%s %-8s %-8s %10d %s %s\n", modeString(n), owner(n.User, n.UID), owner(n.Group, n.GID),
@@ -118,18 +116,20 @@ func runLs(ctx context.Context, a *app, args []string) error {
 	return nil
 }
 
-// displayName quotes names holding control characters or invalid UTF-8,
-// so every entry stays on one line of the listing.
-func displayName(s string) string {
-	if !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0 {
-		return strconv.Quote(s)
+// tagsText joins tags for a terminal, each rendered with termtext.Safe.
+func tagsText(tags []string, sep string) string {
+	out := make([]string, len(tags))
+	for i, t := range tags {
+		out[i] = termtext.Safe(t)
 	}
-	return s
+	return strings.Join(out, sep)
 }
 
+// owner is a file's user or group name as the snapshot recorded it (any
+// bytes the source had), or its number.
 func owner(name string, num uint32) string {
 	if name != "" {
-		return name
+		return termtext.Safe(name)
 	}
 	return fmt.Sprint(num)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 // lockDoc is one lock object in the -json output of locks and break-lock.
@@ -54,13 +55,14 @@ func lockJSON(l lock.Info) lockDoc {
 	return d
 }
 
-// describeLock is one line about a lock for break-lock's text output.
+// describeLock is one line about a lock for break-lock's text output. Keys
+// and payloads are whatever the store holds: termtext renders them.
 func describeLock(l lock.Info) string {
 	if l.Err != nil {
-		return fmt.Sprintf("%s: unreadable (%d bytes, written %s): %v; first bytes: %s", l.Key, l.Size,
+		return termtext.Sprintf("%s: unreadable (%d bytes, written %s): %v; first bytes: %s", l.Key, l.Size,
 			l.ModTime.Format(time.RFC3339), l.Err, l.Excerpt)
 	}
-	return fmt.Sprintf("%s: operation: %s, holder: %s, acquired: %s, expires: %s, shared: %v", l.Key,
+	return termtext.Sprintf("%s: operation: %s, holder: %s, acquired: %s, expires: %s, shared: %v", l.Key,
 		l.Operation, l.Holder, l.AcquiredAt.Format(time.RFC3339Nano), l.ExpiresAt.Format(time.RFC3339Nano), l.IsShared)
 }
 
@@ -97,7 +99,7 @@ func runLocks(ctx context.Context, a *app, args []string) error {
 	var unreadable []lock.Info
 	for _, l := range locks {
 		if l.Err != nil {
-			fmt.Fprintf(tw, "%s\tunreadable\t-\t-\t-\t-\t%s\n", lockKind(l), l.Key)
+			fmt.Fprintf(tw, "%s\tunreadable\t-\t-\t-\t-\t%s\n", lockKind(l), termtext.Safe(l.Key))
 			unreadable = append(unreadable, l)
 			continue
 		}
@@ -107,15 +109,15 @@ func runLocks(ctx context.Context, a *app, args []string) error {
 		}
 		// The age is by the store's clock, as the lock judges staleness:
 		// this host's clock may be off.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", lockKind(l), state, l.Operation, l.Holder,
-			l.Age.Round(time.Second), l.ExpiresAt.Local().Format(time.RFC3339), l.Key)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", lockKind(l), state, termtext.Safe(l.Operation), termtext.Safe(l.Holder),
+			l.Age.Round(time.Second), l.ExpiresAt.Local().Format(time.RFC3339), termtext.Safe(l.Key))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, l := range unreadable {
-		fmt.Fprintf(a.io.Stdout, "unreadable %s (%d bytes, written %s by the store's clock): %v\n  first bytes: %s\n",
-			l.Key, l.Size, l.ModTime.Format(time.RFC3339), l.Err, l.Excerpt)
+		fmt.Fprintf(a.io.Stdout, "%s\n  first bytes: %s\n", termtext.Sprintf("unreadable %s (%d bytes, written %s by the store's clock): %v",
+			l.Key, l.Size, l.ModTime.Format(time.RFC3339), l.Err), termtext.Safe(l.Excerpt))
 	}
 	return nil
 }

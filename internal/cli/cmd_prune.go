@@ -10,6 +10,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 // pruneFlags are the flags of prune, shared with forget -prune.
@@ -91,7 +92,7 @@ func (a *app) printPrune(res *prune.Result) {
 	w := a.io.Stdout
 	if a.g.verbose {
 		for _, k := range res.WouldDelete {
-			fmt.Fprintf(w, "would delete %s\n", k)
+			fmt.Fprintf(w, "would delete %s\n", termtext.Safe(k))
 		}
 	}
 	verb, verbIdx := "deleted", "deleted"

@@ -10,6 +10,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 func runRestore(ctx context.Context, a *app, args []string) error {
@@ -114,7 +115,7 @@ func (a *app) restore(ctx context.Context, r *operation.Repo, ref string, opts r
 	}
 	if len(res.VerifyFailed) > 0 {
 		for _, f := range res.VerifyFailed {
-			fmt.Fprintf(a.io.Stderr, "verify failed: %s\n", f)
+			fmt.Fprintf(a.io.Stderr, "verify failed: %s\n", termtext.Safe(f))
 		}
 		if len(res.Damaged) == 0 {
 			return fmt.Errorf("%d restored files differ from the snapshot when read back (each is listed above); check the disk they were written to", len(res.VerifyFailed))
@@ -122,7 +123,7 @@ func (a *app) restore(ctx context.Context, r *operation.Repo, ref string, opts r
 	}
 	if len(res.Damaged) > 0 {
 		for _, d := range res.Damaged {
-			fmt.Fprintf(a.io.Stderr, "damaged: %s\n", d)
+			fmt.Fprintf(a.io.Stderr, "damaged: %s\n", termtext.Safe(d))
 		}
 		return fmt.Errorf("%d files could not be restored (each is listed above with the reason); everything else was restored. If a reason is damage rather than a read error, run 'cloudstic check'", len(res.Damaged))
 	}
@@ -140,7 +141,7 @@ func printRestoreDetails(a *app, opts restore.Options, res *restore.Result) {
 	switch {
 	case opts.Delete && opts.DryRun:
 		for _, p := range res.DeletePaths {
-			fmt.Fprintf(a.io.Stdout, "would delete %s\n", p)
+			fmt.Fprintf(a.io.Stdout, "would delete %s\n", termtext.Safe(p))
 		}
 		fmt.Fprintf(a.io.Stdout, "%d entries not in the snapshot would be deleted\n", res.Deleted)
 	case opts.Delete:

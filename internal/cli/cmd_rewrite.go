@@ -6,6 +6,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/rewrite"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 func runRewrite(ctx context.Context, a *app, args []string) error {
@@ -64,7 +65,7 @@ func (a *app) printRewrite(res *rewrite.Result, dryRun bool, runErr error) {
 		}
 		if dryRun || a.g.verbose {
 			for _, p := range c.Removed {
-				fmt.Fprintf(w, "  %s\n", p)
+				fmt.Fprintf(w, "  %s\n", termtext.Safe(p))
 			}
 		}
 	}

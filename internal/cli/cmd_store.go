@@ -12,6 +12,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/config"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 func runStore(ctx context.Context, a *app, args []string) error {
@@ -227,7 +228,7 @@ func storeVerify(ctx context.Context, a *app, args []string) error {
 		a.writeJSON(storeVerifyResult{Store: name, URI: a.g.store, OK: true, Repository: cfg.ID, Encrypted: cfg.Encrypted})
 		return nil
 	}
-	fmt.Fprintf(a.io.Stdout, "store %s: ok (%s, repository %s, encrypted: %v)\n", name, a.g.store, cfg.ID[:8], cfg.Encrypted)
+	fmt.Fprintf(a.io.Stdout, "store %s: ok (%s, repository %s, encrypted: %v)\n", name, a.g.store, termtext.Safe(cfg.ID[:8]), cfg.Encrypted)
 	return nil
 }
 

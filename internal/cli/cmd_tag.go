@@ -91,4 +91,4 @@ func (a *app) printTag(res *tag.Result, dryRun bool, runErr error) {
 }
 
 // tagList shows tags for humans: [a, b], or [] for none.
-func tagList(tags []string) string { return "[" + strings.Join(tags, ", ") + "]" }
+func tagList(tags []string) string { return "[" + tagsText(tags, ", ") + "]" }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/config"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 // exitCodeError ends a run with a given exit code; its message is printed
@@ -257,7 +258,7 @@ func (a *app) printProfileSummary(outcomes []profileOutcome) {
 	fmt.Fprintln(w, "\nPROFILE\tSTORE\tRESULT\tTIME\tERROR")
 	for _, o := range outcomes {
 		status := map[int]string{ExitOK: "ok", ExitPartial: "partial", ExitError: "failed", ExitUsage: "bad usage"}[o.ExitCode]
-		fmt.Fprintf(w, "%s\t%s\t%s\t%.1fs\t%s\n", o.Profile, o.Store, status, o.Seconds, o.Error)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%.1fs\t%s\n", o.Profile, o.Store, status, o.Seconds, termtext.Safe(o.Error))
 	}
 	if err := w.Flush(); err != nil {
 		a.warnf("writing the summary: %v", err)

@@ -21,6 +21,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 	"github.com/cloudstic/cloudstic/internal/source/local"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 // progressInterval is how often the status line is redrawn.
@@ -141,7 +142,7 @@ func (p *progress) writeJSONLine(typ string) {
 		return // cannot happen: the line holds only numbers and strings
 	}
 	//nolint:errcheck // progress output is best effort; a broken stderr must not fail the backup
-	p.out.Write(append(data, '\n'))
+	p.out.Write(append(termtext.JSON(data), '\n'))
 }
 
 func (p *progress) drawLocked() {
@@ -199,7 +200,7 @@ func statusLine(op string, s progressSample, elapsed time.Duration, rate float64
 		return string(line[:width])
 	}
 	if room := width - len(line) - 2; s.Current != "" && room >= 8 {
-		cur := []rune(s.Current)
+		cur := []rune(termtext.Safe(s.Current)) // a file name from the source
 		if len(cur) > room {
 			cur = append([]rune("…"), cur[len(cur)-room+1:]...)
 		}
