@@ -11,7 +11,9 @@
 // hands the CLI this package's server. Nothing below imports it.
 // Pages are html/template (auto-escaped) with assets embedded in the binary;
 // plots are SVG drawn on the server; live panels are server-sent events
-// with a few lines of embedded JavaScript, and every page works without it.
+// (each event's data one JSON string, so a CR or LF from the store cannot
+// start a forged line) with a few lines of embedded JavaScript, and every
+// page works without it.
 //
 // Every request needs the access token (once, in the URL printed at start,
 // which sets a session cookie) or HTTP basic credentials; every POST needs

@@ -1,13 +1,12 @@
 package ui
 
 import (
-	"fmt"
+	"encoding/json"
 	"net/http"
-	"strings"
 )
 
 // eventStream answers a request with server-sent events; send writes one
-// event (its data may span lines).
+// event.
 type eventStream struct {
 	w http.ResponseWriter
 	f http.Flusher
@@ -26,14 +25,20 @@ func startEvents(w http.ResponseWriter) (*eventStream, bool) {
 	return &eventStream{w: w, f: f}, true
 }
 
-func (e *eventStream) send(event, data string) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "event: %s\n", event)
-	for _, line := range strings.Split(data, "\n") {
-		fmt.Fprintf(&b, "data: %s\n", line)
+// send writes one event whose data is payload as a JSON string, on one
+// "data:" line. The payload is HTML holding store data (a lock's holder,
+// file names), and html/template leaves a carriage return in it: written
+// raw, a CR or LF would end the line and start a new field or event (the
+// event stream format ends lines at either). JSON escapes both, and U+2028
+// and U+2029 too; the page's script decodes the string with JSON.parse.
+// event is one of the names below, never data.
+func (e *eventStream) send(event, payload string) error {
+	data, err := json.Marshal(payload)
+	if err != nil {
+		return err // cannot happen: any string marshals
 	}
-	b.WriteString("\n")
-	if _, err := e.w.Write([]byte(b.String())); err != nil {
+	msg := append([]byte("event: "+event+"\ndata: "), data...)
+	if _, err := e.w.Write(append(msg, "\n\n"...)); err != nil {
 		return err
 	}
 	e.f.Flush()

@@ -3,6 +3,8 @@ package ui_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -12,11 +14,66 @@ import (
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/ui"
 )
 
-// event is one server-sent event.
-type event struct{ name, data string }
+// event is one server-sent event: its name and its data, decoded from the
+// one JSON string the server sends. bad says what was wrong with the
+// event's framing, if anything.
+type event struct{ name, data, bad string }
+
+// sseLines splits an event stream into lines as browsers do: a line ends
+// at CR LF, LF or CR (bufio.ScanLines would not end one at a lone CR).
+func sseLines(data []byte, atEOF bool) (int, []byte, error) {
+	for i, c := range data {
+		switch {
+		case c == '\n':
+			return i + 1, data[:i], nil
+		case c == '\r' && i+1 < len(data):
+			if data[i+1] == '\n' {
+				return i + 2, data[:i], nil
+			}
+			return i + 1, data[:i], nil
+		case c == '\r' && atEOF:
+			return i + 1, data[:i], nil
+		}
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil // a CR at the end of the buffer may be the start of CR LF
+}
+
+// parseEvent makes one event of its lines: an event line, then exactly
+// one data line holding a JSON string.
+func parseEvent(lines []string) event {
+	var ev event
+	var data []string
+	for _, line := range lines {
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			if ev.name != "" {
+				ev.bad = "two event lines"
+			}
+			ev.name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			data = append(data, strings.TrimPrefix(line, "data: "))
+		default:
+			ev.bad = fmt.Sprintf("a line that is neither event nor data: %q", line)
+		}
+	}
+	if len(data) != 1 {
+		ev.bad = fmt.Sprintf("%d data lines: %q", len(data), data)
+		ev.data = strings.Join(data, "\n")
+		return ev
+	}
+	if err := json.Unmarshal([]byte(data[0]), &ev.data); err != nil {
+		ev.bad = fmt.Sprintf("data is not a JSON string (%v): %q", err, data[0])
+		ev.data = data[0]
+	}
+	return ev
+}
 
 // events opens an event stream and returns its events until it ends or
 // the test does.
@@ -41,24 +98,19 @@ func (f *fixture) events(t *testing.T, c *http.Client, path string) <-chan event
 		defer func() { _ = res.Body.Close() }() // the stream is over either way
 		sc := bufio.NewScanner(res.Body)
 		sc.Buffer(nil, 1<<20)
-		var ev event
-		var data []string
+		sc.Split(sseLines)
+		var lines []string
 		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case strings.HasPrefix(line, "event: "):
-				ev.name = strings.TrimPrefix(line, "event: ")
-			case strings.HasPrefix(line, "data: "):
-				data = append(data, strings.TrimPrefix(line, "data: "))
-			case line == "":
-				ev.data = strings.Join(data, "\n")
-				select {
-				case out <- ev:
-				case <-ctx.Done():
-					return
-				}
-				ev, data = event{}, nil
+			if line := sc.Text(); line != "" {
+				lines = append(lines, line)
+				continue
 			}
+			select {
+			case out <- parseEvent(lines):
+			case <-ctx.Done():
+				return
+			}
+			lines = nil
 		}
 	}()
 	return out
@@ -74,6 +126,9 @@ func waitEvent(t *testing.T, evs <-chan event, name, want string) event {
 		case ev, ok := <-evs:
 			if !ok {
 				t.Fatalf("the stream ended before a %s event with %q", name, want)
+			}
+			if ev.bad != "" {
+				t.Fatalf("a badly framed event: %s\n%+v", ev.bad, ev)
 			}
 			if ev.name == name && strings.Contains(ev.data, want) {
 				return ev
@@ -132,6 +187,31 @@ func TestLockPanelLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitEvent(t, evs, "locks", "No locks")
+}
+
+// TestLockPanelHostileHolder: a lock object forged into the store (no key
+// needed) whose holder and operation hold CR, LF and ESC arrives as one
+// locks event whose data is one JSON string: a CR or LF cannot end the
+// data line and start a forged field or event.
+func TestLockPanelHostileHolder(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	c := f.client(t, true)
+	const evil = "evil\rdata: forged\revent: job\r\nretry: 1\n\x1b[2J\u2028id: 7"
+	payload, err := json.Marshal(map[string]any{"operation": "op-" + evil, "holder": "holder-" + evil, "is_shared": true,
+		"acquired_at": time.Now().UTC().Format(time.RFC3339), "expires_at": "2999-01-01T00:00:00Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.repo.Store().Put(context.Background(), lock.SharedPrefix+"20260101T000000Z-0123456789abcdef", payload, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ev := waitEvent(t, f.events(t, c, "/r/0/locks"), "locks", "holder-evil")
+	for _, want := range []string{"holder-" + evil, "op-" + evil} {
+		if !strings.Contains(ev.data, want) {
+			t.Errorf("lock panel lacks %q:\n%s", want, ev.data)
+		}
+	}
 }
 
 // TestRestore: targets are checked (absolute, inside -restore-root even

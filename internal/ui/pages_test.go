@@ -7,8 +7,10 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cloudstic/cloudstic/internal/ui"
 )
@@ -193,5 +195,32 @@ func TestReadOnly(t *testing.T) {
 	}
 	if res := f.post(t, c, "/r/0/run/count", url.Values{"csrf": {token}}); res.code != http.StatusSeeOther {
 		t.Errorf("a reading run under -read-only: %d, want 303", res.code)
+	}
+}
+
+// TestDownloadControlCharacterName: a file whose name holds CR, LF, ESC
+// and a bidi control downloads under a Content-Disposition that holds
+// none of them raw (RFC 2231/5987 encoding) and names it exactly; no
+// header is forged.
+func TestDownloadControlCharacterName(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	const name = "a\r\nSet-Cookie: pwned=1\r\n\x1b[2J\u202etxt.exe"
+	writeFile(t, filepath.Join(f.src, name), "payload\n")
+	s3 := backupAt(t, f.repo, f.src, "host", time.Date(2026, 3, 5, 0, 0, 0, 0, time.UTC))
+	c := f.client(t, true)
+	res := f.get(t, c, "/r/0/s/"+s3.ID.Short()+"/download?path="+url.QueryEscape(name))
+	if res.code != http.StatusOK || res.body != "payload\n" {
+		t.Fatalf("download: %d %q", res.code, res.body)
+	}
+	if v := res.header.Values("Set-Cookie"); len(v) != 0 {
+		t.Errorf("the name forged a header: Set-Cookie %q", v)
+	}
+	cd := res.header.Get("Content-Disposition")
+	if strings.ContainsAny(cd, "\r\n\x1b\u202e") {
+		t.Errorf("Content-Disposition holds raw control characters: %q", cd)
+	}
+	if disp, params, err := mime.ParseMediaType(cd); err != nil || disp != "attachment" || params["filename"] != name {
+		t.Errorf("Content-Disposition %q: %q %v, want the exact name", cd, params, err)
 	}
 }

@@ -7,7 +7,8 @@ document.addEventListener("DOMContentLoaded", function () {
     var es = new EventSource(section.getAttribute("data-events"));
     var swap = function (e) {
       var body = section.firstElementChild && section.querySelector("[id$='-body']");
-      if (body) { body.outerHTML = e.data; }
+      // Each event's data is the fragment as one JSON string.
+      if (body) { body.outerHTML = JSON.parse(e.data); }
     };
     es.addEventListener("locks", swap);
     es.addEventListener("job", swap);
