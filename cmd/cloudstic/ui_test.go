@@ -10,6 +10,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
@@ -115,7 +116,7 @@ func TestUIProfileRuns(t *testing.T) {
 		}
 		_ = res.Body.Close() // the job's address is all we need
 		job := res.Request.URL.String()
-		events := get(job + "/events") // the stream ends with the job
+		events := eventData(t, get(job+"/events")) // the stream ends with the job
 		if !strings.Contains(events, `data-done="true"`) || !strings.Contains(events, tc.want) || strings.Contains(events, `class="failed"`) {
 			t.Errorf("run %s:\n%s", tc.action, events)
 		}
@@ -135,7 +136,7 @@ func TestUIProfileRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = res.Body.Close() // the job's address is all we need
-	events := get(res.Request.URL.String() + "/events")
+	events := eventData(t, get(res.Request.URL.String()+"/events"))
 	if !strings.Contains(events, `class="failed"`) || !strings.Contains(events, "other-host (pid 4242)") {
 		t.Errorf("a backup blocked by an exclusive lock:\n%s", events)
 	}
@@ -143,6 +144,25 @@ func TestUIProfileRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.stop(t)
+}
+
+// eventData returns the data of every event of a server-sent event
+// stream, each the JSON string of one data line, decoded and joined.
+func eventData(t *testing.T, stream string) string {
+	t.Helper()
+	var out []string
+	for _, line := range strings.Split(stream, "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		var s string
+		if err := json.Unmarshal([]byte(data), &s); err != nil {
+			t.Fatalf("event data is not a JSON string (%v): %q", err, data)
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, "\n")
 }
 
 // uiServer is `cloudstic ui` running in process, and a logged-out client.
