@@ -326,3 +326,42 @@ func collectStrings(v any, set map[string]bool) {
 		}
 	}
 }
+
+// TestHostileKeySlotLabel forges a key slot's label (plain JSON: no key
+// needed to rewrite it) and adds a slot of a hostile kind under a hostile
+// key: key list shows them escaped and prints no control character.
+func TestHostileKeySlotLabel(t *testing.T) {
+	t.Parallel()
+	st, flags, _ := repoWithBackup(t)
+	slots, err := filepath.Glob(filepath.Join(st, "keys", "*"))
+	if err != nil || len(slots) == 0 {
+		t.Fatal("no key slots", err)
+	}
+	var slot map[string]any
+	data, err := os.ReadFile(slots[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &slot); err != nil {
+		t.Fatal(err)
+	}
+	label := "label-" + evil
+	slot["label"] = label
+	if data, err = json.Marshal(slot); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(slots[0], data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A second slot under a hostile key, of a hostile kind.
+	slot["kind"] = "kind-" + evil
+	if data, err = json.Marshal(slot); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(st, "keys", "id"+evil), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, append([]string{"key", "list"}, flags...)...)
+	wantTerminalSafe(t, res)
+	wantShown(t, res, strconv.Quote(label), `"id\x1b[2J`, `kind-\x1b[2J`)
+}
