@@ -191,10 +191,11 @@ var hostileNames = []string{
 }
 
 // TestHostileFileNames backs up a source whose file names (and a symlink's
-// target) hold terminal escapes, CR, LF and a bidi override, then runs
-// backup -verbose, ls, find, diff and a restore that warns about each
-// file: nothing prints a control character, every name is shown quoted,
-// and the -json output is valid JSON holding the exact names.
+// target, the host name and a tag) hold terminal escapes, CR, LF and a
+// bidi override, then runs backup -verbose, list, ls, find, diff and a
+// restore that warns about each file: nothing prints a control character,
+// every name is shown quoted, and the -json output is valid JSON holding
+// the exact names.
 func TestHostileFileNames(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -212,8 +213,9 @@ func TestHostileFileNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	flags := []string{"-store", "local:" + filepath.Join(dir, "store"), "-password", "right-pw"}
+	host, tag := "host-"+evil, "tag-\u202e"+evil
 	backup := func() result {
-		res := run(t, append([]string{"backup", "-verbose", "-source", "local:" + src}, flags...)...)
+		res := run(t, append([]string{"backup", "-verbose", "-source", "local:" + src, "-host", host, "-tag", tag}, flags...)...)
 		if res.code != 0 {
 			t.Fatalf("%v", res)
 		}
@@ -246,6 +248,7 @@ func TestHostileFileNames(t *testing.T) {
 		args []string
 		want []string
 	}{
+		{"list", []string{"list"}, quoted([]string{host, tag})},
 		{"ls", []string{"ls"}, all},
 		{"ls -l", []string{"ls", "-l"}, all},
 		{"find", []string{"find", "*"}, quoted(slashed(hostileNames))},
@@ -269,6 +272,7 @@ func TestHostileFileNames(t *testing.T) {
 		args  []string
 		names []string
 	}{
+		{"list", []string{"list"}, []string{host, tag}},
 		{"ls", []string{"ls"}, hostileNames}, {"find", []string{"find", "*"}, hostileNames},
 		{"diff", []string{"diff", "latest"}, changed},
 	} {
