@@ -70,5 +70,6 @@ func (t text) Format(f fmt.State, verb rune) {
 	if verb != 'q' {
 		s = Safe(s)
 	}
-	fmt.Fprintf(f, fmt.FormatString(f, verb), s)
+	// f is fmt's own buffer, whose writes cannot fail.
+	_, _ = fmt.Fprintf(f, fmt.FormatString(f, verb), s)
 }
