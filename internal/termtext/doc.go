@@ -9,7 +9,7 @@
 // (ESC sequences, C1 controls), overwrite what was printed before (CR,
 // backspace), forge extra lines of output (newlines) or show its
 // characters in another order than they are stored (Unicode bidi
-// controls). Every front end (internal/cli, internal/ui, internal/tui) and
+// controls). Every front end (internal/cli, internal/ui, a later TUI) and
 // every lower layer that builds a message from such text renders it with
 // Safe.
 //
