@@ -13,7 +13,7 @@ import (
 
 func main() {
 	ctx, stop := cli.InterruptContext(context.Background(), os.Stderr, os.Exit)
-	code := cli.Main(ctx, os.Args[1:], cli.IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Dashboard: dashboard})
+	code := cli.Main(ctx, os.Args[1:], cli.IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ, Dashboard: dashboard})
 	stop()
 	os.Exit(code)
 }

@@ -77,7 +77,7 @@ func (s *stdinFlags) attach(ctx context.Context, a *app, pos []string, opts *bac
 	case s.stdin:
 		opts.Stream = &backup.Stream{Reader: a.io.Stdin, Filename: s.filename}
 	case s.fromCommand:
-		r, err := cmdoutput.Start(ctx, pos, a.io.Stderr)
+		r, err := cmdoutput.Start(ctx, pos, a.childEnv(), a.io.Stderr)
 		if err != nil {
 			return nil, err
 		}

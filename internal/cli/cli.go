@@ -35,6 +35,10 @@ type IO struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
+	// Environ lists the variables the programs a command starts inherit,
+	// CLOUDSTIC_ ones and env:// secrets removed (childEnv); nil means
+	// they get an empty environment. cmd/cloudstic passes os.Environ.
+	Environ func() []string
 	// TestStoreWrapper, when set, wraps every store a command opens,
 	// below the -debug logging and the lock. It is a test-only switch:
 	// test/crash's binary sets it to inject store faults (docs/testing.md);
@@ -43,6 +47,9 @@ type IO struct {
 	// Dashboard serves `cloudstic ui`; cmd/cloudstic sets it to
 	// internal/ui's, which the CLI does not import. Nil: no dashboard.
 	Dashboard Dashboard
+	// secretEnv collects the variables env:// references read secrets
+	// from; Main sets it, and the apps of one run share it.
+	secretEnv *secretEnvNames
 }
 
 // errUsage marks errors in the command line itself (exit 2).
@@ -100,6 +107,7 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 	if stdio.Getenv == nil {
 		stdio.Getenv = func(string) string { return "" }
 	}
+	stdio.secretEnv = &secretEnvNames{}
 	stdio.Stdout = &recordingWriter{w: stdio.Stdout}
 	a := &app{io: stdio, ctx: ctx}
 	if len(args) > 1 && args[0] == "help" {

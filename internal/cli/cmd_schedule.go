@@ -169,13 +169,13 @@ func (a *app) detectScheduler(f scheduleFlags) (scheduler, error) {
 	case "systemd":
 		return a.newSystemd(f)
 	case "cron":
-		return &cronScheduler{user: f.crontabUser}, nil
+		return &cronScheduler{user: f.crontabUser, env: a.childEnv()}, nil
 	case "":
 		if fi, err := os.Stat("/run/systemd/system"); err == nil && fi.IsDir() {
 			return a.newSystemd(f)
 		}
 		if _, err := exec.LookPath("crontab"); err == nil {
-			return &cronScheduler{user: f.crontabUser}, nil
+			return &cronScheduler{user: f.crontabUser, env: a.childEnv()}, nil
 		}
 		return nil, errNoScheduler
 	}

@@ -21,9 +21,11 @@ var errPasswordCommand = errors.New("-password-command failed")
 
 // runPasswordCommand runs cmd with sh -c and returns its output without
 // the trailing newline (as restic's --password-command does). Its stderr
-// goes to ours, so a password manager's prompt or complaint is seen.
-func runPasswordCommand(ctx context.Context, cmd string, stdio IO) (string, error) {
+// goes to ours, so a password manager's prompt or complaint is seen. It
+// runs in env (childEnv: none of our secrets).
+func runPasswordCommand(ctx context.Context, cmd string, env []string, stdio IO) (string, error) {
 	c := exec.CommandContext(ctx, "/bin/sh", "-c", cmd)
+	c.Env = env
 	var out bytes.Buffer
 	c.Stdout = &out
 	c.Stderr = stdio.Stderr

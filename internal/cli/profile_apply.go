@@ -160,7 +160,7 @@ func (a *app) applyStore(ctx context.Context, fs *flag.FlagSet, explicit map[str
 		v := m.value
 		if m.ref != "" {
 			var err error
-			if v, err = a.resolver().Resolve(ctx, m.ref); err != nil {
+			if v, err = a.resolveSecret(ctx, m.ref); err != nil {
 				return fmt.Errorf("%s_secret: %w", m.key, err)
 			}
 		}
@@ -227,14 +227,14 @@ func (a *app) readPassword(ctx context.Context, explicit map[string]bool, st *co
 		return usageErr("give only one of %s", strings.Join(given, ", "))
 	}
 	if st != nil && !explicit["encryption-key"] && st.EncryptionKeySecret != "" {
-		v, err := a.resolver().Resolve(ctx, st.EncryptionKeySecret)
+		v, err := a.resolveSecret(ctx, st.EncryptionKeySecret)
 		if err != nil {
 			return fmt.Errorf("encryption_key_secret: %w", err)
 		}
 		a.g.encryptionKey = v
 	}
 	if st != nil && !explicit["recovery-key"] && st.RecoveryKeySecret != "" {
-		v, err := a.resolver().Resolve(ctx, st.RecoveryKeySecret)
+		v, err := a.resolveSecret(ctx, st.RecoveryKeySecret)
 		if err != nil {
 			return fmt.Errorf("recovery_key_secret: %w", err)
 		}
@@ -265,14 +265,14 @@ func (a *app) readPassword(ctx context.Context, explicit map[string]bool, st *co
 	var err error
 	switch source {
 	case "file":
-		a.g.password, err = a.resolver().Resolve(ctx, "file://"+absPath(p.passwordFile))
+		a.g.password, err = a.resolveSecret(ctx, "file://"+absPath(p.passwordFile))
 		if err != nil {
 			err = fmt.Errorf("-password-file: %w", err)
 		}
 	case "command":
-		a.g.password, err = runPasswordCommand(ctx, p.passwordCommand, a.io)
+		a.g.password, err = runPasswordCommand(ctx, p.passwordCommand, a.childEnv(), a.io)
 	case "ref":
-		a.g.password, err = a.resolver().Resolve(ctx, p.passwordRef)
+		a.g.password, err = a.resolveSecret(ctx, p.passwordRef)
 		if err != nil {
 			err = fmt.Errorf("password: %w", err)
 		}

@@ -14,7 +14,8 @@ import (
 // cronScheduler keeps one entry per job in a crontab, each after a marker
 // comment naming the job.
 type cronScheduler struct {
-	user string // -crontab-user; empty: the invoking user's crontab
+	user string   // -crontab-user; empty: the invoking user's crontab
+	env  []string // crontab's environment (childEnv)
 }
 
 const cronMarker = "# cloudstic schedule: "
@@ -76,6 +77,7 @@ func (c *cronScheduler) read(ctx context.Context) (string, error) {
 	}
 	var out, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, "crontab", args...)
+	cmd.Env = c.env
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	err := cmd.Run()
 	var exit *exec.ExitError
@@ -95,6 +97,7 @@ func (c *cronScheduler) write(ctx context.Context, text string) error {
 	}
 	var stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, "crontab", args...)
+	cmd.Env = c.env
 	cmd.Stdin = strings.NewReader(text)
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

@@ -18,10 +18,11 @@ type systemdScheduler struct {
 	dir         string
 	user        bool // a user unit (systemctl --user), not a system one
 	noSystemctl bool
+	env         []string // systemctl's and systemd-analyze's environment (childEnv)
 }
 
 func (a *app) newSystemd(f scheduleFlags) (scheduler, error) {
-	s := &systemdScheduler{dir: f.unitDir, user: os.Geteuid() != 0, noSystemctl: f.noSystemctl}
+	s := &systemdScheduler{dir: f.unitDir, user: os.Geteuid() != 0, noSystemctl: f.noSystemctl, env: a.childEnv()}
 	if s.dir != "" {
 		return s, nil
 	}
@@ -121,6 +122,7 @@ func (sd *systemdScheduler) checkCalendar(ctx context.Context, every string) err
 	}
 	var stderr bytes.Buffer
 	c := exec.CommandContext(ctx, bin, "calendar", every)
+	c.Env = sd.env
 	c.Stderr = &stderr
 	if err := c.Run(); err != nil {
 		return usageErr("-every %q is not a systemd calendar time (e.g. daily, hourly, \"*-*-* 02:30\"): %s", every, strings.TrimSpace(stderr.String()))
@@ -133,6 +135,7 @@ func (sd *systemdScheduler) systemctl(ctx context.Context, args ...string) error
 		args = append([]string{"--user"}, args...)
 	}
 	c := exec.CommandContext(ctx, "systemctl", args...)
+	c.Env = sd.env
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
 	if err := c.Run(); err != nil {

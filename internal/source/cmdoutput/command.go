@@ -29,14 +29,18 @@ type Reader struct {
 }
 
 // Start runs argv[0] with the other elements as its arguments (no shell)
-// and returns its standard output. Its standard error goes to stderr. The
-// command is killed when ctx ends (Ctrl-C). The caller reads the Reader
-// to its end, or calls Close.
-func Start(ctx context.Context, argv []string, stderr io.Writer) (*Reader, error) {
+// in the environment env, and returns its standard output. Its standard
+// error goes to stderr. The command is killed when ctx ends (Ctrl-C). The
+// caller reads the Reader to its end, or calls Close.
+//
+// env is the command's whole environment: the caller leaves out its
+// secrets. A nil env is an empty one, never the caller's (exec.Cmd's nil).
+func Start(ctx context.Context, argv, env []string, stderr io.Writer) (*Reader, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, errors.New("no command given")
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append([]string{}, env...)
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

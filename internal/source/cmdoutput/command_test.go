@@ -21,7 +21,7 @@ func TestReader(t *testing.T) {
 		{"signal", []string{"sh", "-c", "kill -9 $$"}, "", ErrFailed, "killed"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Start(context.Background(), tt.argv, io.Discard)
+			r, err := Start(context.Background(), tt.argv, nil, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,10 +40,10 @@ func TestReader(t *testing.T) {
 }
 
 func TestStartErrors(t *testing.T) {
-	if _, err := Start(context.Background(), nil, io.Discard); err == nil {
+	if _, err := Start(context.Background(), nil, nil, io.Discard); err == nil {
 		t.Error("Start with no command succeeded")
 	}
-	if _, err := Start(context.Background(), []string{"/nonexistent/cmd"}, io.Discard); err == nil || !strings.Contains(err.Error(), "/nonexistent/cmd") {
+	if _, err := Start(context.Background(), []string{"/nonexistent/cmd"}, nil, io.Discard); err == nil || !strings.Contains(err.Error(), "/nonexistent/cmd") {
 		t.Errorf("Start of a missing program: %v", err)
 	}
 }
@@ -51,7 +51,7 @@ func TestStartErrors(t *testing.T) {
 // TestCloseKills: Close ends a command that still runs, and so does the
 // end of the context.
 func TestCloseKills(t *testing.T) {
-	r, err := Start(context.Background(), []string{"sleep", "1000"}, io.Discard)
+	r, err := Start(context.Background(), []string{"sleep", "1000"}, nil, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestCloseKills(t *testing.T) {
 		t.Errorf("Close of a running command: %v, want ErrFailed (killed)", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r, err = Start(ctx, []string{"sleep", "1000"}, io.Discard)
+	r, err = Start(ctx, []string{"sleep", "1000"}, nil, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

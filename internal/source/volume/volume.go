@@ -218,7 +218,11 @@ func (s System) linkTo(dir, dev string) string {
 // probe asks blkid for the device's UUIDs. blkid -p reads the device
 // itself (no cache, no udev); it needs read access to it.
 func (s System) probe(ctx context.Context, dev string) (string, Kind, error) {
-	out, err := exec.CommandContext(ctx, s.Blkid, "-p", "-o", "export", "/dev/"+dev).Output()
+	cmd := exec.CommandContext(ctx, s.Blkid, "-p", "-o", "export", "/dev/"+dev)
+	// blkid needs no environment, and must not inherit ours (a password
+	// in CLOUDSTIC_PASSWORD).
+	cmd.Env = []string{}
+	out, err := cmd.Output()
 	if err != nil {
 		return "", "", fmt.Errorf("%w: blkid -p /dev/%s: %w", ErrNoIdentity, dev, err)
 	}

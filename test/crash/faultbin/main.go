@@ -25,7 +25,7 @@ import (
 const ReportEnvVar = "CLOUDSTIC_TEST_FAULTS_REPORT"
 
 func main() {
-	stdio := cli.IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	stdio := cli.IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ}
 	var (
 		mu      sync.Mutex
 		wrapped []*fault.Store
