@@ -48,17 +48,12 @@ type KeySlot struct {
 func (k KeySlot) Key() string { return KeysPrefix + k.ID }
 
 // ListKeys returns every key slot, oldest first (ties by id). Slots that
-// cannot be parsed are listed with Err set.
+// cannot be parsed are listed with Err set. More than MaxKeySlots objects
+// under keys/ are refused with ErrTooManyKeySlots.
 func ListKeys(ctx context.Context, st store.Store) ([]KeySlot, error) {
-	var infos []store.ObjectInfo
-	err := st.List(ctx, KeysPrefix, func(oi store.ObjectInfo) error {
-		if !strings.Contains(strings.TrimPrefix(oi.Key, KeysPrefix), "/") {
-			infos = append(infos, oi)
-		}
-		return nil
-	})
+	infos, err := listSlotKeys(ctx, st)
 	if err != nil {
-		return nil, fmt.Errorf("listing key slots: %w", err)
+		return nil, err
 	}
 	out := make([]KeySlot, 0, len(infos))
 	for _, oi := range infos {

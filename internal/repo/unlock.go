@@ -13,38 +13,123 @@ import (
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
+// Bounds on the key slots one open reads and tries. keys/ is plain JSON a
+// store writer can add to: without them, a thousand planted password
+// slots would make every open run a thousand argon2id derivations, and a
+// million junk objects a million reads.
+const (
+	// MaxKeySlots is the most objects under keys/ a repository may hold;
+	// a repository has one per password or key.
+	MaxKeySlots = 256
+	// MaxSlotsTried is the most slots of the credential's kind one open
+	// tries (password slots in the order of unlockOrder).
+	MaxSlotsTried = 32
+	// maxUnlockWork bounds the argon2id work (memory x passes, KiB-passes)
+	// of the password slots one open tries: that of MaxSlotsTried slots
+	// with the default parameters.
+	maxUnlockWork = MaxSlotsTried * crypt.DefaultKDFWork
+)
+
+// ErrTooManyKeySlots means keys/ holds more objects than MaxKeySlots, or
+// more slots of the credential's kind than an open tries and none of those
+// tried opened.
+var ErrTooManyKeySlots = errors.New("too many key slots")
+
+// errStopListing ends a listing early from its callback.
+var errStopListing = errors.New("stop listing")
+
 // storedSlot is a decoded key slot and its id under keys/.
 type storedSlot struct {
 	id   string
 	slot *crypt.Slot
 }
 
-// readSlots reads and decodes every key slot. Slots that do not decode are
-// returned as errors naming them, for messages.
-func readSlots(ctx context.Context, st store.Store) ([]storedSlot, []error, error) {
-	var slots []storedSlot
-	var bad []error
+// listSlotKeys lists the key slots' objects, refusing more than
+// MaxKeySlots without listing further.
+func listSlotKeys(ctx context.Context, st store.Store) ([]store.ObjectInfo, error) {
+	var infos []store.ObjectInfo
 	err := st.List(ctx, KeysPrefix, func(oi store.ObjectInfo) error {
-		name := strings.TrimPrefix(oi.Key, KeysPrefix)
-		if strings.Contains(name, "/") {
+		if strings.Contains(strings.TrimPrefix(oi.Key, KeysPrefix), "/") {
 			return nil
 		}
+		if len(infos) == MaxKeySlots {
+			return errStopListing
+		}
+		infos = append(infos, oi)
+		return nil
+	})
+	switch {
+	case errors.Is(err, errStopListing):
+		return nil, fmt.Errorf("%w: %s holds more than %d objects, and a repository has one per password or key: "+
+			"someone with write access to the store added them; remove those that are not key slots you made", ErrTooManyKeySlots, KeysPrefix, MaxKeySlots)
+	case err != nil:
+		return nil, fmt.Errorf("listing key slots: %w", err)
+	}
+	return infos, nil
+}
+
+// readSlots reads and decodes the key slots. Slots that do not decode are
+// returned as errors naming them, for messages.
+func readSlots(ctx context.Context, st store.Store) ([]storedSlot, []error, error) {
+	infos, err := listSlotKeys(ctx, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	var slots []storedSlot
+	var bad []error
+	for _, oi := range infos {
+		name := strings.TrimPrefix(oi.Key, KeysPrefix)
 		data, err := st.Get(ctx, oi.Key)
 		if errors.Is(err, store.ErrNotFound) {
-			return nil // removed while we listed
+			continue // removed while we listed
 		}
 		if err != nil {
-			return fmt.Errorf("reading key slot %s: %w", oi.Key, err)
+			return nil, nil, fmt.Errorf("reading key slot %s: %w", oi.Key, err)
 		}
 		slot, err := crypt.DecodeSlot(data)
 		if err != nil {
 			bad = append(bad, fmt.Errorf("%s: %w", oi.Key, err))
-			return nil
+			continue
 		}
 		slots = append(slots, storedSlot{id: name, slot: slot})
-		return nil
-	})
-	return slots, bad, err
+	}
+	return slots, bad, nil
+}
+
+// unlockOrder returns the slots of kind an open tries, in order, and how
+// many slots of that kind there are. Password slots with the parameters
+// we make go first, then the others cheapest first (ties by id); at most
+// MaxSlotsTried are tried, and no more than maxUnlockWork of argon2id in
+// all, so planted slots cost an open a bounded time whatever they ask for.
+func unlockOrder(slots []storedSlot, kind string) (try []storedSlot, total int) {
+	for _, s := range slots {
+		if s.slot.Kind == kind {
+			try = append(try, s)
+		}
+	}
+	total = len(try)
+	if kind == crypt.SlotPassword {
+		sort.SliceStable(try, func(i, j int) bool {
+			a, b := try[i].slot.KDF, try[j].slot.KDF
+			if a.Standard() != b.Standard() {
+				return a.Standard()
+			}
+			if a.Work() != b.Work() {
+				return a.Work() < b.Work()
+			}
+			return try[i].id < try[j].id
+		})
+	}
+	var work uint64
+	for i, s := range try {
+		if s.slot.KDF != nil {
+			work += s.slot.KDF.Work()
+		}
+		if i == MaxSlotsTried || work > maxUnlockWork {
+			return try[:i], total
+		}
+	}
+	return try, total
 }
 
 // unlock returns the master secret and the id of the slot that gave it:
@@ -82,18 +167,14 @@ func unlock(ctx context.Context, st store.Store, repoID string, creds Credential
 	return nil, "", fmt.Errorf("%w; and %w", failures[0], failures[1])
 }
 
-// unlockSecret tries every slot of the secret's kind.
+// unlockSecret tries the slots of the secret's kind unlockOrder picks.
 func unlockSecret(slots []storedSlot, bad []error, creds Credentials) ([]byte, string, error) {
 	kind, secret, err := creds.secret()
 	if err != nil {
 		return nil, "", err
 	}
-	tried := 0
-	for _, s := range slots {
-		if s.slot.Kind != kind {
-			continue
-		}
-		tried++
+	try, total := unlockOrder(slots, kind)
+	for _, s := range try {
 		master, err := s.slot.Unwrap(secret)
 		if err == nil {
 			return master, s.id, nil
@@ -102,8 +183,13 @@ func unlockSecret(slots []storedSlot, bad []error, creds Credentials) ([]byte, s
 			bad = append(bad, fmt.Errorf("%s%s: %w", KeysPrefix, s.id, err))
 		}
 	}
-	if tried == 0 {
+	switch {
+	case total == 0:
 		return nil, "", fmt.Errorf("%w: the repository has no %s key slot%s", ErrWrongCredential, kind, joinErrs(bad))
+	case len(try) < total:
+		return nil, "", fmt.Errorf("%w, or its slot was not tried (%w: the repository has %d %s key slots, and an open tries "+
+			"%d of them: at most %d, ours first, then the cheapest, within the argon2id work of %d default slots)%s",
+			ErrWrongCredential, ErrTooManyKeySlots, total, kind, len(try), MaxSlotsTried, MaxSlotsTried, joinErrs(bad))
 	}
 	return nil, "", fmt.Errorf("%w%s", ErrWrongCredential, joinErrs(bad))
 }
@@ -123,6 +209,8 @@ func unlockKMS(ctx context.Context, slots []storedSlot, repoID string, c *kms.Cl
 	sort.SliceStable(kmsSlots, func(i, j int) bool {
 		return kmsSlots[i].slot.KMSKeyARN == c.KeyARN() && kmsSlots[j].slot.KMSKeyARN != c.KeyARN()
 	})
+	// Each slot tried is a KMS request.
+	kmsSlots = kmsSlots[:min(len(kmsSlots), MaxSlotsTried)]
 	var errs []error
 	for _, s := range kmsSlots {
 		master, err := openKMSSlot(ctx, s, repoID, c)
@@ -184,13 +272,18 @@ func addKMSSlot(ctx context.Context, st store.Store, c *kms.Client, label, repoI
 	return writeSlot(ctx, st, crypt.NewKMSSlot(label, keyARN, repoID, blob))
 }
 
+// joinErrs renders the first few of errs for a message ("" for none).
 func joinErrs(errs []error) string {
+	const shown = 3
 	if len(errs) == 0 {
 		return ""
 	}
-	parts := make([]string, len(errs))
-	for i, e := range errs {
-		parts[i] = e.Error()
+	var parts []string
+	for _, e := range errs[:min(shown, len(errs))] {
+		parts = append(parts, e.Error())
+	}
+	if len(errs) > shown {
+		parts = append(parts, fmt.Sprintf("and %d more", len(errs)-shown))
 	}
 	return " (also: " + strings.Join(parts, "; ") + ")"
 }

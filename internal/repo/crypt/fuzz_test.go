@@ -7,7 +7,7 @@ import (
 )
 
 // cheapKDF says whether Unwrap may run argon2id with p inside a fuzz
-// iteration (in-range parameters as large as 4 GiB are legal but slow).
+// iteration (in-range parameters up to MaxKDFWork are legal but slow).
 func cheapKDF(p *KDFParams) bool {
 	return p == nil || p.check() != nil || (p.Memory <= 256 && p.Time <= 2 && p.Threads <= 2)
 }

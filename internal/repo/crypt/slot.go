@@ -83,15 +83,54 @@ func NewKMSSlot(label, keyARN, repoID string, blob []byte) *Slot {
 	return &Slot{Kind: SlotKMS, Label: label, KMSKeyARN: keyARN, RepositoryID: repoID, Wrapped: blob}
 }
 
-// Bounds a hostile slot cannot exceed (they would make us allocate or spin).
+// Bounds a hostile slot cannot exceed. A store writer can plant slots
+// (keys/ is plain JSON), and each password slot tried costs its argon2id
+// work, so the bounds are those of the parameters this and earlier
+// versions give new slots (32 MiB x 6 passes, 64 MiB x 3, 4 lanes; see
+// DefaultKDF) times a safety margin, not argon2's limits: a slot that
+// passes costs at most MaxKDFWork, 8 default unlocks (under a second on a
+// laptop core; the repository layer also bounds the slots one open tries).
 const (
-	maxKDFMemoryKiB = 1 << 20 // 1 GiB: a hostile slot must not make us allocate more
-	maxKDFTime      = 64
+	maxKDFMemoryKiB = 256 << 10 // 256 MiB: 8 x the default, 4 x the earlier 64 MiB
+	maxKDFTime      = 16        // passes
+	maxKDFThreads   = 16        // lanes: 4 x the default
+	minKDFSalt      = 8
+	maxKDFSalt      = 64
+	// MaxKDFWork bounds one slot's memory x passes, in KiB-passes: 8
+	// times DefaultKDFWork.
+	MaxKDFWork = 8 * DefaultKDFWork
+	// DefaultKDFWork is the memory x passes of DefaultKDF (and of the
+	// earlier 64 MiB x 3), in KiB-passes.
+	DefaultKDFWork = 6 * 32 * 1024
 )
 
+// Work is the cost of deriving a key with p: its memory (KiB) times its
+// passes. argon2id's time and the memory an attacker needs per guess both
+// grow with it; the lanes only spread it over cores.
+func (p KDFParams) Work() uint64 { return uint64(p.Time) * uint64(p.Memory) }
+
+// Standard says whether p are the parameters this version or an earlier
+// one gave new password slots (a 16-byte salt, 4 lanes, and 32 MiB x 6
+// passes or 64 MiB x 3): slots an open tries before any other.
+func (p KDFParams) Standard() bool {
+	if len(p.Salt) != 16 || p.Threads != 4 {
+		return false
+	}
+	return (p.Time == 6 && p.Memory == 32*1024) || (p.Time == 3 && p.Memory == 64*1024)
+}
+
 func (p KDFParams) check() error {
-	if p.Time == 0 || p.Time > maxKDFTime || p.Memory < 8 || p.Memory > maxKDFMemoryKiB || p.Threads == 0 || len(p.Salt) < 8 {
-		return fmt.Errorf("%w: argon2id parameters out of range", ErrBadSlot)
+	switch {
+	case p.Time == 0 || p.Time > maxKDFTime:
+		return fmt.Errorf("%w: argon2id passes %d out of range (1-%d)", ErrBadSlot, p.Time, maxKDFTime)
+	case p.Memory < 8 || p.Memory > maxKDFMemoryKiB:
+		return fmt.Errorf("%w: argon2id memory %d KiB out of range (8 KiB-%d MiB)", ErrBadSlot, p.Memory, maxKDFMemoryKiB>>10)
+	case p.Work() > MaxKDFWork:
+		return fmt.Errorf("%w: argon2id memory x passes %d MiB out of range (at most %d MiB)", ErrBadSlot, p.Work()>>10, MaxKDFWork>>10)
+	case p.Threads == 0 || p.Threads > maxKDFThreads:
+		return fmt.Errorf("%w: argon2id lanes %d out of range (1-%d)", ErrBadSlot, p.Threads, maxKDFThreads)
+	case len(p.Salt) < minKDFSalt || len(p.Salt) > maxKDFSalt:
+		return fmt.Errorf("%w: argon2id salt of %d bytes (want %d-%d)", ErrBadSlot, len(p.Salt), minKDFSalt, maxKDFSalt)
 	}
 	return nil
 }
@@ -159,14 +198,24 @@ func (s *Slot) Unwrap(secret []byte) ([]byte, error) {
 	return master, nil
 }
 
-// DecodeSlot parses a stored slot.
+// DecodeSlot parses a stored slot, refusing (with ErrBadSlot) a password
+// slot whose argon2id parameters are out of bounds.
 func DecodeSlot(data []byte) (*Slot, error) {
 	var s Slot
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadSlot, err)
 	}
 	switch s.Kind {
-	case SlotPassword, SlotPlatform, SlotRecovery:
+	case SlotPassword:
+		// Checked here, not only before the KDF runs: a slot nobody can
+		// open within the bounds is malformed wherever it is read.
+		if s.KDF == nil {
+			return nil, fmt.Errorf("%w: password slot without KDF parameters", ErrBadSlot)
+		}
+		if err := s.KDF.check(); err != nil {
+			return nil, err
+		}
+	case SlotPlatform, SlotRecovery:
 	case SlotKMS:
 		if s.KMSKeyARN == "" || len(s.Wrapped) == 0 {
 			return nil, fmt.Errorf("%w: kms-platform slot without a key ARN or ciphertext", ErrBadSlot)

@@ -3,7 +3,9 @@ package crypt
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -51,5 +53,52 @@ func TestPasswordSlots(t *testing.T) {
 				t.Fatal("Unwrap returned another master secret")
 			}
 		})
+	}
+}
+
+// TestKDFBounds decodes password slots a store writer could plant: those
+// asking for more argon2id work than MaxKDFWork (the 1 GiB x 64 passes
+// the old bounds allowed among them) are malformed at decode, before any
+// KDF runs; ours, an earlier release's and the largest allowed decode.
+func TestKDFBounds(t *testing.T) {
+	const salt16 = `"AAAAAAAAAAAAAAAAAAAAAA=="`
+	slot := func(time, memKiB, threads int, salt string) []byte {
+		return fmt.Appendf(nil, `{"kind":"password","kdf":{"time":%d,"memory_kib":%d,"threads":%d,"salt":%s},"wrapped":"AA=="}`,
+			time, memKiB, threads, salt)
+	}
+	for _, tc := range []struct {
+		name     string
+		slot     []byte
+		ok       bool
+		standard bool
+	}{
+		{"ours", slot(6, 32<<10, 4, salt16), true, true},
+		{"earlier release", slot(3, 64<<10, 4, salt16), true, true},
+		{"largest memory at its most passes", slot(6, 256<<10, 4, salt16), true, false},
+		{"most passes", slot(16, 96<<10, 16, salt16), true, false},
+		{"1 GiB x 64 passes", slot(64, 1<<20, 4, salt16), false, false},
+		{"512 MiB x 1", slot(1, 512<<10, 4, salt16), false, false},
+		{"256 MiB x 7: over the work bound", slot(7, 256<<10, 4, salt16), false, false},
+		{"17 passes", slot(17, 8<<10, 4, salt16), false, false},
+		{"255 lanes", slot(1, 8<<10, 255, salt16), false, false},
+		{"1,000-byte salt", slot(1, 8<<10, 4, `"`+strings.Repeat("A", 1336)+`"`), false, false},
+		{"no kdf", []byte(`{"kind":"password","wrapped":"AA=="}`), false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := DecodeSlot(tc.slot)
+			if tc.ok != (err == nil) || (err != nil && !errors.Is(err, ErrBadSlot)) {
+				t.Fatalf("DecodeSlot: %v, want accepted %v (else ErrBadSlot)", err, tc.ok)
+			}
+			if err == nil && s.KDF.Standard() != tc.standard {
+				t.Errorf("Standard() = %v, want %v", s.KDF.Standard(), tc.standard)
+			}
+		})
+	}
+	p, err := DefaultKDF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Standard() || p.Work() != DefaultKDFWork || p.check() != nil {
+		t.Errorf("DefaultKDF %+v: standard %v, work %d, check %v; want standard, %d, nil", p, p.Standard(), p.Work(), p.check(), DefaultKDFWork)
 	}
 }
