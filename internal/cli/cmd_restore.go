@@ -104,7 +104,7 @@ func (a *app) restore(ctx context.Context, r *operation.Repo, ref string, opts r
 			Hardlinks: res.Hardlinks, Bytes: res.Bytes, Skipped: nonNil(res.Skipped), Damaged: nonNil(res.Damaged),
 			Replaced: res.Replaced, Unchanged: res.Unchanged, Deleted: res.Deleted, DeletePaths: res.DeletePaths,
 			Verified: res.Verified, VerifyFailed: nonNil(res.VerifyFailed)})
-	} else {
+	} else if zipNotWritten := opts.Format == restore.FormatZip && !opts.DryRun && len(res.Damaged) > 0; !zipNotWritten {
 		verb := "Restored"
 		if opts.DryRun {
 			verb = "Would restore"
@@ -124,6 +124,9 @@ func (a *app) restore(ctx context.Context, r *operation.Repo, ref string, opts r
 	if len(res.Damaged) > 0 {
 		for _, d := range res.Damaged {
 			fmt.Fprintf(a.io.Stderr, "damaged: %s\n", termtext.Safe(d))
+		}
+		if opts.Format == restore.FormatZip && !opts.DryRun {
+			return fmt.Errorf("%d files could not be restored (each is listed above with the reason), so %s was not written; leave them out with -exclude to write the rest. If a reason is damage rather than a read error, run 'cloudstic check'", len(res.Damaged), opts.Output)
 		}
 		return fmt.Errorf("%d files could not be restored (each is listed above with the reason); everything else was restored. If a reason is damage rather than a read error, run 'cloudstic check'", len(res.Damaged))
 	}

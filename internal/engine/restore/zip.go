@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"time"
 
 	"github.com/klauspost/compress/flate"
@@ -19,6 +18,9 @@ import (
 // ErrOutputExists means the zip file to write already exists.
 var ErrOutputExists = errors.New("output file already exists")
 
+// restoreZip writes the selected entries into a new zip file at Output.
+// The file gets that name only when the restore succeeded: one that fails
+// (a damaged file included) or is interrupted leaves nothing there.
 func restoreZip(ctx context.Context, r *repo.Repository, start entry, _ string, opts Options) (*Result, error) {
 	sel, err := newSelection(opts)
 	if err != nil {
@@ -26,17 +28,12 @@ func restoreZip(ctx context.Context, r *repo.Repository, start entry, _ string, 
 	}
 	res := &Result{}
 	out := io.Discard // an io.Writer; the output file replaces it
-	var f *os.File
+	var zo *zipOutput
 	if !opts.DryRun {
-		var err error
-		f, err = createOutputFile(opts)
-		if errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("%s: %w (remove it or choose another -output)", opts.Output, ErrOutputExists)
-		}
-		if err != nil {
+		if zo, err = createZipOutput(opts); err != nil {
 			return nil, err
 		}
-		out = f
+		out = zo.f
 	}
 	zw := zip.NewWriter(out)
 	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
@@ -63,25 +60,24 @@ func restoreZip(ctx context.Context, r *repo.Repository, start entry, _ string, 
 	if cerr := zw.Close(); err == nil {
 		err = cerr
 	}
-	if f != nil {
-		if serr := f.Sync(); err == nil {
-			err = serr
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if ctx.Err() != nil {
-			// A zip cut short by Ctrl-C would still open, and look whole.
-			// We created it (O_EXCL), so it is ours to remove.
-			if rerr := removeOutput(opts); rerr != nil {
-				opts.Warnf("could not remove the incomplete %s: %v", opts.Output, rerr)
-			}
-		}
+	if err == nil {
+		err = context.Cause(ctx) // interrupted between entries
 	}
 	if err == nil && len(res.Damaged) > 0 {
 		err = fmt.Errorf("%w: %d damaged", ErrDamaged, len(res.Damaged))
 	}
-	return res, err
+	if zo == nil {
+		return res, err
+	}
+	if err != nil {
+		// A zip missing files, or cut short, would still open and look
+		// whole.
+		if derr := zo.discard(); derr != nil {
+			opts.Warnf("could not remove the incomplete zip file: %v", derr)
+		}
+		return res, err
+	}
+	return res, zo.commit(opts.Output)
 }
 
 func zipEntry(ctx context.Context, r *repo.Repository, zw *zip.Writer, e entry, res *Result, opts Options) error {
@@ -130,9 +126,9 @@ func zipEntry(ctx context.Context, r *repo.Repository, zw *zip.Writer, e entry, 
 			return ctx.Err() // interrupted, not damaged
 		}
 		if err != nil {
-			// The entry is already begun; it is cut short and reported,
-			// and the restore exits non-zero.
-			opts.Warnf("%s: damaged, entry in the zip file is incomplete: %v", e.rel, err)
+			// The entry is already begun: the restore reports the file,
+			// goes on to find any other damage, and writes no zip file.
+			opts.Warnf("%s: not restored: %v", e.rel, err)
 			res.Damaged = append(res.Damaged, e.rel)
 			return nil
 		}
