@@ -131,8 +131,7 @@ func (a *app) serveUI(ctx context.Context, cfg DashboardConfig, f uiFlags) error
 	}
 	fmt.Fprintf(a.io.Stderr, "cloudstic ui: serving %d repositories at %s\n", len(cfg.Repos), url)
 	fmt.Fprintln(a.io.Stderr, "cloudstic ui: press Ctrl-C to stop")
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
+	hs := newUIServer(ctx, srv, defaultUIServerLimits())
 	done := make(chan error, 1)
 	go func() {
 		if f.tlsCert != "" {

@@ -35,6 +35,7 @@ const hostileDir = "<script>alert(2)<"
 // names, tags and host are hostile.
 type fixture struct {
 	srv      *httptest.Server
+	handler  *ui.Server // what srv serves, for requests made in process
 	cfg      ui.Config
 	repo     *operation.Repo
 	src      string
@@ -96,6 +97,7 @@ func newFixture(t *testing.T, tweak func(*ui.Config)) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.handler = s
 	f.srv = httptest.NewServer(s)
 	t.Cleanup(f.srv.Close)
 	return f

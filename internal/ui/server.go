@@ -164,7 +164,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead && !s.checkCSRF(w, r, sess) {
+	// A state-changing request: its origin and its body's type and size
+	// are checked before any of the body is read, the CSRF token in it
+	// after.
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && (!s.checkOrigin(w, r) || !s.checkBody(w, r) || !s.checkCSRF(w, r, sess)) {
 		return
 	}
 	s.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, sess)))
