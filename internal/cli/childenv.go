@@ -8,27 +8,30 @@ import (
 	"github.com/cloudstic/cloudstic/internal/config"
 )
 
-// secretEnvNames are the environment variables a run read secrets from
-// through env:// references (a profile's password_secret: env://BACKUP_PW).
-// The apps of one command line (copy's source, -all-profiles' runs, the
-// dashboard's) share one set: IO carries a pointer to it.
-type secretEnvNames struct {
+// nameSet is a set of names that the apps of one command line (copy's
+// source, -all-profiles' runs, the dashboard's) share: IO carries a pointer
+// to it. Safe for concurrent use.
+type nameSet struct {
 	mu    sync.Mutex
 	names map[string]bool
 }
 
-// add records name as holding a secret.
-func (s *secretEnvNames) add(name string) {
+// add records name and says whether it was new.
+func (s *nameSet) add(name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.names == nil {
 		s.names = map[string]bool{}
 	}
+	if s.names[name] {
+		return false
+	}
 	s.names[name] = true
+	return true
 }
 
 // has says whether name was recorded.
-func (s *secretEnvNames) has(name string) bool {
+func (s *nameSet) has(name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.names[name]

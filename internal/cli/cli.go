@@ -48,8 +48,9 @@ type IO struct {
 	// internal/ui's, which the CLI does not import. Nil: no dashboard.
 	Dashboard Dashboard
 	// secretEnv collects the variables env:// references read secrets
-	// from; Main sets it, and the apps of one run share it.
-	secretEnv *secretEnvNames
+	// from; warned the files warned about (once a run). Main sets them,
+	// and the apps of one run share them.
+	secretEnv, warned *nameSet
 }
 
 // errUsage marks errors in the command line itself (exit 2).
@@ -107,7 +108,7 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 	if stdio.Getenv == nil {
 		stdio.Getenv = func(string) string { return "" }
 	}
-	stdio.secretEnv = &secretEnvNames{}
+	stdio.secretEnv, stdio.warned = &nameSet{}, &nameSet{}
 	stdio.Stdout = &recordingWriter{w: stdio.Stdout}
 	a := &app{io: stdio, ctx: ctx}
 	if len(args) > 1 && args[0] == "help" {

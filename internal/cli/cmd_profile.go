@@ -31,6 +31,9 @@ func (a *app) loadProfilesOrEmpty() (*config.File, error) {
 	if errors.Is(err, os.ErrNotExist) {
 		return config.Empty(path), nil
 	}
+	if err == nil {
+		a.warnExposure(f)
+	}
 	return f, err
 }
 

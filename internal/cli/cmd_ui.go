@@ -272,7 +272,7 @@ func (a *app) uiRunner(cmdName string, args []string) func(ctx context.Context, 
 	return func(ctx context.Context, progress, summary io.Writer) error {
 		getenv := a.io.Getenv
 		stdio := IO{Stdin: strings.NewReader(""), Stdout: summary, Stderr: progress, TestStoreWrapper: a.io.TestStoreWrapper,
-			Environ: a.io.Environ, secretEnv: a.io.secretEnv,
+			Environ: a.io.Environ, secretEnv: a.io.secretEnv, warned: a.io.warned,
 			Getenv: func(k string) string {
 				if k == "CLOUDSTIC_PASSWORD" && password != "" {
 					return password

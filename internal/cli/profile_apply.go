@@ -54,7 +54,23 @@ func (a *app) loadProfiles() (*config.File, error) {
 	if errors.Is(err, errNotExist) {
 		return nil, fmt.Errorf("no profiles file at %s (create one with 'cloudstic store new' and 'cloudstic profile new')", path)
 	}
+	if err == nil {
+		a.warnExposure(f)
+	}
 	return f, err
+}
+
+// warnExposure warns, once a run, when other users of this machine may
+// read the literal secrets in the profiles file or change it. It warns and
+// goes on rather than refusing as ssh does with a private key: a refusal
+// would stop scheduled backups until someone reads the message, and a
+// readable file of secrets is better fixed than made to cost backups.
+func (a *app) warnExposure(f *config.File) {
+	msg := f.Exposure()
+	if msg == "" || (a.io.warned != nil && !a.io.warned.add(f.Path)) {
+		return
+	}
+	a.warnf("%s", msg)
 }
 
 // resolver reads secret references for this run.

@@ -3,6 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"reflect"
 	"regexp"
@@ -41,7 +43,10 @@ func (e *Error) Unwrap() error { return ErrInvalid }
 // YAML tree behind them is kept so that a rewrite changes only what was
 // added.
 type File struct {
-	Path     string
+	Path string
+	// Mode is the permission bits of the file Load read (0 from Parse),
+	// for Exposure.
+	Mode     fs.FileMode
 	Version  int
 	Stores   map[string]Store
 	Auth     map[string]Auth
@@ -64,11 +69,25 @@ func Empty(path string) *File {
 // Load reads and validates the profiles file at path. A missing file is an
 // error matching os.ErrNotExist.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	defer func() { _ = fh.Close() }() // read-only: closing loses nothing
+	info, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(fh)
+	if err != nil {
+		return nil, err
+	}
+	f, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	f.Mode = info.Mode().Perm()
+	return f, nil
 }
 
 // Parse validates data as the profiles file named path.
