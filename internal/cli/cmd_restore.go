@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cloudstic/cloudstic/internal/engine/exclude"
+	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
@@ -26,6 +27,9 @@ func runRestore(ctx context.Context, a *app, args []string) error {
 	del := fs.Bool("delete", false, "make each restored directory match the snapshot: remove what the snapshot does not have there (not with -include/-exclude)")
 	verify := fs.Bool("verify", false, "read every written file back and check its content against the snapshot")
 	sparse := fs.Bool("sparse", true, "leave blocks of zeros as holes (-sparse=false writes them)")
+	noSetuid := fs.Bool("no-setuid", false, "restore regular files without their setuid and setgid bits")
+	noDevices := fs.Bool("no-devices", false, "create no device nodes (counted at the end; FIFOs are still made)")
+	noCaps := fs.Bool("no-capabilities", false, "set no security.capability attribute (file capabilities, as setcap gives)")
 	pos, err := a.parse(fs, args)
 	if err != nil {
 		return err
@@ -72,7 +76,8 @@ func runRestore(ctx context.Context, a *app, args []string) error {
 	// restore holds a shared lock always, even on a dry run (seed rule): a
 	// prune must not delete what we are reading.
 	return a.restore(ctx, r, ref, restore.Options{Output: *output, Format: *format, Path: *path, DryRun: *dryRun, Warnf: a.warnf,
-		Include: includes, Exclude: excludes, Overwrite: ow, Delete: *del, Verify: *verify, NoSparse: !*sparse})
+		Include: includes, Exclude: excludes, Overwrite: ow, Delete: *del, Verify: *verify, NoSparse: !*sparse,
+		NoSetuid: *noSetuid, NoDevices: *noDevices, NoCapabilities: *noCaps})
 }
 
 // restorePatterns checks restore's -include or -exclude patterns.
@@ -103,7 +108,8 @@ func (a *app) restore(ctx context.Context, r *operation.Repo, ref string, opts r
 			DryRun: opts.DryRun, Files: res.Files, Dirs: res.Dirs, Symlinks: res.Symlinks,
 			Hardlinks: res.Hardlinks, Bytes: res.Bytes, Skipped: nonNil(res.Skipped), Damaged: nonNil(res.Damaged),
 			Replaced: res.Replaced, Unchanged: res.Unchanged, Deleted: res.Deleted, DeletePaths: res.DeletePaths,
-			Verified: res.Verified, VerifyFailed: nonNil(res.VerifyFailed)})
+			Verified: res.Verified, VerifyFailed: nonNil(res.VerifyFailed),
+			Privileged: privilegeCounts(res.Privileges.Restored), Withheld: privilegeCounts(res.Privileges.Withheld)})
 	} else if zipNotWritten := opts.Format == restore.FormatZip && !opts.DryRun && len(res.Damaged) > 0; !zipNotWritten {
 		verb := "Restored"
 		if opts.DryRun {
@@ -153,6 +159,31 @@ func printRestoreDetails(a *app, opts restore.Options, res *restore.Result) {
 	if opts.Verify {
 		fmt.Fprintf(a.io.Stdout, "%d files verified, %d differ\n", res.Verified, len(res.VerifyFailed))
 	}
+	if line := privilegesLine(res.Privileges); line != "" {
+		fmt.Fprintln(a.io.Stdout, line)
+	}
+}
+
+// privilegesLine says what the restore gave that grants privileges when
+// root restored it (setuid and setgid files, device nodes, file
+// capabilities), and what -no-setuid, -no-devices and -no-capabilities
+// withheld; "" when there was none of either.
+func privilegesLine(p fsmeta.Privileges) string {
+	count := func(c fsmeta.PrivilegeCounts) string {
+		return fmt.Sprintf("%d setuid/setgid files, %d device nodes, %d file capabilities", c.SetuidFiles, c.DeviceNodes, c.Capabilities)
+	}
+	var parts []string
+	if p.Restored.Any() {
+		parts = append(parts, "Restored with their privileges: "+count(p.Restored)+" (-no-setuid, -no-devices, -no-capabilities withhold them)")
+	}
+	if p.Withheld.Any() {
+		parts = append(parts, "withheld: "+count(p.Withheld))
+	}
+	line := strings.Join(parts, "; ")
+	if !p.Restored.Any() && line != "" {
+		line = strings.ToUpper(line[:1]) + line[1:]
+	}
+	return line
 }
 
 func nonNil(s []string) []string {

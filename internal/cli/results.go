@@ -5,6 +5,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/check"
 	"github.com/cloudstic/cloudstic/internal/engine/forget"
+	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/engine/stats"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
@@ -64,23 +65,40 @@ type backupResult struct {
 
 // restoreResult is restore -json.
 type restoreResult struct {
-	Bytes        int64    `json:"bytes"`
-	Damaged      []string `json:"damaged"`
-	Deleted      int64    `json:"deleted"`
-	DeletePaths  []string `json:"delete_paths,omitempty"`
-	Dirs         int64    `json:"dirs"`
-	DryRun       bool     `json:"dry_run"`
-	Files        int64    `json:"files"`
-	Format       string   `json:"format"`
-	Hardlinks    int64    `json:"hardlinks"`
-	Output       string   `json:"output"`
-	Replaced     int64    `json:"replaced"`
-	Skipped      []string `json:"skipped"`
-	SnapshotID   string   `json:"snapshot_id"`
-	Symlinks     int64    `json:"symlinks"`
-	Unchanged    int64    `json:"unchanged"`
-	Verified     int64    `json:"verified"`
-	VerifyFailed []string `json:"verify_failed"`
+	Bytes       int64    `json:"bytes"`
+	Damaged     []string `json:"damaged"`
+	Deleted     int64    `json:"deleted"`
+	DeletePaths []string `json:"delete_paths,omitempty"`
+	Dirs        int64    `json:"dirs"`
+	DryRun      bool     `json:"dry_run"`
+	Files       int64    `json:"files"`
+	Format      string   `json:"format"`
+	Hardlinks   int64    `json:"hardlinks"`
+	Output      string   `json:"output"`
+	// Privileged counts what gives privileges when root restores it.
+	Privileged   privilegeCountsJSON `json:"privileged"`
+	Replaced     int64               `json:"replaced"`
+	Skipped      []string            `json:"skipped"`
+	SnapshotID   string              `json:"snapshot_id"`
+	Symlinks     int64               `json:"symlinks"`
+	Unchanged    int64               `json:"unchanged"`
+	Verified     int64               `json:"verified"`
+	VerifyFailed []string            `json:"verify_failed"`
+	// Withheld counts what -no-setuid, -no-devices, -no-capabilities
+	// left out.
+	Withheld privilegeCountsJSON `json:"withheld"`
+}
+
+// privilegeCountsJSON is fsmeta.PrivilegeCounts in restore -json.
+type privilegeCountsJSON struct {
+	Capabilities int64 `json:"capabilities"`
+	DeviceNodes  int64 `json:"device_nodes"`
+	SetuidFiles  int64 `json:"setuid_files"`
+}
+
+// privilegeCounts converts the engine's counts for -json.
+func privilegeCounts(c fsmeta.PrivilegeCounts) privilegeCountsJSON {
+	return privilegeCountsJSON{SetuidFiles: c.SetuidFiles, DeviceNodes: c.DeviceNodes, Capabilities: c.Capabilities}
 }
 
 // listEntry is one snapshot of list -json.

@@ -14,7 +14,8 @@ import (
 // ApplyMeta gives the entry at rel the metadata of n: owner and group
 // (when WriterOptions.Owners: by User/Group name if that name exists
 // here, else by UID/GID), then extended attributes, then mode (setuid,
-// setgid and sticky included), and the modification time last. A symlink
+// setgid and sticky included, unless WriterOptions withhold them), and
+// the modification time last. A symlink
 // gets owner, xattrs and time but no mode (Linux has none). Nothing is
 // followed: if the entry on disk is a symlink and n is not (or the
 // reverse), it returns ErrTypeMismatch and changes nothing.
@@ -64,9 +65,11 @@ func (w *Writer) applyAt(dirfd int, base, rel string, n *tree.Node) error {
 		return err
 	}
 	if !isLink {
-		if err := chmodNoFollow(dirfd, base, n.Mode&0o7777); err != nil {
+		mode := w.modeOf(n)
+		if err := chmodNoFollow(dirfd, base, mode); err != nil {
 			return fmt.Errorf("chmod: %w", err)
 		}
+		w.modeSet(n, mode)
 	}
 	ts := []unix.Timespec{{Sec: 0, Nsec: unix.UTIME_OMIT}, unix.NsecToTimespec(n.MTime)}
 	if err := unix.UtimesNanoAt(dirfd, base, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
@@ -89,9 +92,13 @@ func (w *Writer) setXattrs(dirfd int, base, rel string, xattrs []tree.Xattr) err
 	}
 	path := "/proc/self/fd/" + strconv.Itoa(dirfd) + "/" + base
 	for _, x := range xattrs {
+		if w.withheldXattr(x.Name) {
+			continue
+		}
 		err := unix.Lsetxattr(path, x.Name, x.Value, 0)
 		switch {
 		case err == nil:
+			w.xattrSet(x.Name)
 		case isNotSupported(err), errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES):
 			w.opts.Logf("fsmeta: %s: xattr %q not restored: %v", rel, x.Name, err)
 		default:
@@ -152,18 +159,24 @@ func (w *Writer) applyFd(fd int, rel string, n *tree.Node) error {
 		}
 	}
 	for _, x := range n.Xattrs {
+		if w.withheldXattr(x.Name) {
+			continue
+		}
 		err := unix.Fsetxattr(fd, x.Name, x.Value, 0)
 		switch {
 		case err == nil:
+			w.xattrSet(x.Name)
 		case isNotSupported(err), errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES):
 			w.opts.Logf("fsmeta: %s: xattr %q not restored: %v", rel, x.Name, err)
 		default:
 			return fmt.Errorf("fsetxattr %s: %w", x.Name, err)
 		}
 	}
-	if err := unix.Fchmod(fd, n.Mode&0o7777); err != nil {
+	mode := w.modeOf(n)
+	if err := unix.Fchmod(fd, mode); err != nil {
 		return fmt.Errorf("fchmod: %w", err)
 	}
+	w.modeSet(n, mode)
 	// futimens: Linux names an open file's inode through /proc/self/fd (as
 	// glibc's futimes does); the descriptor pins the file, so no path in the
 	// output directory is resolved.

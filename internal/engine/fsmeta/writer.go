@@ -20,6 +20,11 @@ type WriterOptions struct {
 	// an error (devices as non-root, sockets, unsupported xattrs). Nil
 	// discards them.
 	Logf func(format string, args ...any)
+	// NoSetuid gives regular files their modes without the setuid and
+	// setgid bits; NoDevices creates no device nodes (FIFOs still); and
+	// NoCapabilities sets no security.capability attribute. What they
+	// withhold is counted (Writer.Privileges), not logged one by one.
+	NoSetuid, NoDevices, NoCapabilities bool
 }
 
 // DefaultWriterOptions returns the options a restore uses unless told
@@ -38,6 +43,7 @@ type Writer struct {
 	opts   WriterOptions
 	isRoot bool
 	ids    *localIDs
+	priv   privilegeCounters
 }
 
 // NewWriter opens dir, creating it (mode 0755 before umask) if missing, as
@@ -188,6 +194,13 @@ func (w *Writer) Special(rel string, n *tree.Node) error {
 	default:
 		return fmt.Errorf("fsmeta: special %s: not a special file type: %q", rel, n.Type)
 	}
+	if mode != unix.S_IFIFO && w.opts.NoDevices {
+		if _, _, err := splitRel(rel); err != nil {
+			return err
+		}
+		w.priv.devicesWithheld.Add(1)
+		return nil
+	}
 	if mode != unix.S_IFIFO && !w.isRoot {
 		if _, _, err := splitRel(rel); err != nil {
 			return err
@@ -200,6 +213,9 @@ func (w *Writer) Special(rel string, n *tree.Node) error {
 	})
 	switch {
 	case err == nil:
+		if mode != unix.S_IFIFO {
+			w.priv.devices.Add(1)
+		}
 		return nil
 	case errors.Is(err, unix.EEXIST):
 		return fmt.Errorf("fsmeta: mknod %s: %w", rel, ErrExists)

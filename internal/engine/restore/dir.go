@@ -129,12 +129,16 @@ func (res *Result) err() error {
 func (d *dirRestore) openOutput(prefix string) (func(), error) {
 	wopts := fsmeta.DefaultWriterOptions()
 	wopts.Logf = d.opts.Warnf
+	wopts.NoSetuid, wopts.NoDevices, wopts.NoCapabilities = d.opts.NoSetuid, d.opts.NoDevices, d.opts.NoCapabilities
 	w, err := newOutputWriter(d.opts, wopts)
 	if err != nil {
 		return nil, err
 	}
 	d.w = w
 	closeAll := func() {
+		// Deferred by restoreDir: the Result it returned is d.res, so the
+		// caller sees the final counts.
+		d.res.Privileges = w.Privileges()
 		w.Close() //nolint:errcheck // directory handles: nothing was written through them
 	}
 	if prefix != "" {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
@@ -103,6 +104,12 @@ type Options struct {
 	Verify bool
 	// NoSparse writes runs of zeros as data instead of leaving holes.
 	NoSparse bool
+	// NoSetuid, NoDevices and NoCapabilities withhold what gives
+	// privileges when root restores it: the setuid and setgid bits of
+	// regular files, device nodes, security.capability attributes
+	// (fsmeta.WriterOptions). Result.Privileges counts what was restored
+	// and what was withheld.
+	NoSetuid, NoDevices, NoCapabilities bool
 	// Within, when set, confines the restore to that directory: Output is
 	// then relative to it, and no step of the restore leaves it, even when
 	// a directory on the way to Output is replaced by a symbolic link while
@@ -141,6 +148,10 @@ type Result struct {
 	// those that differ from the snapshot.
 	Verified     int64
 	VerifyFailed []string
+	// Privileges counts the setuid and setgid files, device nodes and
+	// security.capability attributes a directory restore gave, and those
+	// the No* options withheld.
+	Privileges fsmeta.Privileges
 }
 
 // entry is one node to restore with its output-relative path.
