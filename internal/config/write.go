@@ -79,6 +79,20 @@ func scalar(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag:
 // directory, synced, mode 0600, renamed over the old one. The directory is
 // created (0700) when missing.
 func (f *File) Save() error {
+	data, err := f.encode()
+	if err != nil {
+		return err
+	}
+	// What we write must load again: a bug here must not cost the user
+	// the file.
+	if _, err := Parse(f.Path, data); err != nil {
+		return fmt.Errorf("refusing to write %s: %w", f.Path, err)
+	}
+	return WriteFileAtomic(f.Path, data)
+}
+
+// encode renders the file's YAML tree as Save writes it.
+func (f *File) encode() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
@@ -87,17 +101,12 @@ func (f *File) Save() error {
 		doc = &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
 	}
 	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("encoding %s: %w", f.Path, err)
+		return nil, fmt.Errorf("encoding %s: %w", f.Path, err)
 	}
 	if err := enc.Close(); err != nil {
-		return fmt.Errorf("encoding %s: %w", f.Path, err)
+		return nil, fmt.Errorf("encoding %s: %w", f.Path, err)
 	}
-	// What we write must load again: a bug here must not cost the user
-	// the file.
-	if _, err := Parse(f.Path, buf.Bytes()); err != nil {
-		return fmt.Errorf("refusing to write %s: %w", f.Path, err)
-	}
-	return WriteFileAtomic(f.Path, buf.Bytes())
+	return buf.Bytes(), nil
 }
 
 // WriteFileAtomic replaces path with data (mode 0600) through a synced

@@ -17,7 +17,7 @@ import (
 )
 
 // snapRef returns the snapshot reference of the request's path ("latest",
-// or 8 to 64 hex digits), or answers 400.
+// or repo.MinPrefix to 64 hex digits), or answers 400.
 func (s *Server) snapRef(w http.ResponseWriter, r *http.Request) (string, bool) {
 	ref := r.PathValue("snap")
 	ok := validRef(ref)

@@ -38,9 +38,18 @@ func (s *Server) routes() {
 
 // repoIndex returns the repository the request names, or answers 404.
 func (s *Server) repoIndex(w http.ResponseWriter, r *http.Request) (int, bool) {
-	i, err := strconv.Atoi(r.PathValue("repo"))
-	if err != nil || i < 0 || i >= len(s.cfg.Repos) || strconv.Itoa(i) != r.PathValue("repo") {
+	i, ok := parseRepoIndex(r.PathValue("repo"), len(s.cfg.Repos))
+	if !ok {
 		s.errorPage(w, r, http.StatusNotFound, "Not found", "There is no such repository.")
+	}
+	return i, ok
+}
+
+// parseRepoIndex reads the {repo} of a path: the position, written in its
+// one canonical form (no sign, no leading zero), of one of n repositories.
+func parseRepoIndex(v string, n int) (int, bool) {
+	i, err := strconv.Atoi(v)
+	if err != nil || i < 0 || i >= n || strconv.Itoa(i) != v {
 		return 0, false
 	}
 	return i, true
