@@ -44,8 +44,18 @@ func createZipOutput(opts Options) (*zipOutput, error) {
 	if dir == "" {
 		dir = "."
 	}
-	z := &zipOutput{name: name}
+	// The directory must exist, as for any file we are asked to create:
+	// a mistyped -output makes no directories.
 	var err error
+	if opts.Within != nil {
+		_, err = opts.Within.Stat(dir)
+	} else {
+		_, err = os.Stat(dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	z := &zipOutput{name: name}
 	if opts.Within != nil {
 		z.w, err = fsmeta.NewWriterIn(opts.Within, dir, fsmeta.WriterOptions{})
 	} else {

@@ -123,3 +123,19 @@ func TestZipRestoreAllOrNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestZipRestoreMakesNoDirectory: a zip restore into a directory that does
+// not exist fails, and creates none.
+func TestZipRestoreMakesNoDirectory(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r, root := f.open(t)
+	missing := filepath.Join(t.TempDir(), "missing")
+	_, err := restore.Run(context.Background(), r, lease(t, r), root, restore.Options{Output: filepath.Join(missing, "out.zip"), Format: restore.FormatZip, Warnf: t.Logf})
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("zip restore into a missing directory: %v, want ErrNotExist", err)
+	}
+	if _, err := os.Lstat(missing); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the restore created %s (%v)", missing, err)
+	}
+}
