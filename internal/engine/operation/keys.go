@@ -45,6 +45,6 @@ func BindConfig(ctx context.Context, r *Repo) error {
 		return repo.ErrNothingToBind
 	}
 	return withLock(ctx, r.env, r.Store(), exclusive, "repair config", func(ctx context.Context, lease *lock.Lock) error {
-		return r.Repository.BindConfig(ctx, lease)
+		return r.BindConfig(ctx, lease)
 	})
 }
