@@ -37,8 +37,11 @@ type app struct {
 	// history records lease events for tests (historyEnv), or is nil.
 	history *history
 	// errMu serialises messages written to stderr from many goroutines
-	// (engine warnings, -debug store logging).
+	// (engine warnings, -debug store logging), and guards damaged.
 	errMu sync.Mutex
+	// damaged are the damaged snapshots and index files the command
+	// skipped (see noteDamage).
+	damaged []repo.Damaged
 	// role is "source " for the repository copy reads from (its flags
 	// are the -from-* ones), "" for the main one.
 	role string
@@ -292,16 +295,19 @@ func (a *app) openOptions() (operation.Options, error) {
 		Clock:            clock.Real{},
 		Warnf:            a.warnf,
 		Debugf:           a.debugf,
+		OnDamage:         a.noteDamage,
 	}, nil
 }
 
 // indexedSnapshots loads r's index and lists its snapshots, oldest first:
-// what every command reading snapshot contents needs first.
+// what every command reading snapshot contents needs first. Damaged index
+// files and snapshots are skipped (noteDamage warns about each).
 func indexedSnapshots(ctx context.Context, r *repo.Repository) ([]snapshot.WithID, error) {
 	if _, err := r.LoadIndex(ctx); err != nil {
 		return nil, err
 	}
-	return r.Snapshots(ctx)
+	snaps, _, err := r.Snapshots(ctx)
+	return snaps, err
 }
 
 // lockOptions are the lock settings for this run.

@@ -168,7 +168,7 @@ func (a *app) backup(ctx context.Context, r *operation.Repo, opts backup.Options
 	}
 	s := res.Snapshot.Summary
 	if a.g.json {
-		out := backupResult{Summary: s, DryRun: opts.DryRun, Errors: len(res.Errors)}
+		out := backupResult{skippedDamage: a.skipped(), Summary: s, DryRun: opts.DryRun, Errors: len(res.Errors)}
 		if !opts.DryRun && !res.Unchanged {
 			out.SnapshotID = res.ID.String()
 		}

@@ -100,11 +100,18 @@ func (a *app) catSealed(ctx context.Context, kind, ref string) (any, error) {
 	}
 	defer a.closeStore()
 	if kind == "snapshot" {
-		snaps, err := r.Snapshots(ctx)
+		snaps, damaged, err := r.Snapshots(ctx)
 		if err != nil {
 			return nil, err
 		}
 		s, err := repo.FindSnapshot(snaps, ref, nil)
+		if errors.Is(err, repo.ErrNoSnapshot) {
+			for _, d := range damaged {
+				if ref != "" && strings.HasPrefix(strings.TrimPrefix(d.Key, repo.SnapshotPrefix), strings.ToLower(ref)) {
+					return nil, d.Err // what is wrong with the object asked for
+				}
+			}
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -43,15 +43,20 @@ func runCopy(ctx context.Context, a *app, args []string) error {
 	defer a.closeStore()
 	res, err := operation.Copy(ctx, src, dst, opts)
 	if res != nil {
-		a.printCopy(res, *dryRun, err)
+		a.printCopy(res, *dryRun, from.app.skipped(), err)
 	}
 	return err
 }
 
-func (a *app) printCopy(res *snapcopy.Result, dryRun bool, runErr error) {
+// printCopy prints what copy did; srcDamage is what it skipped in the
+// source repository.
+func (a *app) printCopy(res *snapcopy.Result, dryRun bool, srcDamage skippedDamage, runErr error) {
 	if a.g.json {
 		if runErr == nil {
-			a.writeJSON(copyJSON(res, dryRun))
+			out := copyJSON(res, dryRun)
+			out.skippedDamage = a.skipped()
+			out.SourceDamagedIndexFiles, out.SourceDamagedSnapshots = srcDamage.DamagedIndexFiles, srcDamage.DamagedSnapshots
+			a.writeJSON(out)
 		}
 		return
 	}

@@ -45,7 +45,7 @@ func runDiff(ctx context.Context, a *app, args []string) error {
 	}
 	sum := diff.Summarize(changes)
 	if a.g.json {
-		a.writeJSON(diffResult{Snapshot1: s1.ID.String(), Snapshot2: s2.ID.String(),
+		a.writeJSON(diffResult{skippedDamage: a.skipped(), Snapshot1: s1.ID.String(), Snapshot2: s2.ID.String(),
 			Changes: nonNilChanges(changes), Summary: sum})
 		return nil
 	}

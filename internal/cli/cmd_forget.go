@@ -92,7 +92,7 @@ func (a *app) printForget(res *forget.Result, dryRun bool, pres *prune.Result) {
 		for _, sid := range res.Removed {
 			removed = append(removed, sid.String())
 		}
-		a.writeJSON(forgetResult{DryRun: dryRun, Groups: groups, Removed: removed, Prune: pres})
+		a.writeJSON(forgetResult{skippedDamage: a.skipped(), DryRun: dryRun, Groups: groups, Removed: removed, Prune: pres})
 		return
 	}
 	w := a.io.Stdout

@@ -25,7 +25,9 @@ func runList(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	snaps, err := r.Snapshots(ctx)
+	// Damaged snapshots are skipped with a warning each (noteDamage):
+	// list's document is an array, with no room for them.
+	snaps, _, err := r.Snapshots(ctx)
 	if err != nil {
 		return err
 	}
@@ -111,7 +113,7 @@ func runLs(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if a.g.json {
-		a.writeJSON(lsResult{SnapshotID: snap.ID.String(), Entries: entries})
+		a.writeJSON(lsResult{skippedDamage: a.skipped(), SnapshotID: snap.ID.String(), Entries: entries})
 	}
 	return nil
 }

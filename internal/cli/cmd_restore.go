@@ -104,7 +104,7 @@ func (a *app) restore(ctx context.Context, r *operation.Repo, ref string, opts r
 	}
 	snap, res := out.Snapshot, out.Result
 	if a.g.json {
-		a.writeJSON(restoreResult{SnapshotID: snap.ID.String(), Output: opts.Output, Format: opts.Format,
+		a.writeJSON(restoreResult{skippedDamage: a.skipped(), SnapshotID: snap.ID.String(), Output: opts.Output, Format: opts.Format,
 			DryRun: opts.DryRun, Files: res.Files, Dirs: res.Dirs, Symlinks: res.Symlinks,
 			Hardlinks: res.Hardlinks, Bytes: res.Bytes, Skipped: nonNil(res.Skipped), Damaged: nonNil(res.Damaged),
 			Replaced: res.Replaced, Unchanged: res.Unchanged, Deleted: res.Deleted, DeletePaths: res.DeletePaths,

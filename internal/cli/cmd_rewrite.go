@@ -44,7 +44,9 @@ func runRewrite(ctx context.Context, a *app, args []string) error {
 func (a *app) printRewrite(res *rewrite.Result, dryRun bool, runErr error) {
 	if a.g.json {
 		if runErr == nil {
-			a.writeJSON(rewriteJSON(res, dryRun))
+			out := rewriteJSON(res, dryRun)
+			out.skippedDamage = a.skipped()
+			a.writeJSON(out)
 		}
 		return
 	}

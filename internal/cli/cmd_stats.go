@@ -65,7 +65,7 @@ func (a *app) stats(ctx context.Context, r *repo.Repository, snaps []snapshot.Wi
 	}
 	t := c.Totals()
 	if a.g.json {
-		a.writeJSON(statsResult{Mode: mode, Totals: t, DedupRatio: round2(t.DedupRatio()),
+		a.writeJSON(statsResult{skippedDamage: a.skipped(), Mode: mode, Totals: t, DedupRatio: round2(t.DedupRatio()),
 			CompressionRatio: round2(t.CompressionRatio()), SpaceRatio: round2(t.SpaceRatio())})
 		return nil
 	}

@@ -66,7 +66,7 @@ func (a *app) printTag(res *tag.Result, dryRun bool, runErr error) {
 			changes = append(changes, j)
 		}
 		if runErr == nil {
-			a.writeJSON(tagResult{Changes: changes, DryRun: dryRun, Unchanged: res.Unchanged})
+			a.writeJSON(tagResult{skippedDamage: a.skipped(), Changes: changes, DryRun: dryRun, Unchanged: res.Unchanged})
 		}
 		return
 	}

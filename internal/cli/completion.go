@@ -59,6 +59,9 @@ func examples(name string) []string {
 		return []string{"cloudstic prune -dry-run", "cloudstic prune -max-unused 10%"}
 	case "check":
 		return []string{"cloudstic check", "cloudstic check -read-data", "cloudstic check -read-data-subset 10%"}
+	case "repair":
+		return []string{"cloudstic repair snapshots -dry-run    # list the snapshots that fail authentication or decoding",
+			"cloudstic repair snapshots", "cloudstic repair index -dry-run", "cloudstic repair index && cloudstic check -read-data"}
 	case "version":
 		return []string{"cloudstic version -json"}
 	case "locks":
@@ -158,6 +161,8 @@ func completionSpec(ctx context.Context, a *app) []compCommand {
 			cc.args = completionShells()
 		case "key":
 			cc.args = keySubcommands()
+		case "repair":
+			cc.args = repairSubcommands()
 		case "cat":
 			cc.args = catKinds()
 		case "restore", "ls", "diff":

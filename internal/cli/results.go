@@ -19,11 +19,12 @@ import (
 
 // statsResult is stats -json (without -growth, which prints growthRow).
 type statsResult struct {
-	CompressionRatio float64      `json:"compression_ratio"`
-	DedupRatio       float64      `json:"dedup_ratio"`
-	Mode             string       `json:"mode"`
-	SpaceRatio       float64      `json:"space_ratio"`
-	Totals           stats.Totals `json:"totals"`
+	CompressionRatio float64 `json:"compression_ratio"`
+	skippedDamage
+	DedupRatio float64      `json:"dedup_ratio"`
+	Mode       string       `json:"mode"`
+	SpaceRatio float64      `json:"space_ratio"`
+	Totals     stats.Totals `json:"totals"`
 }
 
 // errorResult is the document of a failed command.
@@ -55,6 +56,7 @@ type initResult struct {
 // run that found nothing changed, has no SnapshotID; a first backup of a
 // source has no Parent; Unchanged is set only with -ignore-empty-snapshot.
 type backupResult struct {
+	skippedDamage
 	DryRun     bool             `json:"dry_run"`
 	Errors     int              `json:"errors"`
 	Parent     string           `json:"parent,omitempty"`
@@ -65,8 +67,9 @@ type backupResult struct {
 
 // restoreResult is restore -json.
 type restoreResult struct {
-	Bytes       int64    `json:"bytes"`
-	Damaged     []string `json:"damaged"`
+	Bytes   int64    `json:"bytes"`
+	Damaged []string `json:"damaged"`
+	skippedDamage
 	Deleted     int64    `json:"deleted"`
 	DeletePaths []string `json:"delete_paths,omitempty"`
 	Dirs        int64    `json:"dirs"`
@@ -116,6 +119,7 @@ type listEntry struct {
 
 // lsResult is ls -json.
 type lsResult struct {
+	skippedDamage
 	Entries    []lsEntry `json:"entries"`
 	SnapshotID string    `json:"snapshot_id"`
 }
@@ -134,10 +138,11 @@ type lsEntry struct {
 
 // diffResult is diff -json.
 type diffResult struct {
-	Changes   []diffChange `json:"changes"`
-	Snapshot1 string       `json:"snapshot1"`
-	Snapshot2 string       `json:"snapshot2"`
-	Summary   diffSummary  `json:"summary"`
+	Changes []diffChange `json:"changes"`
+	skippedDamage
+	Snapshot1 string      `json:"snapshot1"`
+	Snapshot2 string      `json:"snapshot2"`
+	Summary   diffSummary `json:"summary"`
 }
 
 // catSnapshotResult is cat snapshot ID: the snapshot as stored.
@@ -176,6 +181,7 @@ type keyChangeResult struct {
 
 // forgetResult is forget -json; Prune is set with -prune.
 type forgetResult struct {
+	skippedDamage
 	DryRun  bool          `json:"dry_run"`
 	Groups  []forgetGroup `json:"groups"`
 	Prune   *prune.Result `json:"prune,omitempty"`
@@ -197,9 +203,10 @@ type checkResult struct {
 
 // tagResult is tag -json.
 type tagResult struct {
-	Changes   []tagJSONChange `json:"changes"`
-	DryRun    bool            `json:"dry_run"`
-	Unchanged int             `json:"unchanged"`
+	Changes []tagJSONChange `json:"changes"`
+	skippedDamage
+	DryRun    bool `json:"dry_run"`
+	Unchanged int  `json:"unchanged"`
 }
 
 // tagJSONChange is one element of tag -json's "changes".
@@ -219,9 +226,14 @@ type copyResult struct {
 	BlobsRead  int64              `json:"blobs_read"`
 	BytesAdded int64              `json:"bytes_added"`
 	Copied     []copyJSONSnapshot `json:"copied"`
-	DryRun     bool               `json:"dry_run"`
-	Rechunked  bool               `json:"rechunked"`
-	Skipped    []string           `json:"skipped"`
+	skippedDamage
+	DryRun    bool     `json:"dry_run"`
+	Rechunked bool     `json:"rechunked"`
+	Skipped   []string `json:"skipped"`
+	// The source repository's damaged objects (skippedDamage holds the
+	// destination's).
+	SourceDamagedIndexFiles []damagedJSON `json:"source_damaged_index_files,omitempty"`
+	SourceDamagedSnapshots  []damagedJSON `json:"source_damaged_snapshots,omitempty"`
 }
 
 // copyJSONSnapshot is one element of copy -json's "copied".
@@ -238,9 +250,10 @@ type copyJSONSnapshot struct {
 
 // rewriteResult is rewrite -json.
 type rewriteResult struct {
-	Changes   []rewriteJSONChange `json:"changes"`
-	DryRun    bool                `json:"dry_run"`
-	Unchanged int                 `json:"unchanged"`
+	Changes []rewriteJSONChange `json:"changes"`
+	skippedDamage
+	DryRun    bool `json:"dry_run"`
+	Unchanged int  `json:"unchanged"`
 }
 
 // rewriteJSONChange is one element of rewrite -json's "changes".

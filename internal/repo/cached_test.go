@@ -71,7 +71,7 @@ func TestCacheSavesDownloads(t *testing.T) {
 		if _, err := r.LoadIndex(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.Snapshots(ctx); err != nil {
+		if _, _, err := r.Snapshots(ctx); err != nil {
 			t.Fatal(err)
 		}
 		for _, tid := range trees {

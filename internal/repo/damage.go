@@ -2,6 +2,9 @@ package repo
 
 import (
 	"errors"
+	"sort"
+	"strings"
+	"sync"
 
 	"github.com/cloudstic/cloudstic/internal/repo/crypt"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
@@ -12,9 +15,15 @@ import (
 
 // IsDamage reports whether err says that stored bytes are wrong (they do not
 // authenticate, decode or hash to their name), as opposed to a failure to
-// read them at all (network, permissions), which says nothing about the
-// repository's health. Commands use it to avoid calling a flaky connection
-// "corruption".
+// read them at all (network, permissions, timeouts, cancellation), which
+// says nothing about the repository's health. Commands use it to avoid
+// calling a flaky connection "corruption", and to skip (never delete) only
+// what is positively damaged.
+//
+// TODO(integrator): store.ErrTooLarge and store.ErrNotRegular (branch
+// bounded: an object larger than its kind may be, or not a regular file on
+// a local store) are damage too; add them here when both branches are on
+// main.
 func IsDamage(err error) bool {
 	for _, damage := range []error{ErrCorrupt, ErrConfigTampered, pack.ErrCorrupt, crypt.ErrAuth, index.ErrCorrupt,
 		tree.ErrCorrupt, snapshot.ErrCorrupt} {
@@ -23,4 +32,68 @@ func IsDamage(err error) bool {
 		}
 	}
 	return false
+}
+
+// Damaged is a stored snapshot or index file whose bytes are wrong (IsDamage
+// holds for Err): the loaders skip it instead of failing, and return it so
+// that each caller decides what that means for its work.
+type Damaged struct {
+	// Key is the object's store key: "snapshots/<id>" or "index/packs/<id>".
+	Key string
+	// Err says what is wrong with it.
+	Err error
+}
+
+// Reason is Err's message without the key it usually starts with, for
+// lines that name the key themselves.
+func (d Damaged) Reason() string {
+	return strings.TrimPrefix(d.Err.Error(), d.Key+": ")
+}
+
+// IsSnapshot reports whether the damaged object is a snapshot (else it is
+// an index file).
+func (d Damaged) IsSnapshot() bool { return strings.HasPrefix(d.Key, SnapshotPrefix) }
+
+// damageLog remembers the damaged objects a repository's loaders skipped
+// and hands each one, the first time only, to the watcher set with
+// WatchDamage. Views of a repository (Under, Fresh) share it.
+type damageLog struct {
+	watch func(Damaged)
+	mu    sync.Mutex
+	seen  map[string]bool
+}
+
+// WatchDamage makes fn get every damaged snapshot or index file that
+// Snapshots, SnapshotHeads and LoadIndex skip, on r and on the views made
+// from it afterwards, once per object and process: front ends warn with it
+// and list the skipped objects in their output. Call it before loading
+// anything; fn may be called from several goroutines, never at once.
+func (r *Repository) WatchDamage(fn func(Damaged)) {
+	r.damage = &damageLog{watch: fn, seen: make(map[string]bool)}
+}
+
+// ReportDamaged passes objects found damaged outside the loaders (a
+// backup's parent, whose head came from the metadata cache) to the damage
+// watcher, like those the loaders skip.
+func (r *Repository) ReportDamaged(list ...Damaged) { r.noteDamaged(list) }
+
+// noteDamaged passes the damaged objects not seen before to the watcher.
+func (r *Repository) noteDamaged(list []Damaged) {
+	l := r.damage
+	if l == nil || len(list) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, d := range list {
+		if !l.seen[d.Key] {
+			l.seen[d.Key] = true
+			l.watch(d)
+		}
+	}
+}
+
+// sortDamaged orders damaged objects by key.
+func sortDamaged(list []Damaged) {
+	sort.Slice(list, func(i, j int) bool { return list[i].Key < list[j].Key })
 }

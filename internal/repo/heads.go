@@ -3,12 +3,14 @@ package repo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // headsFile is the name of the metadata cache's derived file holding the
@@ -23,18 +25,22 @@ const headsFile = "snapshot-heads"
 // one small read instead of reading and decoding every snapshot; it loads
 // only the snapshots that file does not name, then rewrites it. Without a
 // cache, or when the file is missing or cannot be opened, it loads every
-// snapshot.
-func (r *Repository) SnapshotHeads(ctx context.Context) ([]snapshot.Head, error) {
+// snapshot. Damaged snapshots are skipped and returned as Snapshots does
+// (the heads file never names them, so they are read, and reported, again
+// until they are removed); other read failures fail the call.
+func (r *Repository) SnapshotHeads(ctx context.Context) ([]snapshot.Head, []Damaged, error) {
 	ids, _, err := r.ListIDs(ctx, SnapshotPrefix)
 	if err != nil {
-		return nil, fmt.Errorf("listing snapshots: %w", err)
+		return nil, nil, fmt.Errorf("listing snapshots: %w", err)
 	}
 	known := r.cachedHeads()
-	out := make([]snapshot.Head, len(ids))
+	heads := make([]snapshot.Head, len(ids))
+	ok := make([]bool, len(ids))
+	bad := make([]error, len(ids))
 	var missing []int
 	for i, sid := range ids {
-		if h, ok := known[sid]; ok {
-			out[i] = h
+		if h, found := known[sid]; found {
+			heads[i], ok[i] = h, true
 		} else {
 			missing = append(missing, i)
 		}
@@ -44,23 +50,44 @@ func (r *Repository) SnapshotHeads(ctx context.Context) ([]snapshot.Head, error)
 	for _, i := range missing {
 		g.Go(func() error {
 			s, err := r.LoadSnapshot(gctx, ids[i])
-			if err != nil {
+			switch {
+			case err == nil:
+				heads[i], ok[i] = snapshot.HeadOf(ids[i], s), true
+			case errors.Is(err, store.ErrNotFound):
+				// Forgotten since the listing.
+			case IsDamage(err):
+				bad[i] = err
+			default:
 				return err
 			}
-			out[i] = snapshot.HeadOf(ids[i], s)
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if r.cache != nil && (len(missing) > 0 || len(known) != len(ids)-len(missing)) {
+	var out []snapshot.Head
+	var damaged []Damaged
+	loaded := false // a head the heads file does not hold yet
+	for i, sid := range ids {
+		switch {
+		case ok[i]:
+			out = append(out, heads[i])
+			_, cached := known[sid]
+			loaded = loaded || !cached
+		case bad[i] != nil:
+			damaged = append(damaged, Damaged{Key: SnapshotKey(sid), Err: bad[i]})
+		}
+	}
+	if r.cache != nil && (loaded || len(known) != len(out)) {
 		// Best effort: a failed write only costs reading the snapshots
 		// again next time.
 		_ = r.saveCachedHeads(out)
 	}
 	snapshot.SortHeads(out)
-	return out, nil
+	sortDamaged(damaged)
+	r.noteDamaged(damaged)
+	return out, damaged, nil
 }
 
 // cachedHeads reads the heads file of the cache, by snapshot id; empty

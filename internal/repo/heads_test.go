@@ -73,14 +73,14 @@ func TestSnapshotHeads(t *testing.T) {
 			r, counted := cachedRepo(t, st, cacheDir)
 			tc.change(r)
 			before := counted.Counts().Requests
-			heads, err := r.SnapshotHeads(ctx)
+			heads, _, err := r.SnapshotHeads(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := counted.Counts().Requests - before; got != tc.want {
 				t.Errorf("%d store requests, want %d", got, tc.want)
 			}
-			snaps, err := r.Snapshots(ctx)
+			snaps, _, err := r.Snapshots(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

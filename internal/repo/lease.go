@@ -43,7 +43,7 @@ func RequireLease(l *lock.Lock, exclusive bool) error {
 // shares r's keys, index and cache. Writing entry points run on it.
 func (r *Repository) Under(lease *lock.Lock) *Repository {
 	return &Repository{st: lease.Fence(r.st), unfenced: r.store(), cfg: r.cfg, authenticated: r.authenticated,
-		key: r.key, codec: r.codec, idx: r.idx, cache: r.cache}
+		key: r.key, codec: r.codec, idx: r.idx, cache: r.cache, damage: r.damage}
 }
 
 // store is the store below any fence: for what a fence does not forward

@@ -53,29 +53,41 @@ func IDFromKey(key string) (id.ID, error) {
 	return id.Parse(key[strings.LastIndex(key, "/")+1:])
 }
 
-// loadSealed fetches an object named by the hash of its bytes, checks the
-// hash and unseals it.
+// loadSealed fetches an object named by the hash of its bytes, from the
+// metadata cache when it holds it, checks the hash and unseals it.
 func (r *Repository) loadSealed(ctx context.Context, key string) ([]byte, error) {
+	if r.cache != nil {
+		// Checked against its name; any error: ask the store.
+		if data, _ := r.cache.Get(key); data != nil {
+			return r.unseal(key, data)
+		}
+	}
+	return r.loadSealedFromStore(ctx, key)
+}
+
+// loadSealedFromStore is loadSealed reading from the store, never from
+// the metadata cache (which it refreshes).
+func (r *Repository) loadSealedFromStore(ctx context.Context, key string) ([]byte, error) {
 	want, err := IDFromKey(key)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", key, err)
 	}
-	var data []byte
+	data, err := r.st.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if sha256.Sum256(data) != want {
+		return nil, fmt.Errorf("%s: %w: content does not match its name", key, ErrCorrupt)
+	}
 	if r.cache != nil {
-		data, _ = r.cache.Get(key) // checked against its name; any error: ask the store
+		// A failed cache write only costs a download next time.
+		_ = r.cache.Put(key, data)
 	}
-	if data == nil {
-		if data, err = r.st.Get(ctx, key); err != nil {
-			return nil, err
-		}
-		if sha256.Sum256(data) != want {
-			return nil, fmt.Errorf("%s: %w: content does not match its name", key, ErrCorrupt)
-		}
-		if r.cache != nil {
-			// A failed cache write only costs a download next time.
-			_ = r.cache.Put(key, data)
-		}
-	}
+	return r.unseal(key, data)
+}
+
+// unseal opens the sealed bytes of the object key.
+func (r *Repository) unseal(key string, data []byte) ([]byte, error) {
 	plain, err := r.codec.DecodeRaw(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", key, ErrCorrupt, err)
@@ -153,18 +165,29 @@ func (r *Repository) IndexFile(ctx context.Context, fileID id.ID) (*index.File, 
 }
 
 // LoadIndex reads every index file into the in-memory index, in parallel.
-// It returns the ids of the files read.
-func (r *Repository) LoadIndex(ctx context.Context) ([]id.ID, error) {
+// An index file whose stored bytes are damaged (IsDamage) is skipped and
+// returned, sorted by key: the blobs only it names then look missing, and
+// whoever deletes data must refuse (prune reads the index files itself and
+// does). Any other failure to read one fails the call.
+func (r *Repository) LoadIndex(ctx context.Context) (damaged []Damaged, err error) {
 	files, _, err := r.ListIDs(ctx, IndexPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("listing index files: %w", err)
 	}
+	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
 	for _, fid := range files {
 		g.Go(func() error {
 			f, err := r.IndexFile(gctx, fid)
-			if err != nil {
+			switch {
+			case err == nil:
+			case IsDamage(err):
+				mu.Lock()
+				damaged = append(damaged, Damaged{Key: IndexKey(fid), Err: err})
+				mu.Unlock()
+				return nil
+			default:
 				return fmt.Errorf("loading index: %w", err)
 			}
 			for _, p := range f.Packs {
@@ -174,12 +197,15 @@ func (r *Repository) LoadIndex(ctx context.Context) ([]id.ID, error) {
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return files, err
+		return nil, err
 	}
-	if r.cache != nil {
+	sortDamaged(damaged)
+	r.noteDamaged(damaged)
+	if r.cache != nil && len(damaged) == 0 {
+		// Only a complete index says which cached packs are gone.
 		r.retainCached(DataPrefix, r.idx.Packs(), PackKey)
 	}
-	return files, nil
+	return damaged, nil
 }
 
 // LoadBlob reads, decrypts and verifies one blob.

@@ -74,6 +74,7 @@ type Repository struct {
 	codec         *pack.Codec
 	idx           *index.Index
 	cache         *cache.Cache // nil: no local metadata cache
+	damage        *damageLog   // nil: damaged objects are only returned (see WatchDamage)
 	// packMu serialises whole-pack downloads into the cache, so that
 	// goroutines reading trees of the same pack download it once.
 	packMu sync.Mutex
@@ -113,7 +114,7 @@ func (r *Repository) SetCache(c *cache.Cache) { r.cache = c }
 // pack a prune has deleted since an earlier load.
 func (r *Repository) Fresh() *Repository {
 	return &Repository{st: r.st, unfenced: r.unfenced, cfg: r.cfg, authenticated: r.authenticated,
-		key: r.key, codec: r.codec, idx: index.New(), cache: r.cache}
+		key: r.key, codec: r.codec, idx: index.New(), cache: r.cache, damage: r.damage}
 }
 
 func newRepository(st store.Store, cfg Config, key *crypt.Key) (*Repository, error) {

@@ -120,7 +120,7 @@ func TestSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := r2.Snapshots(ctx)
+	list, _, err := r2.Snapshots(ctx)
 	if err != nil || len(list) != 1 || list[0].ID != sid {
 		t.Fatalf("Snapshots = %v, %v", list, err)
 	}

@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // SaveSnapshot stores a snapshot and returns its id.
@@ -31,6 +33,11 @@ func (r *Repository) LoadSnapshot(ctx context.Context, sid id.ID) (*snapshot.Sna
 	if err != nil {
 		return nil, err
 	}
+	return decodeSnapshot(sid, plain)
+}
+
+// decodeSnapshot decodes the plaintext of snapshot sid.
+func decodeSnapshot(sid id.ID, plain []byte) (*snapshot.Snapshot, error) {
 	s, err := snapshot.Decode(plain)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", SnapshotKey(sid), err)
@@ -38,30 +45,65 @@ func (r *Repository) LoadSnapshot(ctx context.Context, sid id.ID) (*snapshot.Sna
 	return s, nil
 }
 
-// Snapshots loads every snapshot, oldest first.
-func (r *Repository) Snapshots(ctx context.Context) ([]snapshot.WithID, error) {
+// RereadSnapshot reads snapshot sid once more, straight from the store
+// (never from the metadata cache), and decodes it: nil when it is sound;
+// an error IsDamage holds for when its stored bytes are wrong; any other
+// error when it could not be read, which proves nothing. repair snapshots
+// deletes a snapshot only on a second proof of damage from it.
+func (r *Repository) RereadSnapshot(ctx context.Context, sid id.ID) error {
+	plain, err := r.loadSealedFromStore(ctx, SnapshotKey(sid))
+	if err != nil {
+		return err
+	}
+	_, err = decodeSnapshot(sid, plain)
+	return err
+}
+
+// Snapshots loads every snapshot, oldest first. A snapshot whose stored
+// bytes are damaged (IsDamage) is skipped and returned in damaged, sorted
+// by key; one deleted since the listing (by a forget) is left out. Any
+// other failure to read one (network, permissions, cancellation) fails
+// the call: it says nothing about the snapshot, which must not look absent.
+func (r *Repository) Snapshots(ctx context.Context) (snaps []snapshot.WithID, damaged []Damaged, err error) {
 	ids, _, err := r.ListIDs(ctx, SnapshotPrefix)
 	if err != nil {
-		return nil, fmt.Errorf("listing snapshots: %w", err)
+		return nil, nil, fmt.Errorf("listing snapshots: %w", err)
 	}
-	out := make([]snapshot.WithID, len(ids))
+	loaded := make([]*snapshot.Snapshot, len(ids))
+	bad := make([]error, len(ids))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
 	for i, sid := range ids {
 		g.Go(func() error {
 			s, err := r.LoadSnapshot(gctx, sid)
-			if err != nil {
+			switch {
+			case err == nil:
+				loaded[i] = s
+			case errors.Is(err, store.ErrNotFound):
+				// Forgotten since the listing.
+			case IsDamage(err):
+				bad[i] = err
+			default:
 				return err
 			}
-			out[i] = snapshot.WithID{ID: sid, Snapshot: s}
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	snapshot.SortByTime(out)
-	return out, nil
+	for i, sid := range ids {
+		switch {
+		case loaded[i] != nil:
+			snaps = append(snaps, snapshot.WithID{ID: sid, Snapshot: loaded[i]})
+		case bad[i] != nil:
+			damaged = append(damaged, Damaged{Key: SnapshotKey(sid), Err: bad[i]})
+		}
+	}
+	snapshot.SortByTime(snaps)
+	sortDamaged(damaged)
+	r.noteDamaged(damaged)
+	return snaps, damaged, nil
 }
 
 // MinPrefix is the shortest snapshot id prefix accepted.

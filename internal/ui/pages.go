@@ -23,9 +23,12 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
 // repoPage is the dashboard of one repository.
 type repoPage struct {
 	Snapshots []snapshot.WithID // newest first
-	Timeline  any               // template.HTML of the SVG
-	Locks     lockPanel
-	Actions   []Action
+	// Damaged are the snapshots that cannot be read back, left out of
+	// every page.
+	Damaged  []repo.Damaged
+	Timeline any // template.HTML of the SVG
+	Locks    lockPanel
+	Actions  []Action
 }
 
 // handleRepo shows the dashboard. Listing snapshots and locks reads no
@@ -36,13 +39,13 @@ func (s *Server) handleRepo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rp := s.cfg.Repos[i]
-	snaps, err := rp.Repo.Fresh().Snapshots(r.Context())
+	snaps, damaged, err := rp.Repo.Fresh().Snapshots(r.Context())
 	if err != nil {
 		s.readError(w, r, err)
 		return
 	}
 	snapshot.SortByTime(snaps)
-	page := repoPage{Timeline: timelineSVG(snaps), Locks: s.lockPanel(r.Context(), i)}
+	page := repoPage{Timeline: timelineSVG(snaps), Locks: s.lockPanel(r.Context(), i), Damaged: damaged}
 	slices.Reverse(snaps)
 	page.Snapshots = snaps
 	for _, a := range rp.Actions {

@@ -56,7 +56,8 @@ func parseRepoIndex(v string, n int) (int, bool) {
 }
 
 // readFunc reads a repository: rr is a fresh view with its index loaded,
-// snaps its snapshots oldest first.
+// snaps its snapshots oldest first. Damaged index files and snapshots are
+// left out (the repository page lists the damaged snapshots).
 type readFunc func(ctx context.Context, rr *repo.Repository, snaps []snapshot.WithID) error
 
 // read runs fn under a shared lock named op, as the CLI's read commands
@@ -67,7 +68,7 @@ func (s *Server) read(ctx context.Context, i int, op string, fn readFunc) error 
 		if _, err := rr.LoadIndex(ctx); err != nil {
 			return err
 		}
-		snaps, err := rr.Snapshots(ctx)
+		snaps, _, err := rr.Snapshots(ctx)
 		if err != nil {
 			return err
 		}

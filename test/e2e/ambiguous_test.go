@@ -28,7 +28,7 @@ func makeAmbiguous(t *testing.T, r repoArgs) string {
 	if err != nil {
 		t.Fatalf("opening %s: %v", dir, err)
 	}
-	snaps, err := rp.Snapshots(ctx)
+	snaps, _, err := rp.Snapshots(ctx)
 	if err != nil || len(snaps) == 0 {
 		t.Fatalf("snapshots: %d, %v", len(snaps), err)
 	}

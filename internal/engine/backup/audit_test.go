@@ -51,7 +51,7 @@ func TestEncryptionAudit(t *testing.T) {
 		if _, err := r.LoadIndex(ctx); err != nil {
 			t.Fatal(err)
 		}
-		heads, err := r.SnapshotHeads(ctx)
+		heads, _, err := r.SnapshotHeads(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

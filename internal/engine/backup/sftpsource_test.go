@@ -256,7 +256,7 @@ func TestSFTPSourceDropped(t *testing.T) {
 	if bytes.ContainsRune([]byte(err.Error()), '\n') {
 		t.Errorf("error is not one line: %q", err)
 	}
-	snaps, err := r.Snapshots(ctx)
+	snaps, _, err := r.Snapshots(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func TestSourceLostWritesNoSnapshot(t *testing.T) {
 			if !errors.Is(err, source.ErrLost) {
 				t.Fatalf("backup.Run = %v, want source.ErrLost", err)
 			}
-			snaps, err := r.Snapshots(ctx)
+			snaps, _, err := r.Snapshots(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

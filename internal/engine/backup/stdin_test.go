@@ -72,7 +72,7 @@ func TestStream(t *testing.T) {
 			}
 		})
 	}
-	snaps, err := r.Snapshots(ctx)
+	snaps, _, err := r.Snapshots(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

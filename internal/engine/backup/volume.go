@@ -68,21 +68,33 @@ func (res *Result) setParent(ctx context.Context, r *repo.Repository, heads []sn
 // (oldest first), loaded from r. A snapshot with a volume whose group has
 // none falls back to the latest of its source and host recorded without a
 // volume (by a version that did not record volumes, or before the drive
-// was identified). ok is false when there is no such snapshot.
+// was identified). ok is false when there is no such snapshot. A parent
+// whose object turns out damaged (its head came from the metadata cache's
+// heads file) is reported to r's damage watcher and passed over for the
+// next latest: it costs reading unchanged files again, never the backup.
 func findParent(ctx context.Context, r *repo.Repository, heads []snapshot.Head, snap *snapshot.Snapshot) (p snapshot.WithID, ok bool, err error) {
-	h, ok := snapshot.Latest(heads, func(h snapshot.Head) bool { return h.Group == snap.Group() })
-	if !ok && snap.Volume != nil {
-		h, ok = snapshot.Latest(heads, func(h snapshot.Head) bool { return !h.Volume && h.Group == snap.HostGroup() })
+	damaged := map[id.ID]bool{}
+	usable := func(h snapshot.Head) bool { return !damaged[h.ID] }
+	for {
+		h, ok := snapshot.Latest(heads, func(h snapshot.Head) bool { return usable(h) && h.Group == snap.Group() })
+		if !ok && snap.Volume != nil {
+			h, ok = snapshot.Latest(heads, func(h snapshot.Head) bool { return usable(h) && !h.Volume && h.Group == snap.HostGroup() })
+		}
+		if !ok {
+			return snapshot.WithID{}, false, nil
+		}
+		s, err := r.LoadSnapshot(ctx, h.ID)
+		if repo.IsDamage(err) {
+			r.ReportDamaged(repo.Damaged{Key: repo.SnapshotKey(h.ID), Err: err})
+			damaged[h.ID] = true
+			continue
+		}
+		if err != nil {
+			return snapshot.WithID{}, false, fmt.Errorf("loading the parent snapshot: %w", err)
+		}
+		if got := snapshot.HeadOf(h.ID, s); got.Group != h.Group || got.Volume != h.Volume {
+			return snapshot.WithID{}, false, fmt.Errorf("parent snapshot %s: %w: its group is not the one listed for it", h.ID, repo.ErrCorrupt)
+		}
+		return snapshot.WithID{ID: h.ID, Snapshot: s}, true, nil
 	}
-	if !ok {
-		return snapshot.WithID{}, false, nil
-	}
-	s, err := r.LoadSnapshot(ctx, h.ID)
-	if err != nil {
-		return snapshot.WithID{}, false, fmt.Errorf("loading the parent snapshot: %w", err)
-	}
-	if got := snapshot.HeadOf(h.ID, s); got.Group != h.Group || got.Volume != h.Volume {
-		return snapshot.WithID{}, false, fmt.Errorf("parent snapshot %s: %w: its group is not the one listed for it", h.ID, repo.ErrCorrupt)
-	}
-	return snapshot.WithID{ID: h.ID, Snapshot: s}, true, nil
 }

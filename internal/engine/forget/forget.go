@@ -108,9 +108,11 @@ func planIDs(snaps []snapshot.WithID, refs []string) (*Result, error) {
 
 // Run loads r's snapshots, plans, and deletes the snapshots to remove
 // unless opts.DryRun. On a deletion error the snapshots removed so far are
-// in the result.
+// in the result. Damaged snapshots (repo.Snapshots skips them) take no
+// part: a retention policy never counts one as kept, nor deletes one, and
+// an id names none (repair snapshots removes them, on a second proof).
 func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error) {
-	snaps, err := r.Snapshots(ctx)
+	snaps, _, err := r.Snapshots(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,9 @@ func (l *snapList) get(ctx context.Context) ([]named, error) {
 }
 
 func (l *snapList) load(ctx context.Context) ([]named, error) {
-	snaps, err := l.r.Snapshots(ctx)
+	// Damaged snapshots are left out (the repository's damage watcher
+	// reports them).
+	snaps, _, err := l.r.Snapshots(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,8 @@
 //	rewrite           shared (none with DryRun)
 //	copy              shared on the source and the destination (none with DryRun)
 //	key passwd/remove exclusive (two removals at once could delete the last key)
+//	repair snapshots  none (as forget: it only deletes damaged snapshot objects)
+//	repair index      exclusive (none with DryRun)
 //	WithSharedLock    shared: what reads snapshot data (find, dump, stats, mount)
 //
 // The README's command table says the same per command;

@@ -166,7 +166,7 @@ func objects(t *testing.T, st store.Store) []string {
 // firstSnapshot returns the id of st's oldest snapshot.
 func firstSnapshot(t *testing.T, st store.Store) string {
 	t.Helper()
-	snaps, err := checktest.Open(t, st).Snapshots(context.Background())
+	snaps, _, err := checktest.Open(t, st).Snapshots(context.Background())
 	if err != nil || len(snaps) == 0 {
 		t.Fatalf("snapshots: %v %v", snaps, err)
 	}
@@ -179,7 +179,7 @@ func latest(t *testing.T, r *repo.Repository) snapshot.WithID {
 	if _, err := r.LoadIndex(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	snaps, err := r.Snapshots(context.Background())
+	snaps, _, err := r.Snapshots(context.Background())
 	if err != nil || len(snaps) == 0 {
 		t.Fatalf("snapshots: %v %v", snaps, err)
 	}

@@ -54,6 +54,10 @@ type Options struct {
 	// Debugf gets diagnostics: a cache that could not be opened (nil:
 	// dropped).
 	Debugf func(format string, args ...any)
+	// OnDamage gets each damaged snapshot or index file the operations
+	// skip, once per object (repo.Repository.WatchDamage); nil: they are
+	// skipped without a word.
+	OnDamage func(repo.Damaged)
 }
 
 // env is what every locked operation needs besides its own options.
@@ -145,6 +149,9 @@ func openRepository(ctx context.Context, st *wrap.Logging, o Options) (*repo.Rep
 		return nil, err
 	}
 	useCache(r, o)
+	if o.OnDamage != nil {
+		r.WatchDamage(o.OnDamage)
+	}
 	// Unlocking a password slot allocates argon2id's memory; give it back
 	// now so it does not add to the peak of the work that follows.
 	debug.FreeOSMemory()

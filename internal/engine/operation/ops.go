@@ -33,10 +33,14 @@ func Backup(ctx context.Context, r *Repo, opts backup.Options, begin func(*backu
 	}
 	var res *backup.Result
 	run := func(ctx context.Context, lease *lock.Lock) error {
+		// A damaged index file is skipped (Options.OnDamage reports it):
+		// the blobs only it names are stored again, which is safe, and
+		// nothing a backup writes makes prune delete them (prune refuses
+		// while the file is damaged). A damaged snapshot is no parent.
 		if _, err := r.LoadIndex(ctx); err != nil {
 			return err
 		}
-		heads, err := r.SnapshotHeads(ctx)
+		heads, _, err := r.SnapshotHeads(ctx)
 		if err != nil {
 			return err
 		}
@@ -146,11 +150,14 @@ func Tag(ctx context.Context, r *Repo, opts tag.Options) (*tag.Result, error) {
 }
 
 // indexedSnapshots loads r's index and lists its snapshots, oldest first.
+// Damaged index files and snapshots are skipped (Options.OnDamage reports
+// them): what they alone name is missing to the caller.
 func indexedSnapshots(ctx context.Context, r *Repo) ([]snapshot.WithID, error) {
 	if _, err := r.LoadIndex(ctx); err != nil {
 		return nil, err
 	}
-	return r.Snapshots(ctx)
+	snaps, _, err := r.Snapshots(ctx)
+	return snaps, err
 }
 
 // Copy copies the snapshots opts selects from src into dst, holding a

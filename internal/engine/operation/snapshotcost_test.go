@@ -131,7 +131,7 @@ func addSnapshots(tb testing.TB, o operation.Options, n int) {
 		tb.Fatal(err)
 	}
 	defer r.Close() //nolint:errcheck // only drops idle connections
-	list, err := r.Snapshots(ctx)
+	list, _, err := r.Snapshots(ctx)
 	if err != nil || len(list) != 1 {
 		tb.Fatalf("snapshots before copying: %v, %v", list, err)
 	}

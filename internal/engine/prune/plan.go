@@ -62,6 +62,9 @@ func loadIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEntry
 	for _, f := range files {
 		g.Go(func() error {
 			file, err := r.IndexFile(gctx, f.ID)
+			if repo.IsDamage(err) {
+				return refuseDamaged([]repo.Damaged{{Key: f.Key, Err: err}}, ErrDamagedIndex)
+			}
 			if err != nil {
 				return damageOr(err, "index file %s", f.ID.Short())
 			}
@@ -128,9 +131,12 @@ func (p *plan) loadTree(ctx context.Context, r *repo.Repository, tid id.ID) (*tr
 // buildPlan runs the mark phase and decides every pack's fate.
 func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time.Time) (*plan, error) {
 	p := &plan{snapshots: make(map[id.ID]bool), packs: make(map[id.ID]*packState), cutoff: start.Add(-opts.Margin)}
-	snaps, err := r.Snapshots(ctx)
+	snaps, damaged, err := r.Snapshots(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("loading snapshots: %w", err)
+	}
+	if len(damaged) > 0 {
+		return nil, refuseDamaged(damaged, ErrDamagedSnapshot)
 	}
 	files, _, err := r.ListObjects(ctx, repo.IndexPrefix)
 	if err != nil {
@@ -252,6 +258,26 @@ func damageOr(err error, format string, args ...any) error {
 // ErrDamaged means the repository is missing or has corrupt objects that
 // snapshots need: prune deletes nothing then.
 var ErrDamaged = errors.New("repository is damaged: prune deletes nothing (run 'cloudstic check')")
+
+// ErrDamagedSnapshot: a snapshot cannot be read back (repo.IsDamage), so
+// prune cannot tell which data it uses; it deletes nothing until the
+// damaged snapshot is removed on purpose.
+var ErrDamagedSnapshot = errors.New("prune deletes nothing while a snapshot is damaged: run 'cloudstic repair snapshots' first")
+
+// ErrDamagedIndex: an index file cannot be read back (repo.IsDamage). The
+// packs only it names would look unused, so prune deletes nothing until
+// the index is rebuilt from the packs.
+var ErrDamagedIndex = errors.New("prune deletes nothing while an index file is damaged (the packs only it names would look unused): run 'cloudstic repair index' first")
+
+// refuseDamaged is the one-line error naming the first damaged object (and
+// how many more there are) with why prune refuses, sentinel.
+func refuseDamaged(damaged []repo.Damaged, sentinel error) error {
+	more := ""
+	if n := len(damaged) - 1; n > 0 {
+		more = fmt.Sprintf(" (and %d more)", n)
+	}
+	return fmt.Errorf("%s is damaged (%s)%s: %w", damaged[0].Key, damaged[0].Reason(), more, sentinel)
+}
 
 // ErrConcurrentChange means snapshots appeared while prune ran: another
 // process wrote to the repository despite the lock. Nothing was deleted.

@@ -231,7 +231,7 @@ func TestConcurrentWriterStopsPrune(t *testing.T) {
 			// A writer ignoring the lock: a snapshot stored without one.
 			ctx := context.Background()
 			r := checktest.Open(t, st)
-			snaps, err := r.Snapshots(ctx)
+			snaps, _, err := r.Snapshots(ctx)
 			if err != nil || len(snaps) == 0 {
 				t.Errorf("snapshots: %v (%d)", err, len(snaps))
 				return

@@ -311,7 +311,7 @@ func TestRestoreDamagedMetadata(t *testing.T) {
 			} else {
 				_, err = r.LoadSnapshot(ctx, f.sid)
 				if err == nil {
-					_, err = r.Snapshots(ctx)
+					_, _, err = r.Snapshots(ctx)
 				}
 			}
 			if !errors.Is(err, repo.ErrCorrupt) {

@@ -87,7 +87,7 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Options
 		}
 		r = r.Under(lease) // nothing is written or deleted after the lease's safe end
 	}
-	snaps, err := r.Snapshots(ctx)
+	snaps, _, err := r.Snapshots(ctx) // damaged ones cannot be rewritten: left alone
 	if err != nil {
 		return nil, err
 	}

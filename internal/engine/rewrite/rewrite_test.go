@@ -77,7 +77,7 @@ func TestRewrite(t *testing.T) {
 		dry.Changes[0].RemovedFiles != 3 || dry.Changes[0].RemovedBytes != int64(len(secret)+43<<10) || !dry.Changes[0].NewID.IsZero() {
 		t.Fatalf("dry run: %+v %v", dry, err)
 	}
-	if snaps, _ := checktest.Open(t, st).Snapshots(ctx); len(snaps) != 2 || snaps[0].ID != ids[0] {
+	if snaps, _, _ := checktest.Open(t, st).Snapshots(ctx); len(snaps) != 2 || snaps[0].ID != ids[0] {
 		t.Fatalf("the dry run changed the snapshots: %v", snaps)
 	}
 
@@ -85,7 +85,7 @@ func TestRewrite(t *testing.T) {
 	if err != nil || len(res.Changes) != 2 || res.Unchanged != 0 {
 		t.Fatalf("rewrite: %+v %v", res, err)
 	}
-	snaps, err := checktest.Open(t, st).Snapshots(ctx)
+	snaps, _, err := checktest.Open(t, st).Snapshots(ctx)
 	if err != nil || len(snaps) != 2 {
 		t.Fatalf("snapshots after the rewrite: %v %v", snaps, err)
 	}

@@ -149,11 +149,14 @@ func Run(ctx context.Context, src, dst *repo.Repository, srcLease, dstLease *loc
 		}
 		src, dst = src.Under(srcLease), dst.Under(dstLease)
 	}
-	srcSnaps, err := src.Snapshots(ctx)
+	// Damaged snapshots are skipped on both sides: one of the source
+	// cannot be copied, and a damaged copy in the destination does not
+	// count as copied (its source is copied again).
+	srcSnaps, _, err := src.Snapshots(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("source: %w", err)
 	}
-	dstSnaps, err := dst.Snapshots(ctx)
+	dstSnaps, _, err := dst.Snapshots(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("destination: %w", err)
 	}

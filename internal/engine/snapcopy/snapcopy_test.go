@@ -79,7 +79,7 @@ func sourceRepo(t *testing.T) (store.Store, string, []id.ID) {
 // destSnapshots maps the original ids of dst's snapshots to their ids.
 func destSnapshots(t *testing.T, dst store.Store) map[id.ID]id.ID {
 	t.Helper()
-	snaps, err := openDest(t, dst).Snapshots(context.Background())
+	snaps, _, err := openDest(t, dst).Snapshots(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,7 +152,7 @@ func TestUniqueDataFromPlainSizes(t *testing.T) {
 		plain += int64(len(data))
 	})
 	c := stats.NewCounter(r.Repository)
-	snaps, err := r.Snapshots(ctx)
+	snaps, _, err := r.Snapshots(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

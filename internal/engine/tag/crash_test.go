@@ -60,7 +60,7 @@ func TestFailureBetweenWriteAndDelete(t *testing.T) {
 				t.Fatalf("tag with an injected failure: %v", err)
 			}
 
-			snaps, err := plain.Snapshots(ctx)
+			snaps, _, err := plain.Snapshots(ctx)
 			if err != nil {
 				t.Fatalf("listing after the failure: %v", err)
 			}

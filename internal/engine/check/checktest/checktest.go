@@ -89,7 +89,7 @@ func Backup(t testing.TB, st store.Store, dir string) id.ID {
 	if _, err := r.LoadIndex(ctx); err != nil {
 		t.Fatal(err)
 	}
-	heads, err := r.SnapshotHeads(ctx)
+	heads, _, err := r.SnapshotHeads(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,7 @@ func New(t testing.TB) *Repo {
 func (r *Repo) Backup(t testing.TB, src, host string, at time.Time, tags ...string) snapshot.WithID {
 	t.Helper()
 	ctx := context.Background()
-	heads, err := r.SnapshotHeads(ctx)
+	heads, _, err := r.SnapshotHeads(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
+	"github.com/cloudstic/cloudstic/internal/engine/repair"
+)
+
+// repairSubcommands are the subcommands of `repair`, in help order.
+func repairSubcommands() []string { return []string{"snapshots", "index"} }
+
+func runRepair(ctx context.Context, a *app, args []string) error {
+	fs := a.flags()
+	dryRun := fs.Bool("dry-run", false, "report what is damaged and what would be done; change nothing")
+	if len(args) == 0 {
+		return usageErr("give a subcommand: %s (run 'cloudstic repair -h')", strings.Join(repairSubcommands(), ", "))
+	}
+	sub, args := args[0], args[1:]
+	switch sub {
+	case "snapshots", "index":
+	case "-h", "-help", "--help":
+		_, err := a.parse(fs, []string{"-h"})
+		return err
+	default:
+		if strings.HasPrefix(sub, "-") {
+			return usageErr("give the subcommand first: repair %s [flags]", strings.Join(repairSubcommands(), "|"))
+		}
+		return usageErr("unknown repair subcommand %q%s: want one of %s", sub, didYouMean(sub, repairSubcommands()), strings.Join(repairSubcommands(), ", "))
+	}
+	if err := a.parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	r, err := a.openRepo(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.closeStore()
+	var logf func(string, ...any)
+	if !a.g.quiet && !a.g.json {
+		logf = a.infof
+	}
+	if sub == "snapshots" {
+		res, err := operation.RepairSnapshots(ctx, r, repair.SnapshotsOptions{DryRun: *dryRun, Logf: logf})
+		if res != nil {
+			a.printRepairSnapshots(res, err)
+		}
+		return err
+	}
+	res, err := operation.RepairIndex(ctx, r, repair.IndexOptions{DryRun: *dryRun, Logf: logf})
+	if res != nil {
+		a.printRepairIndex(res, err)
+	}
+	return err
+}
+
+// repairSnapshotsResult is repair snapshots -json.
+type repairSnapshotsResult struct {
+	Damaged []repairedSnapshot `json:"damaged"`
+	DryRun  bool               `json:"dry_run"`
+	Sound   int                `json:"sound"`
+}
+
+// repairedSnapshot is one damaged snapshot of repair snapshots -json.
+type repairedSnapshot struct {
+	Key     string `json:"key"`
+	Reason  string `json:"reason"`
+	Removed bool   `json:"removed"`
+}
+
+func (a *app) printRepairSnapshots(res *repair.SnapshotsResult, runErr error) {
+	if a.g.json {
+		if runErr == nil {
+			out := repairSnapshotsResult{Damaged: []repairedSnapshot{}, DryRun: res.DryRun, Sound: res.Sound}
+			for _, d := range res.Damaged {
+				out.Damaged = append(out.Damaged, repairedSnapshot{Key: d.Key, Reason: d.Reason(), Removed: d.Removed})
+			}
+			a.writeJSON(out)
+		}
+		return
+	}
+	w := a.io.Stdout
+	removed := 0
+	for _, d := range res.Damaged {
+		verb := "would remove"
+		if d.Removed {
+			verb = "removed"
+			removed++
+		}
+		fmt.Fprintf(w, "%-12s %s: %s\n", verb, d.Key, d.Reason())
+	}
+	switch {
+	case len(res.Damaged) == 0:
+		fmt.Fprintf(w, "Snapshots:   %d sound, none damaged\n", res.Sound)
+	case res.DryRun:
+		fmt.Fprintf(w, "Snapshots:   %d sound, %d damaged (dry run: none removed)\n", res.Sound, len(res.Damaged))
+	default:
+		fmt.Fprintf(w, "Snapshots:   %d sound, %d damaged, %d removed\n", res.Sound, len(res.Damaged), removed)
+	}
+}
+
+// repairIndexResult is repair index -json.
+type repairIndexResult struct {
+	Blobs             int              `json:"blobs"`
+	DamagedIndexFiles []damagedJSON    `json:"damaged_index_files"`
+	DryRun            bool             `json:"dry_run"`
+	IndexFilesRemoved int              `json:"index_files_removed"`
+	IndexFilesWritten int              `json:"index_files_written"`
+	OldIndexFiles     int              `json:"old_index_files"`
+	Packs             int              `json:"packs"`
+	PacksIndexed      int              `json:"packs_indexed"`
+	StalePacks        int              `json:"stale_packs"`
+	UnreadablePacks   []unreadablePack `json:"unreadable_packs"`
+}
+
+// unreadablePack is one pack of repair index -json whose header could not
+// be read.
+type unreadablePack struct {
+	EntriesKept int    `json:"entries_kept"`
+	Key         string `json:"key"`
+	Reason      string `json:"reason"`
+}
+
+func (a *app) printRepairIndex(res *repair.IndexResult, runErr error) {
+	if a.g.json {
+		if runErr == nil {
+			out := repairIndexResult{Blobs: res.Blobs, DamagedIndexFiles: damagedList(res.DamagedIndexFiles), DryRun: res.DryRun,
+				IndexFilesRemoved: res.IndexFilesRemoved, IndexFilesWritten: res.IndexFilesWritten, OldIndexFiles: res.OldIndexFiles,
+				Packs: res.Packs, PacksIndexed: res.PacksIndexed, StalePacks: res.StalePacks, UnreadablePacks: []unreadablePack{}}
+			for _, p := range res.UnreadablePacks {
+				out.UnreadablePacks = append(out.UnreadablePacks, unreadablePack{EntriesKept: p.EntriesKept, Key: p.Key, Reason: p.Reason()})
+			}
+			a.writeJSON(out)
+		}
+		return
+	}
+	w := a.io.Stdout
+	for _, p := range res.UnreadablePacks {
+		kept := "its blobs are in no index now"
+		if p.EntriesKept > 0 {
+			kept = fmt.Sprintf("%d entries kept from an old index file", p.EntriesKept)
+		}
+		fmt.Fprintf(w, "unreadable   %s: %s: left in place, %s\n", p.Key, p.Reason(), kept)
+	}
+	for _, d := range res.DamagedIndexFiles {
+		fmt.Fprintf(w, "damaged      %s: %s\n", d.Key, d.Reason())
+	}
+	written, removed := "written", "removed"
+	if res.DryRun {
+		written, removed = "would be written", "would be removed"
+	}
+	fmt.Fprintf(w, "Packs:       %d on the store, %d indexed (%d blobs), %d with an unreadable header; %d missing packs dropped from the index\n",
+		res.Packs, res.PacksIndexed, res.Blobs, len(res.UnreadablePacks), res.StalePacks)
+	fmt.Fprintf(w, "Index:       %d old files (%d damaged); %d new files %s, %d old files %s\n",
+		res.OldIndexFiles, len(res.DamagedIndexFiles), res.IndexFilesWritten, written, res.IndexFilesRemoved, removed)
+}
