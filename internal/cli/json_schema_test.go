@@ -2,7 +2,10 @@ package cli_test
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -108,6 +111,28 @@ func TestJSONMatchesDocs(t *testing.T) {
 	run("copy", cli.ExitOK, "copy", "-json", "-store", copyDst, "-tag", "two")
 	run("rewrite", cli.ExitOK, "rewrite", "-json", "-dry-run", "-exclude", "sub/")
 	run("rewrite", cli.ExitOK, "rewrite", "-json", "-exclude", "c.txt", "latest")
+
+	// A junk snapshot, index file and pack (each named by the hash of its
+	// bytes) in both repositories: the commands skip and list them, the
+	// repairs remove them (the pack stays, unreadable, until prune).
+	for _, d := range []string{repoDir, filepath.Join(dir, "copy")} {
+		for _, prefix := range []string{"snapshots", "index/packs", "data/"} {
+			plantJunk(t, d, prefix)
+		}
+	}
+	run("backup", cli.ExitOK, "backup", "-json", "-source", "local:"+src)
+	run("ls", cli.ExitOK, "ls", "-json", "latest")
+	run("diff", cli.ExitOK, "diff", "-json", "latest")
+	run("stats", cli.ExitOK, "stats", "-json")
+	run("restore", cli.ExitOK, "restore", "-json", "latest", "-output", filepath.Join(dir, "restored-damaged"))
+	run("tag", cli.ExitOK, "tag", "-json", "-add", "three", "latest")
+	run("copy", cli.ExitOK, "copy", "-json", "-store", copyDst)
+	run("rewrite", cli.ExitOK, "rewrite", "-json", "-exclude", "nothing-matches", "latest")
+	run("forget", cli.ExitOK, "forget", "-json", "-dry-run", "-keep-last", "9")
+	run("repair index", cli.ExitOK, "repair", "index", "-json", "-dry-run")
+	run("repair index", cli.ExitOK, "repair", "index", "-json")
+	run("repair snapshots", cli.ExitOK, "repair", "snapshots", "-json", "-dry-run")
+	run("repair snapshots", cli.ExitOK, "repair", "snapshots", "-json")
 	run("forget", cli.ExitOK, "forget", "-json", "-dry-run", "-keep-last", "1", "-group-by", "tags")
 	run("forget", cli.ExitOK, "forget", "-json", "-keep-last", "2", "-prune")
 	run("forget", cli.ExitOK, "forget", "-json", "-keep-last", "1")
@@ -163,6 +188,21 @@ func TestJSONMatchesDocs(t *testing.T) {
 	if t.Failed() {
 		t.Logf("fields seen: %s", strings.Join(slices.Sorted(maps.Keys(c.seen)), " "))
 	}
+}
+
+// plantJunk writes random bytes into the repository in dir, under prefix
+// ("data/" gets a two-digit directory), named by their SHA-256.
+func plantJunk(t *testing.T, dir, prefix string) {
+	t.Helper()
+	junk := make([]byte, 300)
+	if _, err := rand.Read(junk); err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("%x", sha256.Sum256(junk))
+	if prefix == "data/" {
+		prefix += name[:2]
+	}
+	mustWrite(t, filepath.Join(dir, filepath.FromSlash(prefix), name), string(junk))
 }
 
 // needsKMS lists the fields only a kms-platform key slot prints; this test

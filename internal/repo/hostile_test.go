@@ -285,8 +285,9 @@ func TestHugeBlobClaims(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r2.LoadIndex(ctx); !errors.Is(err, index.ErrCorrupt) {
-			t.Fatalf("LoadIndex: %v, want index.ErrCorrupt", err)
+		damaged, err := r2.LoadIndex(ctx)
+		if err != nil || len(damaged) != 1 || !errors.Is(damaged[0].Err, index.ErrCorrupt) {
+			t.Fatalf("LoadIndex: damaged %v, error %v; want the file damaged with index.ErrCorrupt", damaged, err)
 		}
 		if r2.Index().Has(id.ID{8}) {
 			t.Error("the hostile entry was indexed")

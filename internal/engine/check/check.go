@@ -181,6 +181,7 @@ func (c *checker) readIndex(ctx context.Context) ([]id.ID, error) {
 	}
 	c.res.IndexFiles = len(files)
 	idx := c.r.Index()
+	damagedIndex := false
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -191,7 +192,7 @@ func (c *checker) readIndex(ctx context.Context) ([]id.ID, error) {
 			c.add(KindNote, f.Key, "deleted while check ran")
 			continue
 		case err != nil:
-			c.addErr(f.Key, err, "%v", err)
+			damagedIndex = c.addLoadErr(f.Key, err, repairIndexHint) || damagedIndex
 			continue
 		}
 		for _, p := range file.Packs {
@@ -205,7 +206,7 @@ func (c *checker) readIndex(ctx context.Context) ([]id.ID, error) {
 	})
 	for pid := range c.packs {
 		if !idx.HasPack(pid) {
-			c.add(KindNote, repo.PackKey(pid), "pack is in no index: unreferenced leftover of an interrupted backup or prune (prune removes it)")
+			c.add(KindNote, repo.PackKey(pid), "%s", unindexedNote(damagedIndex))
 		}
 	}
 	return idx.Packs(), nil

@@ -83,7 +83,7 @@ func (c *checker) loadSnapshots(ctx context.Context) ([]snapshot.WithID, error) 
 		case errors.Is(err, store.ErrNotFound):
 			continue // forgotten while check ran
 		case err != nil:
-			c.addErr(repo.SnapshotKey(sid), err, "%v", err)
+			c.addLoadErr(repo.SnapshotKey(sid), err, repairSnapshotsHint)
 			continue
 		}
 		out = append(out, snapshot.WithID{ID: sid, Snapshot: s})

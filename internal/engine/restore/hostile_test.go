@@ -269,7 +269,8 @@ func TestRestoreDamagedTree(t *testing.T) {
 }
 
 // TestRestoreDamagedMetadata damages index files and snapshots: loading
-// fails with a clear error wrapping repo.ErrCorrupt, nothing panics.
+// one fails with a clear error wrapping repo.ErrCorrupt, loading them all
+// skips and returns each with that error, nothing panics.
 func TestRestoreDamagedMetadata(t *testing.T) {
 	t.Parallel()
 	objects := func(t *testing.T, f *fixture, prefix string) []string {
@@ -305,20 +306,32 @@ func TestRestoreDamagedMetadata(t *testing.T) {
 			}
 			ctx := context.Background()
 			r := checktest.Open(t, f.st)
+			var errs []error
+			var damaged []repo.Damaged
 			var err error
 			if tc.prefix == repo.IndexPrefix {
-				_, err = r.LoadIndex(ctx)
+				damaged, err = r.LoadIndex(ctx)
 			} else {
-				_, err = r.LoadSnapshot(ctx, f.sid)
-				if err == nil {
-					_, _, err = r.Snapshots(ctx)
+				_, lerr := r.LoadSnapshot(ctx, f.sid)
+				errs = append(errs, lerr)
+				_, damaged, err = r.Snapshots(ctx)
+			}
+			if err != nil || len(damaged) == 0 {
+				t.Fatalf("loading all: damaged %v, error %v; want the damaged objects and no error", damaged, err)
+			}
+			for _, d := range damaged {
+				if !strings.HasPrefix(d.Key, tc.prefix) {
+					t.Errorf("damaged object %s is not under %s", d.Key, tc.prefix)
 				}
+				errs = append(errs, d.Err)
 			}
-			if !errors.Is(err, repo.ErrCorrupt) {
-				t.Fatalf("error %v, want repo.ErrCorrupt", err)
-			}
-			if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, strings.TrimSuffix(tc.prefix, "/")) {
-				t.Errorf("error %q is not one line naming the object", msg)
+			for _, err := range errs {
+				if !errors.Is(err, repo.ErrCorrupt) {
+					t.Fatalf("error %v, want repo.ErrCorrupt", err)
+				}
+				if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, strings.TrimSuffix(tc.prefix, "/")) {
+					t.Errorf("error %q is not one line naming the object", msg)
+				}
 			}
 		})
 	}
