@@ -15,23 +15,19 @@ func repairSubcommands() []string { return []string{"snapshots", "index"} }
 func runRepair(ctx context.Context, a *app, args []string) error {
 	fs := a.flags()
 	dryRun := fs.Bool("dry-run", false, "report what is damaged and what would be done; change nothing")
-	if len(args) == 0 {
+	pos, err := a.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
 		return usageErr("give a subcommand: %s (run 'cloudstic repair -h')", strings.Join(repairSubcommands(), ", "))
 	}
-	sub, args := args[0], args[1:]
-	switch sub {
-	case "snapshots", "index":
-	case "-h", "-help", "--help":
-		_, err := a.parse(fs, []string{"-h"})
-		return err
-	default:
-		if strings.HasPrefix(sub, "-") {
-			return usageErr("give the subcommand first: repair %s [flags]", strings.Join(repairSubcommands(), "|"))
-		}
+	sub := pos[0]
+	if sub != "snapshots" && sub != "index" {
 		return usageErr("unknown repair subcommand %q%s: want one of %s", sub, didYouMean(sub, repairSubcommands()), strings.Join(repairSubcommands(), ", "))
 	}
-	if err := a.parseNoArgs(fs, args); err != nil {
-		return err
+	if len(pos) > 1 {
+		return usageErr("unexpected argument %q", pos[1])
 	}
 	r, err := a.openRepo(ctx)
 	if err != nil {

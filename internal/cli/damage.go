@@ -23,12 +23,12 @@ type skippedDamage struct {
 // (operation.Options.OnDamage): it warns once per damaged snapshot or
 // index file skipped, on one line naming it, why, and the repair that
 // deals with it, and keeps it for the -json document. repair lists what it
-// finds itself.
+// finds itself, and prune's refusal names it.
 func (a *app) noteDamage(d repo.Damaged) {
 	a.errMu.Lock()
 	defer a.errMu.Unlock()
 	a.damaged = append(a.damaged, d)
-	if a.cmd != nil && a.cmd.name == "repair" {
+	if a.cmd != nil && (a.cmd.name == "repair" || a.cmd.name == "prune") {
 		return
 	}
 	what := "the blobs only it names look missing; 'cloudstic repair index' rebuilds the index from the packs"
