@@ -1,7 +1,9 @@
 package repo
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 )
 
@@ -88,5 +91,46 @@ func TestSnapshotHeads(t *testing.T) {
 				t.Errorf("heads differ from those of Snapshots:\n got %v\nwant %v", heads, want)
 			}
 		})
+	}
+}
+
+// TestSnapshotHeadsDamaged: with a metadata cache, a damaged snapshot never
+// enters the heads file, so every listing reports it again (until repair
+// snapshots removes it); it does not make each listing rewrite the file.
+func TestSnapshotHeadsDamaged(t *testing.T) {
+	ctx := context.Background()
+	st := local.New(t.TempDir())
+	if _, _, err := Init(ctx, st, InitOptions{Credentials: Credentials{PlatformKey: testPlatformKey}, Now: time.Unix(0, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	cacheDir := t.TempDir()
+	w, _ := cachedRepo(t, st, t.TempDir())
+	good, err := w.SaveSnapshot(ctx, &snapshot.Snapshot{Time: time.Unix(1, 0), Tree: id.ID{1}, Hostname: "h", Source: "local:/a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	junk := []byte("not a sealed snapshot at all")
+	key := SnapshotKey(id.ID(sha256.Sum256(junk)))
+	if _, err := st.Put(ctx, key, junk, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var file []byte
+	for i := range 3 {
+		r, _ := cachedRepo(t, st, cacheDir)
+		heads, damaged, err := r.SnapshotHeads(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(heads) != 1 || heads[0].ID != good || len(damaged) != 1 || damaged[0].Key != key {
+			t.Fatalf("run %d: heads %v, damaged %v; want %s and the junk %s", i, heads, damaged, good.Short(), key)
+		}
+		f, err := r.Cache().GetDerived(headsFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 && !bytes.Equal(f, file) {
+			t.Errorf("run %d rewrote the heads file", i)
+		}
+		file = f
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -148,7 +149,7 @@ func TestRepairRecoversRepository(t *testing.T) {
 			t.Parallel()
 			base := newRepo(t, kind)
 			st := rawStore(t, base)
-			r := append(base, "-no-cache")
+			r := append(slices.Clone(base), "-no-cache")
 			var ids []string
 			for _, src := range srcs {
 				ids = append(ids, backupJSON(t, r, src).SnapshotID)
