@@ -31,8 +31,8 @@
 // leaves a readable repository: before the deletes the old files are all
 // still there (readers merge duplicates across index files), after them
 // the new files name every readable pack. A run repeated after an
-// interruption writes the same files again (their names are content
-// hashes) and finishes the deletes. A pack whose header is unreadable and
+// interruption reads the files the interrupted one wrote like any other,
+// writes its own and deletes the rest. A pack whose header is unreadable and
 // that no readable index file names is reported and left in place: its
 // blobs are then in no index (check reports the snapshots that need them,
 // and prune refuses to delete anything while one does).

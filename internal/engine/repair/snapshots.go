@@ -60,7 +60,7 @@ func Snapshots(ctx context.Context, r *repo.Repository, opts SnapshotsOptions) (
 		return res, nil
 	}
 	if len(good) == 0 {
-		if err := proveKeyByIndex(ctx, r); err != nil {
+		if err := proveKey(ctx, r); err != nil {
 			return res, err
 		}
 	}
@@ -92,20 +92,32 @@ func Snapshots(ctx context.Context, r *repo.Repository, opts SnapshotsOptions) (
 	return res, nil
 }
 
-// proveKeyByIndex returns nil when some index file authenticates and
-// decodes under r's key, ErrNoProof when none does.
-func proveKeyByIndex(ctx context.Context, r *repo.Repository) error {
+// proveKey returns nil when some index file or pack header authenticates
+// under r's key, ErrNoProof when none does.
+func proveKey(ctx context.Context, r *repo.Repository) error {
 	files, _, err := r.ListIDs(ctx, repo.IndexPrefix)
 	if err != nil {
 		return fmt.Errorf("listing index files: %w", err)
 	}
 	for _, fid := range files {
 		_, err := r.IndexFile(ctx, fid)
-		switch {
-		case err == nil:
+		if err == nil {
 			return nil
-		case repo.IsDamage(err), errors.Is(err, store.ErrNotFound):
-		default:
+		}
+		if !repo.IsDamage(err) && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+	}
+	packs, _, err := r.ListObjects(ctx, repo.DataPrefix)
+	if err != nil {
+		return fmt.Errorf("listing packs: %w", err)
+	}
+	for _, p := range packs {
+		_, err := r.ReadPackHeader(ctx, p.ID, p.Size)
+		if err == nil {
+			return nil
+		}
+		if !repo.IsDamage(err) && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 	}

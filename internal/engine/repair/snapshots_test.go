@@ -148,13 +148,14 @@ func TestRepairSnapshotsSecondRead(t *testing.T) {
 	})
 }
 
-// TestRepairSnapshotsNoProof: when no snapshot and no index file
+// TestRepairSnapshotsNoProof: when no snapshot, index file or pack header
 // authenticates, repair snapshots removes nothing.
 func TestRepairSnapshotsNoProof(t *testing.T) {
 	t.Parallel()
 	st := checktest.NewRepo(t, t.TempDir())
 	bad := plantJunk(t, st, repo.SnapshotPrefix)
 	plantJunk(t, st, repo.IndexPrefix)
+	plantJunk(t, st, repo.DataPrefix)
 	if _, err := repair.Snapshots(context.Background(), checktest.Open(t, st), repair.SnapshotsOptions{}); !errors.Is(err, repair.ErrNoProof) {
 		t.Fatalf("repair: %v, want ErrNoProof", err)
 	}
