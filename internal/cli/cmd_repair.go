@@ -7,6 +7,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/repair"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 // repairSubcommands are the subcommands of `repair`, in help order.
@@ -85,7 +86,7 @@ func (a *app) printRepairSnapshots(res *repair.SnapshotsResult, runErr error) {
 			verb = "removed"
 			removed++
 		}
-		fmt.Fprintf(w, "%-12s %s: %s\n", verb, d.Key, d.Reason())
+		fmt.Fprintln(w, termtext.Sprintf("%-12s %s: %s", verb, d.Key, d.Reason()))
 	}
 	switch {
 	case len(res.Damaged) == 0:
@@ -138,10 +139,10 @@ func (a *app) printRepairIndex(res *repair.IndexResult, runErr error) {
 		if p.EntriesKept > 0 {
 			kept = fmt.Sprintf("%d entries kept from an old index file", p.EntriesKept)
 		}
-		fmt.Fprintf(w, "unreadable   %s: %s: left in place, %s\n", p.Key, p.Reason(), kept)
+		fmt.Fprintln(w, termtext.Sprintf("unreadable   %s: %s: left in place, %s", p.Key, p.Reason(), kept))
 	}
 	for _, d := range res.DamagedIndexFiles {
-		fmt.Fprintf(w, "damaged      %s: %s\n", d.Key, d.Reason())
+		fmt.Fprintln(w, termtext.Sprintf("damaged      %s: %s", d.Key, d.Reason()))
 	}
 	written, removed := "written", "removed"
 	if res.DryRun {

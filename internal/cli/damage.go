@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
 // damagedJSON is one damaged object in a -json document.
@@ -39,7 +40,7 @@ func (a *app) noteDamage(d repo.Damaged) {
 	if a.role != "" {
 		repository = a.role + "repository: "
 	}
-	fmt.Fprintf(a.io.Stderr, "warning: %s%s is damaged and was skipped (%s): %s\n", repository, d.Key, d.Reason(), what)
+	fmt.Fprintln(a.io.Stderr, termtext.Sprintf("warning: %s%s is damaged and was skipped (%s): %s", repository, d.Key, d.Reason(), what))
 }
 
 // skipped returns the damaged objects met so far, for -json documents.
