@@ -91,7 +91,7 @@ func commands() []command {
 		{"rewrite", "remove files from existing snapshots (e.g. a leaked secret); prune then deletes their data", "rewrite [-exclude PATTERN]... [-exclude-file F]... [SNAPSHOT... | -tag T... | -host H...] [-dry-run]", runRewrite},
 		{"prune", "delete data no snapshot uses", "prune [-max-unused 30%] [-margin 1h] [-dry-run]", runPrune},
 		{"check", "verify the repository", "check [SNAPSHOT] [-read-data] [-read-data-subset N/M|P%]", runCheck},
-		{"repair", "remove damaged snapshots, or rebuild the index from the packs", "repair snapshots|index [-dry-run]", runRepair},
+		{"repair", "remove damaged snapshots, rebuild the index from the packs, or bind an older config to the key", "repair snapshots|index|config [-dry-run]", runRepair},
 		{"locks", "list repository locks", "locks", runLocks},
 		{"ui", "serve a web dashboard: snapshots, growth, live locks; browse, download, restore and run backups from a browser", "ui [-listen 127.0.0.1:8080] [-profile NAME | -all-profiles | -store URI] [-read-only] [-restore-root DIR] [-tls-cert F -tls-key F | -listen-insecure] [-auth-user U -auth-password-file F]", runUI},
 		{"break-lock", "remove repository locks", "break-lock [-stale-only]", runBreakLock},

@@ -11,7 +11,7 @@ import (
 )
 
 // repairSubcommands are the subcommands of `repair`, in help order.
-func repairSubcommands() []string { return []string{"snapshots", "index"} }
+func repairSubcommands() []string { return []string{"snapshots", "index", "config"} }
 
 func runRepair(ctx context.Context, a *app, args []string) error {
 	fs := a.flags()
@@ -24,7 +24,7 @@ func runRepair(ctx context.Context, a *app, args []string) error {
 		return usageErr("give a subcommand: %s (run 'cloudstic repair -h')", strings.Join(repairSubcommands(), ", "))
 	}
 	sub := pos[0]
-	if sub != "snapshots" && sub != "index" {
+	if sub != "snapshots" && sub != "index" && sub != "config" {
 		return usageErr("unknown repair subcommand %q%s: want one of %s", sub, didYouMean(sub, repairSubcommands()), strings.Join(repairSubcommands(), ", "))
 	}
 	if len(pos) > 1 {
@@ -39,7 +39,10 @@ func runRepair(ctx context.Context, a *app, args []string) error {
 	if !a.g.quiet && !a.g.json {
 		logf = a.infof
 	}
-	if sub == "snapshots" {
+	switch sub {
+	case "config":
+		return a.repairConfig(ctx, r, *dryRun)
+	case "snapshots":
 		res, err := operation.RepairSnapshots(ctx, r, repair.SnapshotsOptions{DryRun: *dryRun, Logf: logf})
 		if res != nil {
 			a.printRepairSnapshots(res, err)
@@ -51,6 +54,44 @@ func runRepair(ctx context.Context, a *app, args []string) error {
 		a.printRepairIndex(res, err)
 	}
 	return err
+}
+
+// repairConfigResult is repair config -json.
+type repairConfigResult struct {
+	// Bound: the config carries a MAC its key verifies (after the repair,
+	// or already before it).
+	Bound     bool `json:"bound"`
+	DryRun    bool `json:"dry_run"`
+	Encrypted bool `json:"encrypted"`
+	// Repaired: this run added the MAC.
+	Repaired bool `json:"repaired"`
+}
+
+// repairConfig adds the MAC to an encrypted repository's config written
+// before configs had one (under the exclusive lock; none on a dry run).
+func (a *app) repairConfig(ctx context.Context, r *operation.Repo, dryRun bool) error {
+	out := repairConfigResult{Bound: r.ConfigAuthenticated(), DryRun: dryRun, Encrypted: r.Config().Encrypted}
+	var msg string
+	switch {
+	case !out.Encrypted:
+		msg = "Config: the repository is not encrypted: there is no key to bind its config to"
+	case out.Bound:
+		msg = "Config: already bound to the repository's key; nothing to do"
+	case dryRun:
+		msg = "Config: not bound to the repository's key (dry run: its MAC would be added)"
+	default:
+		if err := operation.BindConfig(ctx, r); err != nil {
+			return err
+		}
+		out.Bound, out.Repaired = true, true
+		msg = "Config: bound to the repository's key (its MAC was added)"
+	}
+	if a.g.json {
+		a.writeJSON(out)
+	} else {
+		fmt.Fprintln(a.io.Stdout, msg)
+	}
+	return nil
 }
 
 // repairSnapshotsResult is repair snapshots -json.

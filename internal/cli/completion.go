@@ -61,7 +61,8 @@ func examples(name string) []string {
 		return []string{"cloudstic check", "cloudstic check -read-data", "cloudstic check -read-data-subset 10%"}
 	case "repair":
 		return []string{"cloudstic repair snapshots -dry-run    # list the snapshots that fail authentication or decoding",
-			"cloudstic repair snapshots", "cloudstic repair index -dry-run", "cloudstic repair index && cloudstic check -read-data"}
+			"cloudstic repair snapshots", "cloudstic repair index -dry-run", "cloudstic repair index && cloudstic check -read-data",
+			"cloudstic repair config    # add the MAC to a config written before configs had one"}
 	case "version":
 		return []string{"cloudstic version -json"}
 	case "locks":

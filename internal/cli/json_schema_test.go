@@ -133,6 +133,8 @@ func TestJSONMatchesDocs(t *testing.T) {
 	run("repair index", cli.ExitOK, "repair", "index", "-json")
 	run("repair snapshots", cli.ExitOK, "repair", "snapshots", "-json", "-dry-run")
 	run("repair snapshots", cli.ExitOK, "repair", "snapshots", "-json")
+	run("repair config", cli.ExitOK, "repair", "config", "-json", "-dry-run")
+	run("repair config", cli.ExitOK, "repair", "config", "-json")
 	run("forget", cli.ExitOK, "forget", "-json", "-dry-run", "-keep-last", "1", "-group-by", "tags")
 	run("forget", cli.ExitOK, "forget", "-json", "-keep-last", "2", "-prune")
 	run("forget", cli.ExitOK, "forget", "-json", "-keep-last", "1")

@@ -63,7 +63,7 @@ func TestLocksAsDocumented(t *testing.T) {
 		{"`prune", "none with `-dry-run`", "none", []string{"prune", "-dry-run"}},
 		{"`check", "none", "none", []string{"check"}},
 		{"`repair", "none", "none", []string{"repair", "snapshots"}},
-		{"`repair", "`index`: exclusive", "exclusive", []string{"repair", "index"}},
+		{"`repair", "`index`, `config`: exclusive", "exclusive", []string{"repair", "index"}},
 		{"`repair", "none with `-dry-run`", "none", []string{"repair", "index", "-dry-run"}},
 		{"`diff", "none", "none", []string{"diff", "latest"}},
 		{"`find", "shared", "shared", []string{"find", "f"}},

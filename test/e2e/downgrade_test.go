@@ -163,3 +163,59 @@ func TestUnencryptedRepositoryWithPassword(t *testing.T) {
 	wantCode(t, res, 1)
 	wantOneLineError(t, res, "not encrypted", "no password")
 }
+
+// TestRepairConfig: a config written before configs had a MAC opens,
+// check notes it, repair config -dry-run changes nothing, repair config
+// binds it, and from then on an edit by a store writer is refused.
+func TestRepairConfig(t *testing.T) {
+	t.Parallel()
+	r := newLocalRepo(t)
+	path := filepath.Join(strings.TrimPrefix(r[1], "local:"), "config")
+	edit := func(fn func(m map[string]any)) {
+		t.Helper()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		fn(m)
+		if data, err = json.Marshal(m); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit(func(m map[string]any) { delete(m, "mac") })
+	if res := mustRun(t, r.with("check")...); !strings.Contains(res.stdout+res.stderr, "repair config") {
+		t.Errorf("check does not say how to bind an older config: %v", res)
+	}
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := mustRun(t, r.with("repair", "config", "-dry-run")...); !strings.Contains(res.stdout, "not bound") {
+		t.Errorf("dry run: %v", res)
+	}
+	if after, err := os.ReadFile(path); err != nil || !bytes.Equal(after, before) {
+		t.Fatalf("the dry run changed the config (%v)", err)
+	}
+	var out struct{ Bound, Repaired bool }
+	decodeJSON(t, mustRun(t, r.with("repair", "config", "-json")...), &out)
+	if !out.Bound || !out.Repaired {
+		t.Fatalf("repair config -json: %+v", out)
+	}
+	if res := mustRun(t, r.with("check")...); strings.Contains(res.stdout+res.stderr, "repair config") {
+		t.Errorf("check still notes the config after repair config: %v", res)
+	}
+	if res := mustRun(t, r.with("repair", "config")...); !strings.Contains(res.stdout, "nothing to do") {
+		t.Errorf("a second repair config: %v", res)
+	}
+	edit(func(m map[string]any) { m["pack_size"] = 2 << 20 })
+	res := run(t, r.with("list")...)
+	wantCode(t, res, 1)
+	wantOneLineError(t, res, "fails authentication")
+}
