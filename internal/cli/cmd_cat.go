@@ -75,7 +75,7 @@ func (a *app) catPlain(ctx context.Context, pos []string) (any, error) {
 	if key != lock.ExclusiveKey && !strings.HasPrefix(key, lock.SharedPrefix) {
 		return nil, usageErr("%q is not a lock key: run 'cloudstic locks' to see them", pos[1])
 	}
-	data, err := st.Get(ctx, key)
+	data, err := st.Get(ctx, key, lock.MaxPayload)
 	if errors.Is(err, store.ErrInvalidKey) {
 		return nil, usageErr("%q is not a lock key: run 'cloudstic locks' to see them", pos[1])
 	}

@@ -152,7 +152,7 @@ func DecodeConfig(data []byte) (Config, error) {
 
 // ReadConfig fetches and parses the config, mapping absence to ErrNotRepository.
 func ReadConfig(ctx context.Context, st store.Store) (Config, error) {
-	data, err := st.Get(ctx, ConfigKey)
+	data, err := st.Get(ctx, ConfigKey, MaxConfigSize)
 	if errors.Is(err, store.ErrNotFound) {
 		return Config{}, fmt.Errorf("%s: %w (no config object)", store.Describe(st), ErrNotRepository)
 	}

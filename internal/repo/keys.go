@@ -58,10 +58,14 @@ func ListKeys(ctx context.Context, st store.Store) ([]KeySlot, error) {
 	out := make([]KeySlot, 0, len(infos))
 	for _, oi := range infos {
 		k := KeySlot{ID: strings.TrimPrefix(oi.Key, KeysPrefix), Created: oi.ModTime}
-		data, err := st.Get(ctx, oi.Key)
+		data, err := st.Get(ctx, oi.Key, crypt.MaxSlotSize)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			continue // removed while we listed
+		case unreadableSlot(err):
+			k.Err = err
+			out = append(out, k)
+			continue
 		case err != nil:
 			return nil, fmt.Errorf("reading key slot %s: %w", oi.Key, err)
 		}

@@ -53,8 +53,9 @@ func IDFromKey(key string) (id.ID, error) {
 	return id.Parse(key[strings.LastIndex(key, "/")+1:])
 }
 
-// loadSealed fetches an object named by the hash of its bytes, from the
-// metadata cache when it holds it, checks the hash and unseals it.
+// loadSealed fetches an object named by the hash of its bytes (at most
+// MaxMetadataSize of them), from the metadata cache when it holds it,
+// checks the hash and unseals it.
 func (r *Repository) loadSealed(ctx context.Context, key string) ([]byte, error) {
 	if r.cache != nil {
 		// Checked against its name; any error: ask the store.
@@ -72,7 +73,7 @@ func (r *Repository) loadSealedFromStore(ctx context.Context, key string) ([]byt
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", key, err)
 	}
-	data, err := r.st.Get(ctx, key)
+	data, err := r.st.Get(ctx, key, MaxMetadataSize)
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +100,9 @@ func (r *Repository) unseal(key string, data []byte) ([]byte, error) {
 // never overwriting (names are content hashes: an existing object with the
 // same name holds the same bytes).
 func (r *Repository) saveSealed(ctx context.Context, prefix string, plain []byte) (id.ID, error) {
+	if err := checkMetadataSize(prefix, len(plain)); err != nil {
+		return id.ID{}, err
+	}
 	sealed, err := r.codec.EncodeRaw(plain)
 	if err != nil {
 		return id.ID{}, err
@@ -268,7 +272,7 @@ func (r *Repository) fetchPack(ctx context.Context, loc index.Location) ([]byte,
 	if sealed, err := r.cache.ReadRange(key, int64(loc.Offset), int64(loc.Length)); err == nil {
 		return sealed, nil // another goroutine fetched it meanwhile
 	}
-	data, err := r.st.Get(ctx, key)
+	data, err := r.ReadPack(ctx, loc.Pack)
 	if err != nil {
 		return nil, err
 	}

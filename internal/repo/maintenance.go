@@ -92,17 +92,17 @@ func (r *Repository) RemoveStaleTemp(ctx context.Context, lease *lock.Lock, cuto
 	return n, nil
 }
 
-// maxPacksPerIndexFile bounds one index file written by WriteIndex.
+// maxPacksPerIndexFile bounds the packs one index file names.
 const maxPacksPerIndexFile = 4096
 
 // WriteIndex stores index files naming packs (split so that no file names
-// more than a few thousand packs) and returns their ids. It does not touch
-// the in-memory index.
+// more than a few thousand packs or holds more than indexFileTarget bytes,
+// see splitIndex) and returns their ids. It does not touch the in-memory
+// index.
 func (r *Repository) WriteIndex(ctx context.Context, packs []index.PackBlobs) ([]id.ID, error) {
 	var ids []id.ID
-	for start := 0; start < len(packs); start += maxPacksPerIndexFile {
-		end := min(start+maxPacksPerIndexFile, len(packs))
-		f := &index.File{Packs: packs[start:end]}
+	for _, file := range splitIndex(packs) {
+		f := &index.File{Packs: file}
 		fid, err := r.saveSealed(ctx, IndexPrefix, f.Encode())
 		if err != nil {
 			return ids, fmt.Errorf("storing index file: %w", err)
@@ -110,4 +110,25 @@ func (r *Repository) WriteIndex(ctx context.Context, packs []index.PackBlobs) ([
 		ids = append(ids, fid)
 	}
 	return ids, nil
+}
+
+// splitIndex groups packs, in order, into the contents of index files of
+// at most maxPacksPerIndexFile packs and indexFileTarget bytes each; a pack
+// whose record alone is larger (more than 370,000 blobs) gets a file of its
+// own, which still fits MaxIndexFileSize (see indexFileTarget).
+func splitIndex(packs []index.PackBlobs) [][]index.PackBlobs {
+	var files [][]index.PackBlobs
+	start, size := 0, index.HeaderLen
+	for i, p := range packs {
+		n := p.EncodedLen()
+		if i > start && (size+n > indexFileTarget || i-start == maxPacksPerIndexFile) {
+			files = append(files, packs[start:i])
+			start, size = i, index.HeaderLen
+		}
+		size += n
+	}
+	if start < len(packs) {
+		files = append(files, packs[start:])
+	}
+	return files
 }

@@ -129,7 +129,7 @@ func TestSaveLoad(t *testing.T) {
 	}
 	// A flipped byte in the snapshot object is detected.
 	key := SnapshotKey(sid)
-	data, _ := st.Get(ctx, key)
+	data, _ := st.Get(ctx, key, MaxSnapshotSize)
 	data[len(data)/2] ^= 1
 	if _, err := st.Put(ctx, key, data, store.PutOptions{}); err != nil {
 		t.Fatal(err)

@@ -139,11 +139,13 @@ func (s *Saver) Save(ctx context.Context, t pack.BlobType, blob id.ID, data []by
 // take it past PackSize, header included, so a data pack buffer, which
 // holds PackSize, never outgrows it (appending to a full 16 MiB slice would
 // double it); only a blob larger than a whole pack gets a pack of its own.
+// A pack also ends at pack.MaxEntries blobs, the most a reader accepts.
 func (s *Saver) add(ctx context.Context, t pack.BlobType, blob id.ID, sealed []byte, plainLen int) error {
 	for {
 		s.mu.Lock()
 		cur := &s.cur[t&1]
-		if *cur != nil && (*cur).Count() > 0 && (*cur).FinishedSize(len(sealed)) > s.r.cfg.PackSize {
+		if *cur != nil && (*cur).Count() > 0 &&
+			((*cur).FinishedSize(len(sealed)) > s.r.cfg.PackSize || (*cur).Count() >= pack.MaxEntries) {
 			full := upload{b: *cur, t: t}
 			*cur = nil
 			s.mu.Unlock()
@@ -295,24 +297,27 @@ func (s *Saver) upload(b *pack.Builder) error {
 	return nil
 }
 
-// writeIndex stores an index file for packs and only then makes their
-// blobs visible in the in-memory index.
+// writeIndex stores index files for packs (one, unless they name more
+// blobs than one file holds: see splitIndex) and only then makes the blobs
+// of each file's packs visible in the in-memory index.
 func (s *Saver) writeIndex(ctx context.Context, packs []index.PackBlobs) error {
-	f := &index.File{Packs: packs}
-	if _, err := s.r.saveSealed(ctx, IndexPrefix, f.Encode()); err != nil {
-		return fmt.Errorf("storing index file: %w", err)
-	}
-	s.stats.files.Add(1)
-	for _, p := range packs {
-		s.r.idx.Add(p.ID, p.Blobs)
-	}
-	s.mu.Lock()
-	for _, p := range packs {
-		for _, e := range p.Blobs {
-			delete(s.pending, e.ID)
+	for _, file := range splitIndex(packs) {
+		f := &index.File{Packs: file}
+		if _, err := s.r.saveSealed(ctx, IndexPrefix, f.Encode()); err != nil {
+			return fmt.Errorf("storing index file: %w", err)
 		}
+		s.stats.files.Add(1)
+		for _, p := range file {
+			s.r.idx.Add(p.ID, p.Blobs)
+		}
+		s.mu.Lock()
+		for _, p := range file {
+			for _, e := range p.Blobs {
+				delete(s.pending, e.ID)
+			}
+		}
+		s.mu.Unlock()
 	}
-	s.mu.Unlock()
 	return nil
 }
 

@@ -79,9 +79,13 @@ func readSlots(ctx context.Context, st store.Store) ([]storedSlot, []error, erro
 	var bad []error
 	for _, oi := range infos {
 		name := strings.TrimPrefix(oi.Key, KeysPrefix)
-		data, err := st.Get(ctx, oi.Key)
+		data, err := st.Get(ctx, oi.Key, crypt.MaxSlotSize)
 		if errors.Is(err, store.ErrNotFound) {
 			continue // removed while we listed
+		}
+		if unreadableSlot(err) {
+			bad = append(bad, err) // names the object
+			continue
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading key slot %s: %w", oi.Key, err)
@@ -130,6 +134,14 @@ func unlockOrder(slots []storedSlot, kind string) (try []storedSlot, total int) 
 		}
 	}
 	return try, total
+}
+
+// unreadableSlot tells whether err means that an object under keys/ is
+// there but is no slot to read: larger than any slot (store.ErrTooLarge)
+// or not a regular file (store.ErrNotRegular). Like a slot that does not
+// decode, it is reported, and the other slots are tried.
+func unreadableSlot(err error) bool {
+	return errors.Is(err, store.ErrTooLarge) || errors.Is(err, store.ErrNotRegular)
 }
 
 // unlock returns the master secret and the id of the slot that gave it:

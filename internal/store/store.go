@@ -28,6 +28,22 @@ var (
 	// connect or response timeout): the server may be down or hung, and the
 	// request's outcome is unknown.
 	ErrTimeout = errors.New("store did not answer in time")
+	// ErrTooLarge is returned by Get when the object is larger than the
+	// caller's bound: what that kind of object may be. The error names the
+	// key, the object's size when the store told it, and the bound.
+	ErrTooLarge = errors.New("object is larger than such an object may be")
+	// ErrNotRegular is returned by a file system store (local disk, SFTP)
+	// when a key names something other than a regular file: a symbolic
+	// link, a FIFO, a device or a socket. Such a thing is never written by
+	// a store, so it was put there by hand or by an attacker; it is never
+	// read (a FIFO would block, a device never end). Directories are not
+	// objects and read as ErrNotFound.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrNotDirectory is returned by a file system store's List when a
+	// directory of keys below the store's root (such as snapshots/ or
+	// data/ab/) is a symbolic link or not a directory at all: listing it as
+	// empty would hide every object the user expects there.
+	ErrNotDirectory = errors.New("not a directory")
 )
 
 // Default deadlines of store requests (the CLI's -store-connect-timeout and
@@ -85,8 +101,13 @@ type PutOptions struct {
 type Store interface {
 	// Capabilities reports the atomic conditional writes this store supports.
 	Capabilities() Capabilities
-	// Get returns the whole object.
-	Get(ctx context.Context, key string) ([]byte, error)
+	// Get returns the whole object if it is at most max bytes long.
+	// A larger object fails with ErrTooLarge (wrapped, naming key):
+	// before its content is read where the store learns the size first
+	// (file size, Content-Length), and never after reading more than
+	// max+1 bytes. max is the largest object of that kind the caller
+	// accepts (see ReadLimited); it must not be negative.
+	Get(ctx context.Context, key string, max int64) ([]byte, error)
 	// GetRange returns length bytes starting at offset. Reading past the end
 	// of the object is an error (the object is shorter than the caller thinks).
 	GetRange(ctx context.Context, key string, offset, length int64) ([]byte, error)

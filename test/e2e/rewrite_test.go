@@ -134,7 +134,7 @@ func blobsWith(t *testing.T, dir string, needle []byte) int {
 		if err != nil {
 			return err
 		}
-		data, err := st.Get(ctx, oi.Key)
+		data, err := st.Get(ctx, oi.Key, rp.MaxPackSize())
 		if err != nil {
 			return err
 		}

@@ -173,6 +173,11 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, heads []snap
 	if snap.Volume, err = volumeOf(ctx, real, opts); err != nil {
 		return nil, err
 	}
+	// A snapshot too large to store (a million -files-from paths) is
+	// refused now, not after every file was read.
+	if err := repo.CheckSnapshotSize(snap); err != nil {
+		return nil, err
+	}
 	res := &Result{Snapshot: snap}
 	parentTree, err := res.setParent(ctx, r, heads)
 	if err != nil {

@@ -70,12 +70,12 @@ type cancelAtFirstPackRead struct {
 	cancel context.CancelFunc
 }
 
-func (s cancelAtFirstPackRead) Get(ctx context.Context, key string) ([]byte, error) {
+func (s cancelAtFirstPackRead) Get(ctx context.Context, key string, max int64) ([]byte, error) {
 	if strings.HasPrefix(key, "data/") {
 		s.cancel()
 		return nil, fmt.Errorf("%s: %w (connection lost)", key, context.Canceled)
 	}
-	return s.Store.Get(ctx, key)
+	return s.Store.Get(ctx, key, max)
 }
 
 func (s cancelAtFirstPackRead) GetRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {

@@ -122,7 +122,7 @@ func (c *checker) compare(key string, pid id.ID, hdr, entries []pack.Entry) {
 // readPack downloads a pack, checks its hash, header and every blob.
 func (c *checker) readPack(ctx context.Context, pid id.ID, size int64, entries []pack.Entry) {
 	key := repo.PackKey(pid)
-	data, err := c.r.Store().Get(ctx, key)
+	data, err := c.r.ReadPack(ctx, pid)
 	if err != nil {
 		c.packError(key, pid, err)
 		return

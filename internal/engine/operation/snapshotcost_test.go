@@ -45,9 +45,9 @@ func (s *requestKinds) count(op, key string) {
 }
 
 // Get counts and forwards.
-func (s *requestKinds) Get(ctx context.Context, key string) ([]byte, error) {
+func (s *requestKinds) Get(ctx context.Context, key string, max int64) ([]byte, error) {
 	s.count("GET", key)
-	return s.Store.Get(ctx, key)
+	return s.Store.Get(ctx, key, max)
 }
 
 // GetRange counts and forwards.

@@ -226,7 +226,7 @@ func (p *plan) repack(ctx context.Context, r *repo.Repository, opts Options, res
 }
 
 func repackOne(ctx context.Context, r *repo.Repository, saver *repo.Saver, ps *packState) error {
-	data, err := r.Store().Get(ctx, ps.obj.Key)
+	data, err := r.Store().Get(ctx, ps.obj.Key, r.MaxPackSize())
 	if err != nil {
 		return fmt.Errorf("reading pack %s to repack: %w", ps.id.Short(), err)
 	}

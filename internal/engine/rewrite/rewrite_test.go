@@ -159,7 +159,7 @@ func blobsContaining(t *testing.T, st store.Store, needle []byte) int {
 		if err != nil {
 			return err
 		}
-		data, err := st.Get(ctx, oi.Key)
+		data, err := st.Get(ctx, oi.Key, r.MaxPackSize())
 		if err != nil {
 			return err
 		}

@@ -226,8 +226,23 @@ func DecodeSlot(data []byte) (*Slot, error) {
 	return &s, nil
 }
 
-// Encode serialises the slot.
-func (s *Slot) Encode() ([]byte, error) { return json.MarshalIndent(s, "", "  ") }
+// MaxSlotSize bounds a stored key slot, and every read of one: ours are
+// under 1 KiB of JSON (a KMS ciphertext, the longest field, is a few
+// hundred bytes), so anything larger was not written by us.
+const MaxSlotSize = 64 << 10
+
+// ErrSlotTooLarge means a slot to be stored would be over MaxSlotSize (a
+// label of tens of KiB), and so unreadable.
+var ErrSlotTooLarge = errors.New("key slot too large")
+
+// Encode serialises the slot, refusing one over MaxSlotSize.
+func (s *Slot) Encode() ([]byte, error) {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err == nil && len(data) > MaxSlotSize {
+		return nil, fmt.Errorf("%w: %d bytes, over %d (label of %d bytes)", ErrSlotTooLarge, len(data), MaxSlotSize, len(s.Label))
+	}
+	return data, err
+}
 
 // ParsePlatformKey decodes a 64-hex-digit platform key.
 func ParsePlatformKey(s string) ([]byte, error) {

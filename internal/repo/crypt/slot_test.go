@@ -102,3 +102,20 @@ func TestKDFBounds(t *testing.T) {
 		t.Errorf("DefaultKDF %+v: standard %v, work %d, check %v; want standard, %d, nil", p, p.Standard(), p.Work(), p.check(), DefaultKDFWork)
 	}
 }
+
+// TestSlotSizeBound: a slot is stored only when it fits MaxSlotSize, the
+// bound every read of a slot has (a label of 64 KiB does not).
+func TestSlotSizeBound(t *testing.T) {
+	for _, tc := range []struct {
+		label string
+		ok    bool
+	}{
+		{"laptop", true},
+		{strings.Repeat("x", MaxSlotSize), false},
+	} {
+		data, err := NewKMSSlot(tc.label, "arn:aws:kms:eu-west-1:1:key/k", "repo", make([]byte, 200)).Encode()
+		if tc.ok != (err == nil) || (err != nil && !errors.Is(err, ErrSlotTooLarge)) || len(data) > MaxSlotSize {
+			t.Errorf("label of %d bytes: %d bytes, %v", len(tc.label), len(data), err)
+		}
+	}
+}

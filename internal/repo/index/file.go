@@ -40,11 +40,18 @@ func entryRecord(v byte) int {
 	return 1 + 32 + 4 + 4 + 4
 }
 
+// HeaderLen is the length of an encoded file naming no pack.
+const HeaderLen = len(magic) + 1 + 4
+
+// EncodedLen is the length of p's record in an encoded file: an encoded
+// file is HeaderLen bytes plus the records of its packs.
+func (p PackBlobs) EncodedLen() int { return packRecord + len(p.Blobs)*entryRecord(version) }
+
 // Encode serialises the file (in the current version).
 func (f *File) Encode() []byte {
-	n := len(magic) + 1 + 4
+	n := HeaderLen
 	for _, p := range f.Packs {
-		n += packRecord + len(p.Blobs)*entryRecord(version)
+		n += p.EncodedLen()
 	}
 	out := make([]byte, 0, n)
 	out = append(out, magic...)

@@ -60,6 +60,11 @@ func newAcquirer(st store.Store, operation string, opts Options) (*acquirer, err
 	if operation == "" {
 		return nil, errors.New("lock: empty operation name")
 	}
+	// Our own payload must be readable by others: names of this length
+	// are no host name or operation, but refuse them before writing.
+	if n := len(operation) + len(opts.holder()); n > MaxPayload/2 {
+		return nil, fmt.Errorf("lock: operation and holder names of %d bytes make a lock object over %d bytes", n, MaxPayload)
+	}
 	return &acquirer{st: st, opts: opts, caps: st.Capabilities(), operation: operation,
 		sclock: newStoreClock(opts.Clock)}, nil
 }

@@ -66,6 +66,9 @@ func describe(o object, storeNow time.Time, opts Options) Info {
 		info.Age = storeNow.Sub(o.p.AcquiredAt)
 	}
 	info.Size, info.ModTime = int64(len(o.data)), o.info.ModTime
+	if o.data == nil {
+		info.Size = o.info.Size // not read: too large, or not a regular file
+	}
 	return info
 }
 

@@ -40,13 +40,13 @@ func (f *fenced) begin(ctx context.Context) (context.Context, context.CancelFunc
 func (f *fenced) Capabilities() store.Capabilities { return f.inner.Capabilities() }
 func (f *fenced) Close() error                     { return f.inner.Close() }
 
-func (f *fenced) Get(ctx context.Context, key string) ([]byte, error) {
+func (f *fenced) Get(ctx context.Context, key string, max int64) ([]byte, error) {
 	ctx, done, err := f.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	return f.inner.Get(ctx, key)
+	return f.inner.Get(ctx, key, max)
 }
 
 func (f *fenced) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {

@@ -96,11 +96,11 @@ func (s *testStore) Now(ctx context.Context) (time.Time, error) {
 	return s.clk.Now().Add(s.skew), nil
 }
 
-func (s *testStore) Get(ctx context.Context, key string) ([]byte, error) {
+func (s *testStore) Get(ctx context.Context, key string, max int64) ([]byte, error) {
 	if err := s.before(ctx, "get", key); err != nil {
 		return nil, err
 	}
-	return s.Store.Get(ctx, key)
+	return s.Store.Get(ctx, key, max)
 }
 
 func (s *testStore) Put(ctx context.Context, key string, data []byte, opts store.PutOptions) (store.ObjectInfo, error) {

@@ -12,13 +12,35 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/local"
+	"github.com/cloudstic/cloudstic/internal/store/s3"
 )
 
-// TestHostileLockObjects stores garbage, empty and huge lock objects: they
-// count as held (acquiring fails with ErrLocked and ErrBadLock and a
-// one-line message), List reports them, and break-lock removes them.
+// TestHostileLockObjects stores garbage, empty and huge lock objects, on
+// the local store and through the S3 and SFTP servers' APIs: they count as
+// held (acquiring fails with ErrLocked and ErrBadLock and a one-line
+// message), List reports them, and break-lock removes them. A huge one is
+// never read whole: the store refuses it with store.ErrTooLarge (over
+// lock.MaxPayload, before its content is read where the store tells the
+// size first).
 func TestHostileLockObjects(t *testing.T) {
 	t.Parallel()
+	stores := []struct {
+		name string
+		open func(t *testing.T) store.Store
+	}{
+		{"local", func(t *testing.T) store.Store { return local.New(t.TempDir()) }},
+		{"s3", func(t *testing.T) store.Store { return openS3(t, s3.FlavorS3) }},
+		{"sftp", openSFTP},
+	}
+	for _, sc := range stores {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			testHostileLockObjects(t, sc.open)
+		})
+	}
+}
+
+func testHostileLockObjects(t *testing.T, open func(t *testing.T) store.Store) {
 	tests := []struct {
 		name string
 		key  string
@@ -33,12 +55,18 @@ func TestHostileLockObjects(t *testing.T) {
 		{"garbage shared", lock.SharedPrefix + "20260101T000000Z-0123456789abcdef", []byte("garbage")},
 		{"empty shared", lock.SharedPrefix + "20260101T000000Z-0123456789abcdef", nil},
 		{"huge shared", lock.SharedPrefix + "20260101T000000Z-0123456789abcdef", bytes.Repeat([]byte{'x'}, 1<<20)},
+		{"just over the bound", lock.ExclusiveKey, bytes.Repeat([]byte{' '}, lock.MaxPayload+1)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			st := local.New(t.TempDir())
+			st := open(t)
+			t.Cleanup(func() {
+				if err := st.Close(); err != nil {
+					t.Error(err)
+				}
+			})
 			if _, err := st.Put(ctx, tc.key, tc.data, store.PutOptions{}); err != nil {
 				t.Fatal(err)
 			}
@@ -56,6 +84,12 @@ func TestHostileLockObjects(t *testing.T) {
 			infos, err := lock.List(ctx, st, lock.Options{})
 			if err != nil || len(infos) != 1 || !errors.Is(infos[0].Err, lock.ErrBadLock) {
 				t.Fatalf("List: %+v %v, want one unreadable lock", infos, err)
+			}
+			if tooLarge := len(tc.data) > lock.MaxPayload; tooLarge != errors.Is(infos[0].Err, store.ErrTooLarge) {
+				t.Errorf("List: %v; want store.ErrTooLarge: %v", infos[0].Err, tooLarge)
+			}
+			if infos[0].Size != int64(len(tc.data)) {
+				t.Errorf("List: size %d, want %d", infos[0].Size, len(tc.data))
 			}
 			if _, err := lock.Break(ctx, st, true, lock.Options{}); err != nil {
 				t.Fatal(err)

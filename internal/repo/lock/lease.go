@@ -201,10 +201,12 @@ func (l *Lock) rewrite(ctx context.Context, k heldKey) (heldKey, error) {
 	if l.caps.CompareAndSwap && k.version != "" {
 		opts.IfVersion = k.version
 	} else {
-		cur, err := l.st.Get(ctx, k.key)
+		cur, err := l.st.Get(ctx, k.key, MaxPayload)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			return k, &errLostNow{fmt.Errorf("%w: %s was removed (break-lock?)", ErrLeaseLost, k.key)}
+		case unreadable(err):
+			return k, &errLostNow{fmt.Errorf("%w: %s was replaced: %w", ErrLeaseLost, k.key, err)}
 		case err != nil:
 			return k, err
 		case !bytes.Equal(cur, k.data):

@@ -208,7 +208,7 @@ func (l *Lock) stillOurs(ctx context.Context, k heldKey) (bool, error) {
 func stillOurs(ctx context.Context, st store.Store, caps store.Capabilities, k heldKey) (bool, error) {
 	if caps.CompareAndSwap && k.version != "" {
 		info, err := st.Stat(ctx, k.key)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) || unreadable(err) {
 			return false, nil
 		}
 		if err != nil {
@@ -216,8 +216,8 @@ func stillOurs(ctx context.Context, st store.Store, caps store.Capabilities, k h
 		}
 		return info.Version == k.version, nil
 	}
-	cur, err := st.Get(ctx, k.key)
-	if errors.Is(err, store.ErrNotFound) {
+	cur, err := st.Get(ctx, k.key, MaxPayload)
+	if errors.Is(err, store.ErrNotFound) || unreadable(err) {
 		return false, nil
 	}
 	if err != nil {

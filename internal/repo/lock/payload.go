@@ -12,8 +12,10 @@ import (
 // lexically and time.RFC3339Nano parses it.
 const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
-// maxPayload bounds a lock object; anything larger is not a lock we wrote.
-const maxPayload = 64 << 10
+// MaxPayload bounds a lock object, and every read of one: anything larger
+// is not a lock we wrote (ours are a few hundred bytes: two short strings,
+// two times, a nonce), and is never read whole (see unreadable).
+const MaxPayload = 64 << 10
 
 // payload is the content of one lock object.
 type payload struct {
@@ -76,8 +78,8 @@ func decodePayload(data []byte) (p payload, declaredShared *bool, err error) {
 	if len(data) == 0 {
 		return payload{}, nil, fmt.Errorf("%w: empty object", ErrBadLock)
 	}
-	if len(data) > maxPayload {
-		return payload{}, nil, fmt.Errorf("%w: object is %d bytes, more than the %d a lock can be", ErrBadLock, len(data), maxPayload)
+	if len(data) > MaxPayload {
+		return payload{}, nil, fmt.Errorf("%w: object is %d bytes, more than the %d a lock can be", ErrBadLock, len(data), MaxPayload)
 	}
 	var w wireIn
 	if err := json.Unmarshal(data, &w); err != nil {

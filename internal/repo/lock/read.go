@@ -44,6 +44,9 @@ func statGet(ctx context.Context, st store.Store, key string, shared bool) (obje
 	if errors.Is(err, store.ErrNotFound) {
 		return object{key: key}, nil
 	}
+	if unreadable(err) {
+		return badObject(key, err), nil
+	}
 	if err != nil {
 		return object{}, fmt.Errorf("reading lock %s: %w", key, err)
 	}
@@ -52,11 +55,15 @@ func statGet(ctx context.Context, st store.Store, key string, shared bool) (obje
 	return o, err
 }
 
-// get reads and decodes key without its info.
+// get reads and decodes key without its info, reading at most MaxPayload
+// bytes of it.
 func get(ctx context.Context, st store.Store, key string, shared bool) (object, error) {
-	data, err := st.Get(ctx, key)
+	data, err := st.Get(ctx, key, MaxPayload)
 	if errors.Is(err, store.ErrNotFound) {
 		return object{key: key}, nil
+	}
+	if unreadable(err) {
+		return badObject(key, err), nil
 	}
 	if err != nil {
 		return object{}, fmt.Errorf("reading lock %s: %w", key, err)
@@ -64,6 +71,20 @@ func get(ctx context.Context, st store.Store, key string, shared bool) (object, 
 	o := object{key: key, present: true, data: data}
 	o.p, o.bad = decodeKind(data, shared)
 	return o, nil
+}
+
+// unreadable tells whether err means that a lock object is there but is
+// not one to read: larger than any lock (store.ErrTooLarge), or not a
+// regular file on a file system store (store.ErrNotRegular). Such an
+// object is a bad lock: it counts as held, and break-lock removes it.
+func unreadable(err error) bool {
+	return errors.Is(err, store.ErrTooLarge) || errors.Is(err, store.ErrNotRegular)
+}
+
+// badObject is the lock object under key that cannot be read (see
+// unreadable), with the reason.
+func badObject(key string, err error) object {
+	return object{key: key, present: true, bad: fmt.Errorf("%w: %w", ErrBadLock, err)}
 }
 
 // readPrefix lists the lock objects under prefix (shared keys or intents)
@@ -136,9 +157,9 @@ func exclusiveBlocks(ctx context.Context, st store.Store, except []byte, lb func
 // does this, so no other intent-aware process races with it).
 // It reports whether it deleted it.
 func deleteIfSame(ctx context.Context, st store.Store, key string, data []byte) (bool, error) {
-	cur, err := st.Get(ctx, key)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
+	cur, err := st.Get(ctx, key, MaxPayload)
+	if errors.Is(err, store.ErrNotFound) || unreadable(err) {
+		return false, nil // gone, or now something else than data
 	}
 	if err != nil {
 		return false, fmt.Errorf("reading lock %s: %w", key, err)

@@ -40,9 +40,25 @@ const (
 	// MaxBlobSize bounds one sealed blob (chunks are at most 8 MiB; large
 	// directory trees may be bigger).
 	MaxBlobSize = 128 << 20
-	// MaxEntries bounds the entries of one pack header.
+	// MaxEntries bounds the entries of one pack header (writers end a
+	// pack at this many blobs).
 	MaxEntries = 1 << 20
+	// MaxHeaderSize bounds a pack's sealed header: the entry count,
+	// MaxEntries entries of 37 bytes, the seal.
+	MaxHeaderSize = 4 + MaxEntries*37 + crypt.Overhead
 )
+
+// MaxSize is the largest pack a writer makes in a repository whose packs
+// hold packSize bytes, and so the bound of every read of a whole pack. A
+// pack ends before the blob that would take it past packSize, header
+// included (only a blob larger than a whole pack gets a pack of its own);
+// writers before that ended a pack after the blob that took it to
+// packSize. Either way a pack holds at most packSize bytes, one blob of up
+// to MaxBlobSize, a header of up to MaxHeaderSize and its 4-byte length.
+// For the default 16 MiB packs: 181 MiB.
+func MaxSize(packSize int) int64 {
+	return int64(packSize) + MaxBlobSize + MaxHeaderSize + 4
+}
 
 // ErrCorrupt means a pack, header or blob could not be decoded.
 var ErrCorrupt = errors.New("corrupt data")
@@ -381,7 +397,7 @@ func HeaderLength(tail []byte, packSize int64) (int64, error) {
 		return 0, fmt.Errorf("%w: pack trailer is %d bytes", ErrCorrupt, len(tail))
 	}
 	n := int64(binary.LittleEndian.Uint32(tail))
-	if n+4 > packSize || n > 4+int64(MaxEntries)*37+crypt.Overhead {
+	if n+4 > packSize || n > MaxHeaderSize {
 		return 0, fmt.Errorf("%w: header length %d does not fit a pack of %d bytes", ErrCorrupt, n, packSize)
 	}
 	return n, nil

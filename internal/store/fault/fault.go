@@ -158,11 +158,11 @@ func (s *Store) shorten(op, key string, b []byte, err error) ([]byte, error) {
 func (s *Store) Capabilities() store.Capabilities { return s.inner.Capabilities() }
 
 // Get forwards, with faults.
-func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+func (s *Store) Get(ctx context.Context, key string, max int64) ([]byte, error) {
 	if err := s.before(ctx, "get", key); err != nil {
 		return nil, err
 	}
-	b, err := s.inner.Get(ctx, key)
+	b, err := s.inner.Get(ctx, key, max)
 	return s.shorten("get", key, b, err)
 }
 

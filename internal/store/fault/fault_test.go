@@ -99,7 +99,7 @@ func put(data []byte) func(s store.Store) ([]byte, error) {
 }
 
 func del(s store.Store) ([]byte, error) { return nil, s.Delete(context.Background(), "k") }
-func get(s store.Store) ([]byte, error) { return s.Get(context.Background(), "k") }
+func get(s store.Store) ([]byte, error) { return s.Get(context.Background(), "k", 1<<30) }
 func getRange(s store.Store) ([]byte, error) {
 	return s.GetRange(context.Background(), "k", 2, 10)
 }
@@ -126,7 +126,7 @@ func TestLatencyHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	s := fault.New(local.New(t.TempDir()), fault.Config{LatencyRate: 1, Latency: time.Hour})
-	if _, err := s.Get(ctx, "k"); !errors.Is(err, context.Canceled) {
+	if _, err := s.Get(ctx, "k", 1<<30); !errors.Is(err, context.Canceled) {
 		t.Fatalf("get with a cancelled context during an hour of latency: %v, want context.Canceled", err)
 	}
 }
@@ -155,7 +155,7 @@ func TestKillAt(t *testing.T) {
 			s := fault.New(inner, fault.Config{KillAt: tc.killAt, KillMidPut: tc.midPut, Kill: func() { kills++ }})
 			killedAt := ""
 			for _, k := range []string{"a", "b", "c", "d"} {
-				if _, err := s.Get(ctx, k); !errors.Is(err, store.ErrNotFound) {
+				if _, err := s.Get(ctx, k, 1<<30); !errors.Is(err, store.ErrNotFound) {
 					t.Fatalf("get %s: %v", k, err) // reads are not counted
 				}
 				if _, err := s.Put(ctx, k, []byte(k), store.PutOptions{}); err != nil {
@@ -264,7 +264,7 @@ func TestDuplicates(t *testing.T) {
 			if f := dup.Fired(); f != (fault.Fired{Duplicates: 1}) {
 				t.Errorf("fired %+v, want one duplicate", f)
 			}
-			_, err := inner.Get(context.Background(), "k")
+			_, err := inner.Get(context.Background(), "k", 1<<30)
 			if found := err == nil; found != row.wantFound {
 				t.Fatalf("after the duplicate: found=%t (%v), want %t", found, err, row.wantFound)
 			}

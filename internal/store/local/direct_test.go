@@ -57,7 +57,7 @@ func TestPutLargeObjects(t *testing.T) {
 			if _, err := s.Put(ctx, "data/obj", data, store.PutOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			got, err := s.Get(ctx, "data/obj")
+			got, err := s.Get(ctx, "data/obj", 1<<30)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -64,8 +63,9 @@ func notFound(key string, err error) error {
 	return err
 }
 
-// Get reads the whole object.
-func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+// Get reads the whole object if it is a regular file of at most max bytes.
+// Its size is checked on the open descriptor before anything is read.
+func (s *Store) Get(ctx context.Context, key string, max int64) ([]byte, error) {
 	p, err := s.path(key)
 	if err != nil {
 		return nil, err
@@ -73,24 +73,59 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(p)
+	f, fi, err := openObject(key, p)
 	if err != nil {
-		if isDirError(err) {
-			return nil, fmt.Errorf("%s: %w", key, store.ErrNotFound)
-		}
-		return nil, notFound(key, err)
+		return nil, err
 	}
-	return data, nil
+	defer f.Close() //nolint:errcheck // read-only descriptor: ReadLimited reports read errors
+	return store.ReadLimited(f, key, fi.Size(), max)
 }
 
 func isDirError(err error) bool { return errors.Is(err, syscall.EISDIR) }
+
+// openObject opens the file of key at p for reading, refusing anything but
+// a regular file without waiting on it or reading it (openNoFollow), and
+// returns it with its information from the descriptor. A missing file and
+// a directory are store.ErrNotFound; a symbolic link, FIFO, device or
+// socket is store.ErrNotRegular.
+func openObject(key, p string) (*os.File, fs.FileInfo, error) {
+	f, err := openNoFollow(p)
+	if err != nil {
+		return nil, nil, openError(key, p, err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			err = fmt.Errorf("%s: %w", key, store.ErrNotFound)
+		} else {
+			err = store.NotRegular(p, fi.Mode())
+		}
+	}
+	if err != nil {
+		f.Close() //nolint:errcheck // nothing was read; err is the one to report
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// openError explains why opening the file of key at p failed: because it
+// is not a regular file or directory (a symbolic link at p fails an open
+// that does not follow it), else as notFound does.
+func openError(key, p string, err error) error {
+	if fi, lerr := os.Lstat(p); lerr == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return store.NotRegular(p, fi.Mode())
+	}
+	return notFound(key, err)
+}
 
 // GetRange reads length bytes at offset; a short object is an error.
 func (s *Store) GetRange(ctx context.Context, key string, offset, length int64) ([]byte, error) {
 	return store.GetRangeByReading(ctx, s, key, offset, length)
 }
 
-// Stat returns the object's size, mtime and version.
+// Stat returns the object's size, mtime and version. The key's file
+// itself is looked at (a symbolic link is store.ErrNotRegular, not its
+// target), and a FIFO or device is never opened.
 func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) {
 	p, err := s.path(key)
 	if err != nil {
@@ -99,12 +134,14 @@ func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) 
 	if err := ctx.Err(); err != nil {
 		return store.ObjectInfo{}, err
 	}
-	fi, err := os.Stat(p)
-	if err != nil {
+	fi, err := os.Lstat(p)
+	switch {
+	case err != nil:
 		return store.ObjectInfo{}, notFound(key, err)
-	}
-	if fi.IsDir() {
+	case fi.IsDir():
 		return store.ObjectInfo{}, fmt.Errorf("%s: %w", key, store.ErrNotFound)
+	case !fi.Mode().IsRegular():
+		return store.ObjectInfo{}, store.NotRegular(p, fi.Mode())
 	}
 	return objectInfo(key, p, fi)
 }
@@ -167,16 +204,23 @@ func (s *Store) swap(tmp, p, key, want string) error {
 		return err
 	}
 	defer unlock()
-	fi, err := os.Stat(p)
+	fi, err := os.Lstat(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: object is gone: %w", key, store.ErrVersionMismatch)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", key, err)
 	}
+	if !fi.Mode().IsRegular() {
+		// Not a file a Put wrote, so not the version the caller holds.
+		return fmt.Errorf("%s: %w: %w", key, store.ErrVersionMismatch, store.NotRegular(p, fi.Mode()))
+	}
 	cur, err := objectInfo(key, p, fi)
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("%s: object is gone: %w", key, store.ErrVersionMismatch)
+	}
+	if errors.Is(err, store.ErrNotRegular) {
+		return fmt.Errorf("%s: %w: %w", key, store.ErrVersionMismatch, err)
 	}
 	if err != nil {
 		return err
@@ -266,114 +310,4 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 		return notFound(key, err)
 	}
 	return syncDir(filepath.Dir(p))
-}
-
-// List walks the deepest directory that contains every key with prefix.
-func (s *Store) List(ctx context.Context, prefix string, fn func(store.ObjectInfo) error) error {
-	dirKey := ""
-	if i := strings.LastIndex(prefix, "/"); i >= 0 {
-		dirKey = prefix[:i]
-	}
-	start := s.root
-	if dirKey != "" {
-		if err := store.CheckKey(dirKey); err != nil {
-			return err
-		}
-		start = filepath.Join(s.root, filepath.FromSlash(dirKey))
-	}
-	err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == start && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) {
-				return fs.SkipAll
-			}
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil // removed while we walked
-			}
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if p == start {
-			if !d.IsDir() {
-				return fs.SkipAll
-			}
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		rel, err := filepath.Rel(s.root, p)
-		if err != nil {
-			return err
-		}
-		key := filepath.ToSlash(rel)
-		if d.IsDir() {
-			// Skip subtrees that cannot hold a key with this prefix.
-			if !strings.HasPrefix(key+"/", prefix) && !strings.HasPrefix(prefix, key+"/") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasPrefix(key, prefix) || !d.Type().IsRegular() {
-			return nil
-		}
-		fi, err := d.Info()
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		oi, err := objectInfo(key, p, fi)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil // removed while we listed
-		}
-		if err != nil {
-			return err
-		}
-		return fn(oi)
-	})
-	return err
-}
-
-var _ store.TempCleaner = (*Store)(nil)
-
-// RemoveStaleTemp deletes temp files (".tmp-*", left by a crash between
-// writing and renaming) last modified before cutoff.
-func (s *Store) RemoveStaleTemp(ctx context.Context, cutoff time.Time) (int, error) {
-	removed := 0
-	err := filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if d.IsDir() || !strings.HasPrefix(d.Name(), ".tmp-") {
-			return nil
-		}
-		fi, err := d.Info()
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if !fi.ModTime().Before(cutoff) {
-			return nil
-		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		removed++
-		return nil
-	})
-	return removed, err
 }

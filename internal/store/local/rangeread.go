@@ -15,7 +15,8 @@ import (
 var _ store.RangeReader = (*Store)(nil)
 
 // ReadRange fills buf with the len(buf) bytes of key at offset; a short
-// object is an error. The file is opened and read with plain system calls:
+// object is an error, and so is anything but a regular file (see
+// openRead). The file is opened and read with plain system calls:
 // os.Open also makes the descriptor non-blocking and offers it to the
 // network poller (two more calls, for a regular file), per read.
 func (s *Store) ReadRange(ctx context.Context, key string, offset int64, buf []byte) error {
@@ -29,9 +30,9 @@ func (s *Store) ReadRange(ctx context.Context, key string, offset int64, buf []b
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	fd, err := openRead(p)
+	fd, err := openRead(key, p)
 	if err != nil {
-		return notFound(key, &os.PathError{Op: "open", Path: p, Err: err})
+		return err
 	}
 	defer unix.Close(fd) //nolint:errcheck // read-only; pread reports read errors
 	for n := 0; n < len(buf); {
@@ -49,14 +50,4 @@ func (s *Store) ReadRange(ctx context.Context, key string, offset int64, buf []b
 		n += m
 	}
 	return nil
-}
-
-// openRead opens path read-only, retrying when a signal interrupts it.
-func openRead(path string) (int, error) {
-	for {
-		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if !errors.Is(err, unix.EINTR) {
-			return fd, err
-		}
-	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"syscall"
 
 	"github.com/cloudstic/cloudstic/internal/store"
@@ -20,22 +19,19 @@ import (
 // reused within one timestamp tick for an object of the same size.
 const exactVersionLimit = 64 << 10
 
-// objectInfo describes the file at p, found as fi under key. For small
-// objects it reads the file through one descriptor, so that the inode, times
-// and content hashed all belong to the same file.
+// objectInfo describes the regular file at p, found as fi under key. For
+// small objects it reads the file through one descriptor, so that the
+// inode, times and content hashed all belong to the same file (which must
+// still be a regular file: see openObject).
 func objectInfo(key, p string, fi fs.FileInfo) (store.ObjectInfo, error) {
 	if fi.Size() > exactVersionLimit {
 		return store.ObjectInfo{Key: key, Size: fi.Size(), ModTime: fi.ModTime(), Version: coarseVersion(fi)}, nil
 	}
-	f, err := os.Open(p)
+	f, fi, err := openObject(key, p)
 	if err != nil {
-		return store.ObjectInfo{}, notFound(key, err)
+		return store.ObjectInfo{}, err
 	}
 	defer f.Close() //nolint:errcheck // read-only descriptor: nothing to flush
-	fi, err = f.Stat()
-	if err != nil {
-		return store.ObjectInfo{}, fmt.Errorf("%s: %w", key, err)
-	}
 	// One byte more than the file holds, to see it grow: a buffer of the
 	// object's size, not io.Copy's 32 KiB (listings of many small objects
 	// call this for each).

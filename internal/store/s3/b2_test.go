@@ -116,7 +116,7 @@ func TestB2DeleteRemovesAllLockVersions(t *testing.T) {
 			if n := versions(c.key); n != c.wantAfter {
 				t.Fatalf("%d versions left, want %d", n, c.wantAfter)
 			}
-			if _, err := s.Get(ctx, c.key); !errors.Is(err, store.ErrNotFound) {
+			if _, err := s.Get(ctx, c.key, 1<<30); !errors.Is(err, store.ErrNotFound) {
 				t.Fatalf("Get after Delete = %v, want ErrNotFound", err)
 			}
 			if err := s.Delete(ctx, c.key); !errors.Is(err, store.ErrNotFound) {

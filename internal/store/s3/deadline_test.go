@@ -45,7 +45,7 @@ func TestDeadlines(t *testing.T) {
 			}
 			p.Freeze()
 			before := p.Accepted()
-			_, err = s.Get(ctx, "k")
+			_, err = s.Get(ctx, "k", 1<<30)
 			return before, err
 		}},
 	}
@@ -106,7 +106,7 @@ func TestMultipartParallel(t *testing.T) {
 	if got := p.Accepted() - before; got < 3 {
 		t.Errorf("a 4-part upload used %d new connections: its parts were not sent in parallel", got)
 	}
-	got, err := s.Get(context.Background(), "big")
+	got, err := s.Get(context.Background(), "big", 1<<30)
 	if err != nil || len(got) != len(data) {
 		t.Fatalf("Get after the upload: %d bytes, %v", len(got), err)
 	}

@@ -22,8 +22,10 @@ func (s *Store) mapReadErr(op, key string, err error) error {
 	return fmt.Errorf("s3: %s %s on %s: %w", op, key, s.Describe(), err)
 }
 
-// Get returns the whole object.
-func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+// Get returns the whole object if it is at most max bytes long: an object
+// whose Content-Length is over max is refused before its body is read, and
+// no more than max+1 bytes of a body are read in any case.
+func (s *Store) Get(ctx context.Context, key string, max int64) ([]byte, error) {
 	if err := store.CheckKey(key); err != nil {
 		return nil, err
 	}
@@ -33,13 +35,19 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 		if err != nil {
 			return err
 		}
-		defer out.Body.Close() //nolint:errcheck // a response body we only read; ReadAll reports read errors
-		data, err = io.ReadAll(out.Body)
-		if err == nil && out.ContentLength != nil && int64(len(data)) != *out.ContentLength {
-			err = fmt.Errorf("short body: %d of %d bytes", len(data), *out.ContentLength)
+		// Closing a body not read to its end drops the connection
+		// instead of reusing it: cheaper than reading what we refuse.
+		defer out.Body.Close() //nolint:errcheck // a response body we only read; ReadLimited reports read errors
+		size := int64(-1)
+		if out.ContentLength != nil {
+			size = *out.ContentLength
 		}
+		data, err = store.ReadLimited(out.Body, key, size, max)
 		return err
 	})
+	if errors.Is(err, store.ErrTooLarge) {
+		return nil, fmt.Errorf("s3: get on %s: %w", s.Describe(), err)
+	}
 	if err != nil {
 		return nil, s.mapReadErr("get", key, err)
 	}

@@ -59,7 +59,7 @@ func TestMultipart(t *testing.T) {
 				t.Errorf("Version %q is not a 3-part multipart ETag", info.Version)
 			}
 			cur = info
-			got, err := s.Get(ctx, key)
+			got, err := s.Get(ctx, key, 1<<30)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +119,7 @@ func TestStatsAndLog(t *testing.T) {
 	if _, err := s.Put(ctx, "k/one", payload, store.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Get(ctx, "k/one"); err != nil {
+	if _, err := s.Get(ctx, "k/one", 1<<30); err != nil {
 		t.Fatal(err)
 	}
 	req, up, down := s.Stats()

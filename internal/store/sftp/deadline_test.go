@@ -38,7 +38,7 @@ func TestDeadlines(t *testing.T) {
 			}
 			p.Freeze()
 			before := p.Accepted()
-			_, err := s.Get(ctx, "k")
+			_, err := s.Get(ctx, "k", 1<<30)
 			return before, err
 		}},
 	}

@@ -1,7 +1,6 @@
 package sftp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -47,32 +46,60 @@ func version(fi fs.FileInfo) string {
 // errIsDir marks an open file that turned out to be a directory.
 var errIsDir = errors.New("is a directory")
 
-// Get reads the whole object with the client's concurrent reads.
-func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+// Get reads the whole object, with the client's concurrent reads, if it is
+// a regular file of at most max bytes. The server's lstat of the name
+// tells both before the file is opened (so a FIFO is never opened and a
+// symbolic link never followed), its fstat of the open file both again.
+func (s *Store) Get(ctx context.Context, key string, max int64) ([]byte, error) {
 	p, err := s.path(key)
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
+	var data []byte
 	err = s.do(ctx, func(c *sftp.Client) error {
-		buf.Reset()
+		fi, err := c.Lstat(p)
+		if err != nil {
+			return err
+		}
+		if err := regularOfSize(key, p, fi, max); err != nil {
+			return err
+		}
 		f, err := c.Open(p)
 		if err != nil {
 			return err
 		}
 		defer f.Close() //nolint:errcheck // read-only handle; the read's error matters
-		if _, err := f.WriteTo(&buf); err != nil {
-			return dirOr(f, err)
+		if fi, err = f.Stat(); err != nil {
+			return err
 		}
-		return nil
+		if err := regularOfSize(key, p, fi, max); err != nil {
+			return err
+		}
+		data, err = store.ReadLimited(f, key, fi.Size(), max)
+		return err
 	})
-	if errors.Is(err, errIsDir) {
+	switch {
+	case errors.Is(err, errIsDir):
 		return nil, fmt.Errorf("%s: %w", key, store.ErrNotFound)
-	}
-	if err != nil {
+	case errors.Is(err, store.ErrTooLarge) || errors.Is(err, store.ErrNotRegular):
+		return nil, fmt.Errorf("sftp: %w", err)
+	case err != nil:
 		return nil, notFound(key, err)
 	}
-	return buf.Bytes(), nil
+	return data, nil
+}
+
+// regularOfSize checks what the server says of the file of key at p: a
+// directory is errIsDir, anything else but a regular file
+// store.ErrNotRegular, a file over max store.ErrTooLarge.
+func regularOfSize(key, p string, fi fs.FileInfo, max int64) error {
+	switch {
+	case fi.IsDir():
+		return errIsDir
+	case !fi.Mode().IsRegular():
+		return store.NotRegular(p, fi.Mode())
+	}
+	return store.CheckSize(key, fi.Size(), max)
 }
 
 // dirOr returns errIsDir if f is a directory (opening one succeeds on
@@ -129,7 +156,8 @@ func (s *Store) ReadRange(ctx context.Context, key string, offset int64, buf []b
 	return nil
 }
 
-// Stat returns the object's size, mtime and version.
+// Stat returns the object's size, mtime and version. The name itself is
+// looked at: a symbolic link is store.ErrNotRegular, not its target.
 func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) {
 	p, err := s.path(key)
 	if err != nil {
@@ -137,14 +165,16 @@ func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) 
 	}
 	var fi os.FileInfo
 	err = s.do(ctx, func(c *sftp.Client) error {
-		fi, err = c.Stat(p)
+		fi, err = c.Lstat(p)
 		return err
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return store.ObjectInfo{}, notFound(key, err)
-	}
-	if !fi.Mode().IsRegular() {
+	case fi.IsDir():
 		return store.ObjectInfo{}, fmt.Errorf("%s: %w", key, store.ErrNotFound)
+	case !fi.Mode().IsRegular():
+		return store.ObjectInfo{}, fmt.Errorf("sftp: %w", store.NotRegular(p, fi.Mode()))
 	}
 	return info(key, fi), nil
 }

@@ -133,7 +133,7 @@ func TestReconnect(t *testing.T) {
 		op   func(s *Store) error
 	}{
 		{"Get", func(s *Store) error {
-			got, err := s.Get(ctx, "d/key")
+			got, err := s.Get(ctx, "d/key", 1<<30)
 			if err == nil && string(got) != "v1" {
 				err = fmt.Errorf("got %q", got)
 			}
@@ -212,7 +212,7 @@ func TestRelink(t *testing.T) {
 			if err := relink(c, tmp, p); !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
 				t.Fatalf("relink = %v, want %v", err, tc.want)
 			}
-			got, err := s.Get(context.Background(), key)
+			got, err := s.Get(context.Background(), key, 1<<30)
 			if err != nil || !bytes.Equal(got, []byte(tc.content)) {
 				t.Fatalf("Get = %q, %v; want %q", got, err, tc.content)
 			}
@@ -235,7 +235,7 @@ func TestClosed(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Get(context.Background(), "k"); !errors.Is(err, ErrClosed) {
+	if _, err := s.Get(context.Background(), "k", 1<<30); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Get after Close = %v, want ErrClosed", err)
 	}
 }
@@ -252,7 +252,7 @@ func TestCancelInFlight(t *testing.T) {
 		name string
 		op   func(ctx context.Context) error
 	}{
-		{"Get", func(ctx context.Context) error { _, err := s.Get(ctx, "big"); return err }},
+		{"Get", func(ctx context.Context) error { _, err := s.Get(ctx, "big", 1<<30); return err }},
 		{"Put", func(ctx context.Context) error { _, err := s.Put(ctx, "big2", data, store.PutOptions{}); return err }},
 		{"Create", func(ctx context.Context) error {
 			_, err := s.Put(ctx, "big3", data, store.PutOptions{IfAbsent: true})
@@ -272,7 +272,7 @@ func TestCancelInFlight(t *testing.T) {
 				if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
 					t.Fatalf("cancelled %s = %v, want success or context.Canceled", o.name, err)
 				}
-				got, err := s.Get(context.Background(), "big")
+				got, err := s.Get(context.Background(), "big", 1<<30)
 				if err != nil || !bytes.Equal(got, data) {
 					t.Fatalf("Get after a cancelled %s: %d bytes, %v", o.name, len(got), err)
 				}

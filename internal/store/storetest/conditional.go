@@ -120,7 +120,7 @@ func testCompareAndSwap(t *testing.T, s store.Store) {
 	if _, err := s.Put(ctx, "cas/key", []byte("v4"), store.PutOptions{IfVersion: v2.Version}); !errors.Is(err, store.ErrVersionMismatch) {
 		t.Fatalf("swap of a deleted key = %v, want ErrVersionMismatch", err)
 	}
-	if _, err := s.Get(ctx, "cas/key"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.Get(ctx, "cas/key", testBound); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("failed swap of a deleted key created it: %v", err)
 	}
 }

@@ -25,6 +25,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"PutGet", testPutGet},
 		{"Overwrite", testOverwrite},
 		{"Missing", testMissing},
+		{"Bound", testGetBound},
 		{"GetRange", testGetRange},
 		{"ReadRange", testReadRange},
 		{"Delete", testDelete},
@@ -52,6 +53,10 @@ func Run(t *testing.T, newStore NewStore) {
 	}
 }
 
+// testBound is the read bound the suite's Gets pass: more than any object
+// it writes (testBound checks the bound itself).
+const testBound = 64 << 20
+
 func randBytes(t *testing.T, n int) []byte {
 	t.Helper()
 	b := make([]byte, n)
@@ -72,7 +77,7 @@ func mustPut(t *testing.T, s store.Store, key string, data []byte) store.ObjectI
 
 func mustGet(t *testing.T, s store.Store, key string) []byte {
 	t.Helper()
-	data, err := s.Get(context.Background(), key)
+	data, err := s.Get(context.Background(), key, testBound)
 	if err != nil {
 		t.Fatalf("Get(%q): %v", key, err)
 	}
@@ -122,12 +127,12 @@ func testMissing(t *testing.T, s store.Store) {
 		name string
 		err  func() error
 	}{
-		{"Get", func() error { _, err := s.Get(ctx, "dir/absent"); return err }},
+		{"Get", func() error { _, err := s.Get(ctx, "dir/absent", testBound); return err }},
 		{"GetRange", func() error { _, err := s.GetRange(ctx, "dir/absent", 0, 1); return err }},
 		{"Stat", func() error { _, err := s.Stat(ctx, "dir/absent"); return err }},
 		{"Delete", func() error { return s.Delete(ctx, "dir/absent") }},
-		{"GetNoDir", func() error { _, err := s.Get(ctx, "nodir/absent"); return err }},
-		{"GetDirAsKey", func() error { _, err := s.Get(ctx, "dir"); return err }},
+		{"GetNoDir", func() error { _, err := s.Get(ctx, "nodir/absent", testBound); return err }},
+		{"GetDirAsKey", func() error { _, err := s.Get(ctx, "dir", testBound); return err }},
 		{"StatDirAsKey", func() error { _, err := s.Stat(ctx, "dir"); return err }},
 	}
 	for _, c := range checks {
@@ -136,6 +141,35 @@ func testMissing(t *testing.T, s store.Store) {
 				t.Fatalf("got %v, want ErrNotFound", err)
 			}
 		})
+	}
+}
+
+// testGetBound checks Get's bound: an object of exactly max bytes is read,
+// one byte more is store.ErrTooLarge, whatever the object's size.
+func testGetBound(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	for _, size := range []int64{0, 1, 1000, 1<<20 + 3} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			key := fmt.Sprintf("bound/%d", size)
+			want := randBytes(t, int(size))
+			mustPut(t, s, key, want)
+			got, err := s.Get(ctx, key, size)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("Get with the object's own size as bound: %d bytes, %v", len(got), err)
+			}
+			if size == 0 {
+				return
+			}
+			for _, max := range []int64{size - 1, 0} {
+				got, err = s.Get(ctx, key, max)
+				if !errors.Is(err, store.ErrTooLarge) || got != nil {
+					t.Fatalf("Get(max %d) of %d bytes = %d bytes, %v; want store.ErrTooLarge", max, size, len(got), err)
+				}
+			}
+		})
+	}
+	if _, err := s.Get(ctx, "bound/absent", 10); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Get of a missing key with a bound: %v, want ErrNotFound", err)
 	}
 }
 
@@ -224,7 +258,7 @@ func testDelete(t *testing.T, s store.Store) {
 	if err := s.Delete(ctx, "d/one"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Get(ctx, "d/one"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.Get(ctx, "d/one", testBound); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("Get after Delete: %v", err)
 	}
 	if err := s.Delete(ctx, "d/one"); !errors.Is(err, store.ErrNotFound) {
@@ -334,7 +368,7 @@ func testCancelled(t *testing.T, s store.Store) {
 	if _, err := s.Put(ctx, "x/cancelled", []byte("x"), store.PutOptions{}); err == nil {
 		t.Error("Put with a cancelled context succeeded")
 	}
-	if _, err := s.Get(ctx, "x/cancelled"); errors.Is(err, store.ErrNotFound) || err == nil {
+	if _, err := s.Get(ctx, "x/cancelled", testBound); errors.Is(err, store.ErrNotFound) || err == nil {
 		t.Errorf("Get with a cancelled context = %v, want a context error", err)
 	}
 }
@@ -353,7 +387,7 @@ func testConcurrentWriters(t *testing.T, s store.Store) {
 				}
 				continue
 			}
-			got, err := s.Get(ctx, "cw/key")
+			got, err := s.Get(ctx, "cw/key", testBound)
 			if err != nil {
 				return err
 			}

@@ -65,9 +65,9 @@ func (l *Logging) Now(ctx context.Context) (time.Time, error) {
 func (l *Logging) Capabilities() store.Capabilities { return l.inner.Capabilities() }
 
 // Get logs and forwards.
-func (l *Logging) Get(ctx context.Context, key string) ([]byte, error) {
+func (l *Logging) Get(ctx context.Context, key string, max int64) ([]byte, error) {
 	start := time.Now()
-	b, err := l.inner.Get(ctx, key)
+	b, err := l.inner.Get(ctx, key, max)
 	l.down.Add(int64(len(b)))
 	l.log("GET", key, start, int64(len(b)), err)
 	return b, err

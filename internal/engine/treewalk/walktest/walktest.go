@@ -27,9 +27,9 @@ type Recorder struct {
 }
 
 // Get counts and forwards.
-func (r *Recorder) Get(ctx context.Context, key string) ([]byte, error) {
+func (r *Recorder) Get(ctx context.Context, key string, max int64) ([]byte, error) {
 	r.count(key)
-	return r.Store.Get(ctx, key)
+	return r.Store.Get(ctx, key, max)
 }
 
 // GetRange counts and forwards.
