@@ -59,8 +59,11 @@ func lockJSON(l lock.Info) lockDoc {
 // and payloads are whatever the store holds: termtext renders them.
 func describeLock(l lock.Info) string {
 	if l.Err != nil {
-		return termtext.Sprintf("%s: unreadable (%d bytes, written %s): %v; first bytes: %s", l.Key, l.Size,
-			l.ModTime.Format(time.RFC3339), l.Err, l.Excerpt)
+		line := termtext.Sprintf("%s: unreadable%s: %v", l.Key, unreadableFacts(l, ""), l.Err)
+		if l.Excerpt != "" {
+			line += "; first bytes: " + termtext.Safe(l.Excerpt)
+		}
+		return line
 	}
 	return termtext.Sprintf("%s: operation: %s, holder: %s, acquired: %s, expires: %s, shared: %v", l.Key,
 		l.Operation, l.Holder, l.AcquiredAt.Format(time.RFC3339Nano), l.ExpiresAt.Format(time.RFC3339Nano), l.IsShared)
@@ -116,10 +119,22 @@ func runLocks(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	for _, l := range unreadable {
-		fmt.Fprintf(a.io.Stdout, "%s\n  first bytes: %s\n", termtext.Sprintf("unreadable %s (%d bytes, written %s by the store's clock): %v",
-			l.Key, l.Size, l.ModTime.Format(time.RFC3339), l.Err), termtext.Safe(l.Excerpt))
+		fmt.Fprintln(a.io.Stdout, termtext.Sprintf("unreadable %s%s: %v", l.Key, unreadableFacts(l, " by the store's clock"), l.Err))
+		if l.Excerpt != "" { // none when it was not read (too large, not a regular file)
+			fmt.Fprintf(a.io.Stdout, "  first bytes: %s\n", termtext.Safe(l.Excerpt))
+		}
 	}
 	return nil
+}
+
+// unreadableFacts is what the store told of an unreadable lock object,
+// " (113 bytes, written ...)", or "" when it told nothing (an object that
+// is not a regular file); clock qualifies the time.
+func unreadableFacts(l lock.Info, clock string) string {
+	if l.ModTime.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf(" (%d bytes, written %s%s)", l.Size, l.ModTime.Format(time.RFC3339), clock)
 }
 
 func runBreakLock(ctx context.Context, a *app, args []string) error {

@@ -31,7 +31,7 @@ var (
 	// ErrTooLarge is returned by Get when the object is larger than the
 	// caller's bound: what that kind of object may be. The error names the
 	// key, the object's size when the store told it, and the bound.
-	ErrTooLarge = errors.New("object is larger than such an object may be")
+	ErrTooLarge = errors.New("object too large")
 	// ErrNotRegular is returned by a file system store (local disk, SFTP)
 	// when a key names something other than a regular file: a symbolic
 	// link, a FIFO, a device or a socket. Such a thing is never written by

@@ -60,7 +60,10 @@ func listObjects(ctx context.Context, st store.Store, opts Options) ([]object, [
 func describe(o object, storeNow time.Time, opts Options) Info {
 	var info Info
 	if o.bad != nil {
-		info = Info{Key: o.key, IsShared: o.key != ExclusiveKey && !isIntent(o.key), Err: o.bad, Excerpt: excerpt(o.data)}
+		info = Info{Key: o.key, IsShared: o.key != ExclusiveKey && !isIntent(o.key), Err: o.bad}
+		if o.data != nil {
+			info.Excerpt = excerpt(o.data)
+		}
 	} else {
 		info = infoOf(o.key, o.p, isStale(o.p, o.info.ModTime, storeNow, opts), nil)
 		info.Age = storeNow.Sub(o.p.AcquiredAt)

@@ -38,7 +38,8 @@ type Info struct {
 	Age time.Duration
 	// Err is set when the object cannot be read or parsed (for a held
 	// Lock's Info: why its lease was lost); Excerpt then holds its first
-	// bytes, escaped, for a human to judge.
+	// bytes, escaped, for a human to judge, when they were read (not for
+	// an object over MaxPayload or not a regular file).
 	Err     error
 	Excerpt string
 }
