@@ -49,7 +49,9 @@ var errIsDir = errors.New("is a directory")
 // Get reads the whole object, with the client's concurrent reads, if it is
 // a regular file of at most max bytes. The server's lstat of the name
 // tells both before the file is opened (so a FIFO is never opened and a
-// symbolic link never followed), its fstat of the open file both again.
+// symbolic link never followed), its fstat of the open file both again:
+// the name may have been given to a new file in between (a rewritten lock
+// object), which is the one read.
 func (s *Store) Get(ctx context.Context, key string, max int64) ([]byte, error) {
 	p, err := s.path(key)
 	if err != nil {
