@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 	"github.com/cloudstic/cloudstic/internal/store/s3"
@@ -45,7 +46,7 @@ func attackerStore(t *testing.T, flags []string) store.Store {
 func switchOffEncryption(t *testing.T, st store.Store, dropKeys bool) {
 	t.Helper()
 	ctx := context.Background()
-	data, err := st.Get(ctx, "config")
+	data, err := st.Get(ctx, repo.ConfigKey, repo.MaxConfigSize)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func plaintextIn(t *testing.T, st store.Store, marker string) []string {
 	ctx := context.Background()
 	var found []string
 	err := st.List(ctx, "data/", func(oi store.ObjectInfo) error {
-		data, err := st.Get(ctx, oi.Key)
+		data, err := st.Get(ctx, oi.Key, oi.Size)
 		if err != nil {
 			return err
 		}
