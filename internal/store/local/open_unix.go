@@ -48,7 +48,7 @@ func openRead(key, p string) (int, error) {
 		unix.Close(fd) //nolint:errcheck // nothing was read; the fstat error is the one to report
 		return -1, &os.PathError{Op: "fstat", Path: p, Err: err}
 	}
-	mode := fileMode(st.Mode)
+	mode := fileMode(uint32(st.Mode)) // uint16 on the BSDs and macOS
 	if mode.IsRegular() {
 		return fd, nil
 	}
