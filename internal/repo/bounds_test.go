@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -44,10 +45,23 @@ func randomID(t *testing.T) id.ID {
 	return i
 }
 
+// onlyDamage is the error of the one damaged object a loader skipped, or
+// an error saying what it did instead.
+func onlyDamage(damaged []repo.Damaged, err error) error {
+	switch {
+	case err != nil:
+		return fmt.Errorf("the loader failed instead of skipping the object: %w", err)
+	case len(damaged) != 1:
+		return fmt.Errorf("%d damaged objects reported, want 1: %v", len(damaged), damaged)
+	}
+	return damaged[0].Err
+}
+
 // TestOversizedObjects plants objects one byte over their kind's read
 // bound (and a 3 GiB config, which the old code read whole): each read
-// fails with store.ErrTooLarge without reading the object, and an
-// oversized key slot only makes that slot unreadable.
+// fails with store.ErrTooLarge without reading the object (the loaders of
+// snapshots and index files skip it as damaged), and an oversized key
+// slot only makes that slot unreadable.
 func TestOversizedObjects(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -74,13 +88,25 @@ func TestOversizedObjects(t *testing.T) {
 		}},
 		{"snapshot", func(t *testing.T, dir string, st store.Store) func() error {
 			r := open(t, st)
+			sid := randomID(t)
+			plantSparse(t, dir, repo.SnapshotKey(sid), repo.MaxSnapshotSize+1)
+			return func() error { _, err := r.LoadSnapshot(ctx, sid); return err }
+		}},
+		{"snapshot in the list", func(t *testing.T, dir string, st store.Store) func() error {
+			r := open(t, st)
 			plantSparse(t, dir, repo.SnapshotKey(randomID(t)), repo.MaxSnapshotSize+1)
-			return func() error { _, err := r.Snapshots(ctx); return err }
+			return func() error { _, damaged, err := r.Snapshots(ctx); return onlyDamage(damaged, err) }
 		}},
 		{"index file", func(t *testing.T, dir string, st store.Store) func() error {
 			r := open(t, st)
+			fid := randomID(t)
+			plantSparse(t, dir, repo.IndexKey(fid), repo.MaxIndexFileSize+1)
+			return func() error { _, err := r.IndexFile(ctx, fid); return err }
+		}},
+		{"index file in the index", func(t *testing.T, dir string, st store.Store) func() error {
+			r := open(t, st)
 			plantSparse(t, dir, repo.IndexKey(randomID(t)), repo.MaxIndexFileSize+1)
-			return func() error { _, err := r.LoadIndex(ctx); return err }
+			return func() error { return onlyDamage(r.LoadIndex(ctx)) }
 		}},
 		{"pack", func(t *testing.T, dir string, st store.Store) func() error {
 			r := open(t, st)

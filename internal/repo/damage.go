@@ -11,6 +11,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
+	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // IsDamage reports whether err says that stored bytes are wrong (they do not
@@ -18,15 +19,13 @@ import (
 // read them at all (network, permissions, timeouts, cancellation), which
 // says nothing about the repository's health. Commands use it to avoid
 // calling a flaky connection "corruption", and to skip (never delete) only
-// what is positively damaged.
-//
-// TODO(integrator): store.ErrTooLarge and store.ErrNotRegular (branch
-// bounded: an object larger than its kind may be, or not a regular file on
-// a local store) are damage too; add them here when both branches are on
-// main.
+// what is positively damaged. An object larger than its kind may be
+// (store.ErrTooLarge: no writer made it, see "Read bounds") and one that is
+// not a regular file on a file system store (store.ErrNotRegular) are
+// damage too.
 func IsDamage(err error) bool {
 	for _, damage := range []error{ErrCorrupt, ErrConfigTampered, pack.ErrCorrupt, crypt.ErrAuth, index.ErrCorrupt,
-		tree.ErrCorrupt, snapshot.ErrCorrupt} {
+		tree.ErrCorrupt, snapshot.ErrCorrupt, store.ErrTooLarge, store.ErrNotRegular} {
 		if errors.Is(err, damage) {
 			return true
 		}

@@ -30,11 +30,11 @@ type flakyGets struct {
 	keys map[string]bool
 }
 
-func (f flakyGets) Get(ctx context.Context, key string) ([]byte, error) {
+func (f flakyGets) Get(ctx context.Context, key string, max int64) ([]byte, error) {
 	if f.keys[key] {
 		return nil, errFlaky
 	}
-	return f.Store.Get(ctx, key)
+	return f.Store.Get(ctx, key, max)
 }
 
 // putNamed stores data under prefix + its SHA-256, as every sealed object is

@@ -17,7 +17,7 @@ func CheckSize(key string, size, max int64) error {
 		return fmt.Errorf("%s: invalid read bound %d", key, max)
 	}
 	if size > max {
-		return fmt.Errorf("%s is %d bytes, more than the %d allowed: %w", key, size, max, ErrTooLarge)
+		return fmt.Errorf("%s: %d bytes, more than the %d allowed: %w", key, size, max, ErrTooLarge)
 	}
 	return nil
 }
@@ -44,7 +44,7 @@ func ReadLimited(r io.Reader, key string, size, max int64) ([]byte, error) {
 			return nil, err
 		}
 		if int64(len(data)) > max {
-			return nil, fmt.Errorf("%s is more than the %d bytes allowed: %w", key, max, ErrTooLarge)
+			return nil, fmt.Errorf("%s: more than the %d bytes allowed: %w", key, max, ErrTooLarge)
 		}
 		return data, nil
 	}

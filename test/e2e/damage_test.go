@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 	"github.com/cloudstic/cloudstic/internal/store/s3"
@@ -63,11 +64,12 @@ func putJunk(t *testing.T, st store.Store, prefix string) string {
 	return key
 }
 
-// flipObject inverts one byte in the middle of the object key.
+// flipObject inverts one byte in the middle of the object key (a snapshot
+// or an index file).
 func flipObject(t *testing.T, st store.Store, key string) {
 	t.Helper()
 	ctx := context.Background()
-	data, err := st.Get(ctx, key)
+	data, err := st.Get(ctx, key, repo.MaxMetadataSize)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,8 +105,8 @@ func putObject(t *testing.T, st store.Store, key string, data []byte) {
 // the most either may be) and a snapshot one byte over its bound, and
 // plants an 8 GiB config in the server's backend. Each run under the
 // memory limit ends with a one-line error naming the object's size (the
-// old code read the whole object: 8 GiB ran out of memory), and
-// break-lock removes the lock.
+// old code read the whole object: 8 GiB ran out of memory), break-lock
+// removes the lock, and list skips the snapshot as damaged.
 func TestOversizedObjectsS3(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -117,13 +117,13 @@ func TestOversizedObjectsS3(t *testing.T) {
 	}{
 		{"config of 1 MiB", func(t *testing.T, st store.Store, _ string) {
 			putObject(t, st, "config", bytes.Repeat([]byte{' '}, 1<<20))
-		}, []string{"list"}, []string{"config is 1048576 bytes", "object too large"}},
+		}, []string{"list"}, []string{"config: 1048576 bytes", "object too large"}},
 		{"config of 8 GiB", func(t *testing.T, _ store.Store, dir string) {
 			plantSparse(t, filepath.Join(dir, "config"), 8<<30)
-		}, []string{"list"}, []string{"config is 8589934592 bytes", "object too large"}},
+		}, []string{"list"}, []string{"config: 8589934592 bytes", "object too large"}},
 		{"exclusive lock of 1 MiB", func(t *testing.T, st store.Store, _ string) {
 			putObject(t, st, "index/lock.exclusive", bytes.Repeat([]byte{'{'}, 1<<20))
-		}, []string{"prune"}, []string{"lock.exclusive is 1048576 bytes", "object too large", "break-lock"}},
+		}, []string{"prune"}, []string{"lock.exclusive: 1048576 bytes", "object too large", "break-lock"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,13 +145,7 @@ func TestOversizedObjectsS3(t *testing.T) {
 		flags, st, _ := s3Repo(t)
 		const name = "5ab0000000000000000000000000000000000000000000000000000000000000"
 		putObject(t, st, repo.SnapshotPrefix+name, make([]byte, repo.MaxSnapshotSize+1))
-		res := runLimited(t, append([]string{"list"}, flags...)...)
-		if res.code > 1 || !strings.Contains(res.stderr, name[:8]) {
-			t.Errorf("list: want exit 0 or 1 and a message naming %s: %v", name[:8], res)
-		}
-		if res.code == 1 && !strings.Contains(res.stderr, "object too large") {
-			t.Errorf("list failed for another reason than the snapshot's size: %v", res)
-		}
+		wantSkipped(t, runLimited(t, append([]string{"list"}, flags...)...), name)
 	})
 }
 

@@ -25,11 +25,11 @@ type flakyGets struct {
 	key string
 }
 
-func (f flakyGets) Get(ctx context.Context, key string) ([]byte, error) {
+func (f flakyGets) Get(ctx context.Context, key string, max int64) ([]byte, error) {
 	if key == f.key {
 		return nil, errFlaky
 	}
-	return f.Store.Get(ctx, key)
+	return f.Store.Get(ctx, key, max)
 }
 
 // TestForgetSkipsDamaged: a damaged snapshot is never counted as kept by a

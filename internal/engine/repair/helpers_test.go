@@ -204,11 +204,11 @@ func (f *flaky) failing(key string) bool {
 	return f.fail(key, n)
 }
 
-func (f *flaky) Get(ctx context.Context, key string) ([]byte, error) {
+func (f *flaky) Get(ctx context.Context, key string, max int64) ([]byte, error) {
 	if f.failing(key) {
 		return nil, errFlaky
 	}
-	return f.Store.Get(ctx, key)
+	return f.Store.Get(ctx, key, max)
 }
 
 func (f *flaky) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {

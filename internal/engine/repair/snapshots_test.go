@@ -22,8 +22,8 @@ type garbled struct {
 	done bool
 }
 
-func (g *garbled) Get(ctx context.Context, key string) ([]byte, error) {
-	data, err := g.Store.Get(ctx, key)
+func (g *garbled) Get(ctx context.Context, key string, max int64) ([]byte, error) {
+	data, err := g.Store.Get(ctx, key, max)
 	if err == nil && key == g.key && !g.done {
 		g.done = true
 		data[len(data)/2] ^= 0xff
