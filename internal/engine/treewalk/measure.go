@@ -31,6 +31,11 @@ type Size struct {
 type Measurer struct {
 	r     *repo.Repository
 	sizes map[id.ID]Size
+	// kept are the first trees read, up to keepNodes entries, for the
+	// walk that follows (LoadTree): a small snapshot's trees are then
+	// read once, not twice.
+	kept      map[id.ID]*tree.Tree
+	keptNodes int
 
 	// SkipUnreadable counts a tree that cannot be read as empty instead
 	// of failing: for callers whose walk reports such trees itself and
@@ -48,7 +53,26 @@ type Measurer struct {
 // NewMeasurer returns a Measurer reading r's trees; r's index must be
 // loaded.
 func NewMeasurer(r *repo.Repository) *Measurer {
-	return &Measurer{r: r, sizes: map[id.ID]Size{}}
+	return &Measurer{r: r, sizes: map[id.ID]Size{}, kept: map[id.ID]*tree.Tree{}}
+}
+
+// keepNodes bounds the entries of the trees a Measurer keeps (a few
+// hundred bytes each once decoded).
+const keepNodes = 1 << 15
+
+// LoadTree returns the tree tid, from those the Measurer kept when it
+// can, and keeps it while there is room. The tree is shared: it must not
+// be modified.
+func (m *Measurer) LoadTree(ctx context.Context, tid id.ID) (*tree.Tree, error) {
+	if t, ok := m.kept[tid]; ok {
+		return t, nil
+	}
+	t, err := m.r.LoadTree(ctx, tid)
+	if err == nil && m.keptNodes+len(t.Nodes) <= keepNodes {
+		m.kept[tid] = t
+		m.keptNodes += len(t.Nodes)
+	}
+	return t, err
 }
 
 // frame is a tree being measured: its entries up to next are counted.
@@ -164,7 +188,7 @@ func (m *Measurer) within(p string, depth int, s Size) error {
 // load reads the tree of the directory at p: nil, nil when it cannot be
 // read and the Measurer skips such trees.
 func (m *Measurer) load(ctx context.Context, tid id.ID, p string) (*tree.Tree, error) {
-	t, err := m.r.LoadTree(ctx, tid)
+	t, err := m.LoadTree(ctx, tid)
 	switch {
 	case err == nil:
 		return t, nil

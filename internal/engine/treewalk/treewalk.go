@@ -123,7 +123,7 @@ func (m *Measurer) Walk(ctx context.Context, tid id.ID, prefix string, fn func(p
 	if _, err := m.Measure(ctx, tid, prefix); err != nil {
 		return err
 	}
-	return walk(ctx, m.r, tid, prefix, fn)
+	return walk(ctx, m, tid, prefix, fn)
 }
 
 // walkFrame is a directory being walked: its entries before next are done.
@@ -133,13 +133,13 @@ type walkFrame struct {
 	pathLen int // length of the path buffer before this directory's entries
 }
 
-// walk is Walk without the measuring. It keeps an explicit stack (no
+// walk is Walk after the measuring, reading trees through m. It keeps an explicit stack (no
 // recursion on the goroutine's stack) and one path buffer, so that what it
 // holds grows with the depth, not with the depth's square. It checks the
 // bounds as it goes, should the trees have changed since they were
 // measured (a tree that could not be read then).
-func walk(ctx context.Context, r *repo.Repository, tid id.ID, prefix string, fn func(p string, n *tree.Node) error) error {
-	t, err := r.LoadTree(ctx, tid)
+func walk(ctx context.Context, m *Measurer, tid id.ID, prefix string, fn func(p string, n *tree.Node) error) error {
+	t, err := m.LoadTree(ctx, tid)
 	if err != nil {
 		return fmt.Errorf("directory %q: %w", displayDir(prefix), err)
 	}
@@ -176,7 +176,7 @@ func walk(ctx context.Context, r *repo.Repository, tid id.ID, prefix string, fn 
 		if n.Type != tree.TypeDir {
 			continue
 		}
-		sub, err := r.LoadTree(ctx, n.Subtree)
+		sub, err := m.LoadTree(ctx, n.Subtree)
 		if err != nil {
 			return fmt.Errorf("directory %q: %w", displayDir(p), err)
 		}
