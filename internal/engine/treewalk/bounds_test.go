@@ -13,15 +13,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
 
-// guard bounds a test that the old code would run for ever: an overrun
-// fails with the context's error instead of hanging the suite.
-func guard(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // TestWalkBounds walks crafted trees: too deep and shared beyond the
 // budget, they fail before the callback sees an entry; at the limits, and
 // with legitimately shared directories, they are walked whole.
@@ -48,7 +39,7 @@ func TestWalkBounds(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			seen := 0
-			err := treewalk.Walk(guard(t), r.Repository, tc.root, tc.prefix, func(string, *tree.Node) error {
+			err := treewalk.Walk(walktest.Guard(t), r.Repository, tc.root, tc.prefix, func(string, *tree.Node) error {
 				seen++
 				return nil
 			})
@@ -79,7 +70,7 @@ func TestMeasureSharedOnce(t *testing.T) {
 		reads[tid]++
 		return nil
 	}
-	s, err := m.Measure(guard(t), root, "")
+	s, err := m.Measure(walktest.Guard(t), root, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +86,7 @@ func TestMeasureSharedOnce(t *testing.T) {
 		}
 	}
 	// A second snapshot sharing the trees reads none of them again.
-	if _, err := m.Measure(guard(t), root, ""); err != nil || len(reads) != 41 {
+	if _, err := m.Measure(walktest.Guard(t), root, ""); err != nil || len(reads) != 41 {
 		t.Errorf("measuring again: %v, %d trees read", err, len(reads))
 	}
 }
@@ -111,7 +102,7 @@ func TestErrorNamesThePath(t *testing.T) {
 		tid = c.Tree(walktest.Dir(long, tid))
 	}
 	c.Snapshot(tid, time.Now())
-	_, err := treewalk.NewMeasurer(r.Repository).Measure(guard(t), tid, "")
+	_, err := treewalk.NewMeasurer(r.Repository).Measure(walktest.Guard(t), tid, "")
 	if !errors.Is(err, tree.ErrTooDeep) {
 		t.Fatalf("got %v, want ErrTooDeep", err)
 	}

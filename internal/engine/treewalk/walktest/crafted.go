@@ -84,14 +84,14 @@ func (c *Crafter) Shared(levels int, leaf ...tree.Node) id.ID {
 }
 
 // Snapshot stores everything written so far and then a snapshot of the
-// tree root taken at at, and returns it. The Crafter cannot be used
-// after.
+// tree root taken at at, and returns it.
 func (c *Crafter) Snapshot(root id.ID, at time.Time) snapshot.WithID {
 	c.t.Helper()
 	ctx := context.Background()
 	if err := c.saver.Flush(ctx); err != nil {
 		c.t.Fatal(err)
 	}
+	c.saver = c.r.NewSaver(ctx, 2, pack.Zstd)
 	s := &snapshot.Snapshot{Time: at, Tree: root, Source: "local:/crafted", Hostname: "crafted", Path: "/crafted",
 		Nonce: []byte(at.String())}
 	sid, err := c.r.SaveSnapshot(ctx, s)
@@ -99,4 +99,51 @@ func (c *Crafter) Snapshot(root id.ID, at time.Time) snapshot.WithID {
 		c.t.Fatal(err)
 	}
 	return snapshot.WithID{ID: sid, Snapshot: s}
+}
+
+// Hostile are snapshots written by a Crafter: two that break the tree
+// bounds, and one that shares a directory as a real file system can.
+type Hostile struct {
+	// Deep nests DeepLevels directories "d", the last holding file "f".
+	Deep snapshot.WithID
+	// Shared has SharedLevels levels of two directories "a" and "b" that
+	// are one tree, the last holding file "f": 2^40 paths to it.
+	Shared snapshot.WithID
+	// Twins holds directories "a" and "b" that are one tree, each
+	// holding file "f" and directory "d" with file "g": 4 files, 4
+	// directories.
+	Twins snapshot.WithID
+}
+
+// The shapes of Hostile's snapshots.
+const (
+	DeepLevels   = 100_000
+	SharedLevels = 40
+)
+
+// HostileTime is when the first of Hostile's snapshots was taken; the
+// others follow an hour apart (Deep, Shared, Twins).
+var HostileTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// WriteHostile writes Hostile's snapshots to r.
+func WriteHostile(t testing.TB, r *repo.Repository) Hostile {
+	t.Helper()
+	c := NewCrafter(t, r)
+	var h Hostile
+	h.Deep = c.Snapshot(c.Deep(DeepLevels, c.File("f", []byte("at the bottom\n"))), HostileTime)
+	h.Shared = c.Snapshot(c.Shared(SharedLevels, c.File("f", []byte("everywhere\n"))), HostileTime.Add(time.Hour))
+	twin := c.Tree(c.File("f", []byte("twin\n")), Dir("d", c.Tree(c.File("g", []byte("g\n")))))
+	h.Twins = c.Snapshot(c.Tree(Dir("a", twin), Dir("b", twin)), HostileTime.Add(2*time.Hour))
+	return h
+}
+
+// Guard returns a context for a test that the code before the tree bounds
+// ran for ever, or until memory ran out, on Hostile's snapshots: an overrun
+// fails with the context's error instead of hanging the suite. It is a
+// guard, not a timed assertion: the bounded code takes well under a second.
+func Guard(t testing.TB) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }
