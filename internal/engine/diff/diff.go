@@ -2,6 +2,7 @@ package diff
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -144,6 +145,9 @@ func (d *differ) measure(ctx context.Context, t1, t2 id.ID, prefix string, depth
 					var s treewalk.Size
 					s, err = d.m.Measure(ctx, side.Subtree, p)
 					sub += s.Entries
+					if errors.Is(err, tree.ErrTooManyEntries) {
+						err = tree.ErrTooManyEntries // the comparison's budget, not the subtree's
+					}
 				}
 			}
 		}

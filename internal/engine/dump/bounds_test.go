@@ -13,8 +13,9 @@ import (
 )
 
 // TestCrafted dumps the crafted snapshots as archives: the deep one and
-// the one shared 2^40 ways fail before any entry is written; identical
-// directories are dumped once per path.
+// the one shared 2^40 ways fail before a byte is written (the dashboard
+// can still answer with an error page); identical directories are dumped
+// once per path.
 func TestCrafted(t *testing.T) {
 	r := walktest.New(t)
 	h := walktest.WriteHostile(t, r.Repository)
@@ -37,7 +38,7 @@ func TestCrafted(t *testing.T) {
 				if !errors.Is(err, tc.want) {
 					t.Fatalf("got %v, want %v", err, tc.want)
 				}
-				if err != nil && buf.Len() > 3*512 {
+				if err != nil && buf.Len() > 0 {
 					t.Errorf("%d bytes written before the error", buf.Len())
 				}
 			})
