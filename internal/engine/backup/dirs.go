@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 	"github.com/cloudstic/cloudstic/internal/source"
@@ -37,7 +38,7 @@ const dirLookahead = 8
 func (w *walker) fillScan(s *scan, path, rel string, parentTree id.ID) {
 	defer close(s.done)
 	if relDepth(rel) >= tree.MaxDepth {
-		w.entryErr(fmt.Errorf("%s: %w: its contents are left out", path, tree.ErrTooDeep))
+		w.entryErr(fmt.Errorf("%s: %w: its contents are left out", treewalk.ShortPath(path), tree.ErrTooDeep))
 		return
 	}
 	s.parentList, s.parent = w.parentNodes(parentTree, rel)
