@@ -23,9 +23,11 @@ func TestCraftedTrees(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	store := filepath.Join(dir, "repo")
-	env := map[string]string{"CLOUDSTIC_STORE": "local:" + store, "CLOUDSTIC_PASSWORD": "pw", "HOME": dir}
+	// A platform key: no key derivation per command (seconds under -race).
+	const key = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+	env := map[string]string{"CLOUDSTIC_STORE": "local:" + store, "CLOUDSTIC_ENCRYPTION_KEY": key, "HOME": dir}
 	mainWith(t, env, "init").check(t, cli.ExitOK, nil, nil)
-	r, err := repo.Open(context.Background(), local.New(store), repo.Credentials{Password: "pw"})
+	r, err := repo.Open(context.Background(), local.New(store), repo.Credentials{PlatformKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}
