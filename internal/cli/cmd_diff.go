@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cloudstic/cloudstic/internal/engine/diff"
+	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
@@ -41,6 +42,9 @@ func runDiff(ctx context.Context, a *app, args []string) error {
 	}
 	var changes []diffChange
 	if err := diff.Trees(ctx, r.Repository, s1.Tree, s2.Tree, "", func(c diffChange) { changes = append(changes, c) }); err != nil {
+		if treewalk.IsBounds(err) {
+			return fmt.Errorf("snapshots %s and %s: %w", s1.ID.Short(), s2.ID.Short(), err)
+		}
 		return err
 	}
 	sum := diff.Summarize(changes)

@@ -75,6 +75,9 @@ func (a *app) dump(ctx context.Context, r *repo.Repository, ref, p, archive stri
 	} else {
 		err = dump.Archive(ctx, r, treewalk.Root(snap.Tree, snap.Root), rel, archive, out)
 	}
+	if treewalk.IsBounds(err) {
+		return fmt.Errorf("snapshot %s: %w", snap.ID.Short(), err)
+	}
 	if err != nil {
 		return err
 	}

@@ -4,13 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"path"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
@@ -85,11 +84,11 @@ func runLs(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	entries := []lsEntry{}
-	err = walkTree(ctx, r.Repository, snap.Tree, "", func(p string, n *tree.Node) {
+	err = treewalk.Walk(ctx, r.Repository, snap.Tree, "", func(p string, n *tree.Node) error {
 		if a.g.json {
 			entries = append(entries, lsEntry{Path: p, Type: n.Type, Size: n.Size, Mode: fmt.Sprintf("%04o", n.Mode),
 				MTime: time.Unix(0, n.MTime).UTC(), UID: n.UID, GID: n.GID, Target: n.LinkTarget})
-			return
+			return nil
 		}
 		name := termtext.Safe(p)
 		switch n.Type {
@@ -101,16 +100,17 @@ func runLs(ctx context.Context, a *app, args []string) error {
 		if *long {
 			fmt.Fprintf(a.io.Stdout, "%s %-8s %-8s %10d %s %s\n", modeString(n), owner(n.User, n.UID), owner(n.Group, n.GID),
 				n.Size, time.Unix(0, n.MTime).Local().Format("2006-01-02 15:04"), name)
-			return
+			return nil
 		}
 		if n.Type == tree.TypeFile {
 			fmt.Fprintf(a.io.Stdout, "%s  (%s)\n", name, humanBytes(int64(n.Size)))
 		} else {
 			fmt.Fprintln(a.io.Stdout, name)
 		}
+		return nil
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("snapshot %s: %w", snap.ID.Short(), err)
 	}
 	if a.g.json {
 		a.writeJSON(lsResult{skippedDamage: a.skipped(), SnapshotID: snap.ID.String(), Entries: entries})
@@ -153,23 +153,4 @@ func modeString(n *tree.Node) string {
 		m |= fs.ModeSocket
 	}
 	return m.String()
-}
-
-// walkTree calls fn for every node below tid, depth first, in name order.
-func walkTree(ctx context.Context, r *repo.Repository, tid id.ID, prefix string, fn func(p string, n *tree.Node)) error {
-	t, err := r.LoadTree(ctx, tid)
-	if err != nil {
-		return err
-	}
-	for i := range t.Nodes {
-		n := &t.Nodes[i]
-		p := path.Join(prefix, n.Name)
-		fn(p, n)
-		if n.Type == tree.TypeDir {
-			if err := walkTree(ctx, r, n.Subtree, p, fn); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"path"
@@ -136,15 +137,17 @@ func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request) {
 		if p == "" {
 			name = "snapshot-" + snap.ID.Short()
 		}
+		// The response starts with the first byte, so that an error
+		// before it (a directory refused by the tree bounds) still gets
+		// an error page.
+		out := &startOnWrite{w: w, started: &started}
 		switch n.Type {
 		case tree.TypeFile:
-			startDownload(w, name, "application/octet-stream")
-			started = true
-			return dump.Contents(ctx, rr, &n, w)
+			out.start = func() { startDownload(w, name, "application/octet-stream") }
+			return out.finish(dump.Contents(ctx, rr, &n, out))
 		case tree.TypeDir:
-			startDownload(w, name+".zip", "application/zip")
-			started = true
-			return dump.Archive(ctx, rr, treewalk.Root(snap.Tree, snap.Root), p, dump.FormatZip, w)
+			out.start = func() { startDownload(w, name+".zip", "application/zip") }
+			return out.finish(dump.Archive(ctx, rr, treewalk.Root(snap.Tree, snap.Root), p, dump.FormatZip, out))
 		default:
 			return fmt.Errorf("/%s is a %s: %w", p, n.Type, errNotDownloadable)
 		}
@@ -158,6 +161,31 @@ func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.pathError(w, r, p, err)
 	}
+}
+
+// startOnWrite calls start before the first byte goes to w.
+type startOnWrite struct {
+	w       io.Writer
+	start   func()
+	started *bool
+}
+
+func (s *startOnWrite) Write(p []byte) (int, error) {
+	if !*s.started {
+		s.start()
+		*s.started = true
+	}
+	return s.w.Write(p)
+}
+
+// finish starts a response that ended without writing a byte (an empty
+// file) and returns err.
+func (s *startOnWrite) finish(err error) error {
+	if err == nil && !*s.started {
+		s.start()
+		*s.started = true
+	}
+	return err
 }
 
 // errNotDownloadable: the path is neither a file nor a directory.

@@ -63,8 +63,9 @@ type growthCache struct {
 }
 
 // handleGrowth draws the repository's size and deduplication ratio after
-// each snapshot. Counting walks every snapshot's trees, so the rows are
-// kept until the list of snapshots changes.
+// each snapshot. Counting reads every distinct tree once (stats.Counter:
+// its cost follows the trees stored, not the snapshots' logical size),
+// and the rows are kept until the list of snapshots changes.
 func (s *Server) handleGrowth(w http.ResponseWriter, r *http.Request) {
 	i, ok := s.repoIndex(w, r)
 	if !ok {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
+	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
@@ -84,6 +85,8 @@ func (s *Server) readError(w http.ResponseWriter, r *http.Request, err error) {
 		s.errorPage(w, r, http.StatusNotFound, "No such snapshot", oneLine(err.Error()))
 	case errors.Is(err, lock.ErrLocked):
 		s.errorPage(w, r, http.StatusConflict, "Repository locked", oneLine(err.Error()))
+	case treewalk.IsBounds(err):
+		s.errorPage(w, r, http.StatusUnprocessableEntity, "Snapshot refused", oneLine(err.Error()))
 	case errors.Is(err, context.Canceled):
 		// The browser went away.
 	default:

@@ -3,11 +3,13 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 
 	"github.com/cloudstic/cloudstic/internal/engine/diff"
 	"github.com/cloudstic/cloudstic/internal/engine/find"
+	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
@@ -107,6 +109,9 @@ func (s *Server) handleDiff(w http.ResponseWriter, r *http.Request) {
 		}
 		var all []diff.Change
 		err = diff.Trees(ctx, rr, page.From.Tree, page.To.Tree, "", func(c diff.Change) { all = append(all, c) })
+		if treewalk.IsBounds(err) {
+			return fmt.Errorf("snapshots %s and %s: %w", page.From.ID.Short(), page.To.ID.Short(), err)
+		}
 		if err != nil {
 			return err
 		}

@@ -3,9 +3,12 @@ package backup
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
+	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 	"github.com/cloudstic/cloudstic/internal/source"
@@ -28,15 +31,31 @@ type scan struct {
 const dirLookahead = 8
 
 // fillScan loads a directory's parent tree, reads the directory into s and
-// closes s.done.
+// closes s.done. A directory at depth tree.MaxDepth is stored empty, with
+// an error naming it: readers refuse deeper entries, so a snapshot holding
+// them could not be listed or restored (and the walk recurses once per
+// level).
 func (w *walker) fillScan(s *scan, path, rel string, parentTree id.ID) {
 	defer close(s.done)
+	if relDepth(rel) >= tree.MaxDepth {
+		w.entryErr(fmt.Errorf("%s: %w: its contents are left out", treewalk.ShortPath(path), tree.ErrTooDeep))
+		return
+	}
 	s.parentList, s.parent = w.parentNodes(parentTree, rel)
 	if names, ok := w.selected[path]; ok {
 		s.nodes = w.readSelected(path, names, s.parent)
 		return
 	}
 	s.nodes, s.empty, s.err = w.readDir(path, rel, s.parent)
+}
+
+// relDepth is the number of components of rel, a path relative to the
+// source ("." for the source itself: 0).
+func relDepth(rel string) int {
+	if rel == "." {
+		return 0
+	}
+	return strings.Count(rel, "/") + 1
 }
 
 // dir stores one directory and everything below it. pre is its scan when

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 
+	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
@@ -17,7 +17,7 @@ import (
 // walkItem is a tree still to visit.
 type walkItem struct {
 	tree id.ID
-	path string
+	dir  *treewalk.Path
 	snap string // snapshot key, for messages
 }
 
@@ -41,8 +41,18 @@ func (c *checker) checkSnapshots(ctx context.Context, indexed []id.ID) error {
 		return err
 	}
 	w := &walker{c: c, seen: c.r.Index().NewSet(), missing: make(map[id.ID]*missingPack)}
+	// The walk visits each tree once, whatever the snapshot's shape; the
+	// Measurer (each tree once too, across snapshots) tells whether the
+	// readers, which expand them, would accept them.
+	bounds := treewalk.NewMeasurer(c.r)
+	bounds.SkipUnreadable = true // the walk reports those
 	for i, s := range snaps {
 		if err := w.walk(ctx, s); err != nil {
+			return err
+		}
+		if _, err := bounds.Measure(ctx, s.Tree, ""); treewalk.IsBounds(err) {
+			c.add(KindCorrupt, repo.SnapshotKey(s.ID), "%v (ls, find, dump and restore refuse it)", err)
+		} else if err != nil {
 			return err
 		}
 		c.logf("checked snapshot %s (%d/%d)", s.ID.Short(), i+1, len(snaps))
@@ -100,17 +110,18 @@ func (c *checker) loadSnapshots(ctx context.Context) ([]snapshot.WithID, error) 
 	return out, nil
 }
 
-// locate reports a blob that cannot be found, returning false then.
-func (w *walker) locate(blob id.ID, what, p, snapKey string) bool {
+// locate reports a blob that cannot be found, returning false then. The
+// blob is the entry name of dir ("": dir's own tree).
+func (w *walker) locate(blob id.ID, what string, dir *treewalk.Path, name, snapKey string) bool {
 	loc, ok := w.c.r.Index().Lookup(blob)
 	if !ok {
-		w.c.add(KindMissing, snapKey, "%s %s (%s) is in no index", what, blob.Short(), p)
+		w.c.add(KindMissing, snapKey, "%s %s (%s) is in no index", what, blob.Short(), "/"+dir.Join(name))
 		return false
 	}
 	if _, ok := w.c.packs[loc.Pack]; !ok {
 		m := w.missing[loc.Pack]
 		if m == nil {
-			m = &missingPack{example: fmt.Sprintf("%s %s of %s in %s", what, blob.Short(), p, snapKey)}
+			m = &missingPack{example: fmt.Sprintf("%s %s of %s in %s", what, blob.Short(), "/"+dir.Join(name), snapKey)}
 			w.missing[loc.Pack] = m
 		}
 		m.blobs++
@@ -121,7 +132,7 @@ func (w *walker) locate(blob id.ID, what, p, snapKey string) bool {
 
 func (w *walker) walk(ctx context.Context, s snapshot.WithID) error {
 	snapKey := repo.SnapshotKey(s.ID)
-	stack := []walkItem{{tree: s.Tree, path: "/", snap: snapKey}}
+	stack := []walkItem{{tree: s.Tree, snap: snapKey}}
 	for len(stack) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -132,24 +143,23 @@ func (w *walker) walk(ctx context.Context, s snapshot.WithID) error {
 			continue
 		}
 		w.c.res.Trees++
-		if !w.locate(it.tree, "tree", it.path, it.snap) {
+		if !w.locate(it.tree, "tree", it.dir, "", it.snap) {
 			continue
 		}
 		t, err := w.c.r.LoadTree(ctx, it.tree)
 		if err != nil {
 			loc, _ := w.c.r.Index().Lookup(it.tree) // found by locate above
-			w.c.addErr(repo.PackKey(loc.Pack), err, "tree %s (%s): %v", it.tree.Short(), it.path, err)
+			w.c.addErr(repo.PackKey(loc.Pack), err, "tree %s (%s): %v", it.tree.Short(), "/"+it.dir.Join(""), err)
 			continue
 		}
 		for _, n := range t.Nodes {
-			p := path.Join(it.path, n.Name)
 			for _, b := range n.Content {
 				if w.seen.Add(b) {
-					w.locate(b, "data blob", p, it.snap)
+					w.locate(b, "data blob", it.dir, n.Name, it.snap)
 				}
 			}
 			if n.Type == tree.TypeDir && !w.seen.Has(n.Subtree) {
-				stack = append(stack, walkItem{tree: n.Subtree, path: p, snap: it.snap})
+				stack = append(stack, walkItem{tree: n.Subtree, dir: it.dir.Child(n.Name), snap: it.snap})
 			}
 		}
 	}

@@ -2,9 +2,12 @@ package diff
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path"
 	"slices"
 
+	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
@@ -40,25 +43,40 @@ type Summary struct {
 // Trees reports the differences between the trees t1 and t2 (either may
 // be zero: an empty tree) in path order, below prefix, skipping identical
 // subtrees without loading them. r's index must be loaded.
+//
+// The comparison is measured first (see measure): one whose trees nest
+// deeper than tree.MaxDepth, or that would meet more than tree.MaxEntries
+// entries, fails before anything is emitted.
 func Trees(ctx context.Context, r *repo.Repository, t1, t2 id.ID, prefix string, emit func(Change)) error {
-	if t1 == t2 {
-		return nil
+	d := &differ{m: treewalk.NewMeasurer(r), costs: map[[2]id.ID]int64{}, emit: emit}
+	if _, err := d.measure(ctx, t1, t2, prefix, treewalk.Depth(prefix)); err != nil {
+		return err
 	}
-	var n1, n2 []tree.Node
-	if !t1.IsZero() {
-		t, err := r.LoadTree(ctx, t1)
-		if err != nil {
-			return err
-		}
-		n1 = t.Nodes
+	return d.trees(ctx, t1, t2, prefix, treewalk.Depth(prefix))
+}
+
+// differ is the state of one comparison.
+type differ struct {
+	m     *treewalk.Measurer // reads the trees; measures one-sided subtrees
+	costs map[[2]id.ID]int64 // entries met comparing two trees, measured
+	emit  func(Change)
+}
+
+// load returns the nodes of the tree tid, none for the zero id.
+func (d *differ) load(ctx context.Context, tid id.ID) ([]tree.Node, error) {
+	if tid.IsZero() {
+		return nil, nil
 	}
-	if !t2.IsZero() {
-		t, err := r.LoadTree(ctx, t2)
-		if err != nil {
-			return err
-		}
-		n2 = t.Nodes
+	t, err := d.m.LoadTree(ctx, tid)
+	if err != nil {
+		return nil, err
 	}
+	return t.Nodes, nil
+}
+
+// pairs calls fn for each name of n1 and n2 (sorted by name), with its
+// node on either side or both.
+func pairs(n1, n2 []tree.Node, fn func(a, b *tree.Node) error) error {
 	i, j := 0, 0
 	for i < len(n1) || j < len(n2) {
 		var a, b *tree.Node
@@ -74,21 +92,109 @@ func Trees(ctx context.Context, r *repo.Repository, t1, t2 id.ID, prefix string,
 			i++
 			j++
 		}
-		if err := node(ctx, r, a, b, prefix, emit); err != nil {
+		if err := fn(a, b); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// measure returns how many entries comparing t1 and t2, directories at
+// depth found at prefix, meets: each pair of trees is read once, however
+// many directories share it, and a subtree on one side only is measured by
+// the Measurer. It fails as the tree bounds say.
+func (d *differ) measure(ctx context.Context, t1, t2 id.ID, prefix string, depth int) (int64, error) {
+	if t1 == t2 {
+		return 0, nil
+	}
+	if c, ok := d.costs[[2]id.ID{t1, t2}]; ok {
+		return c, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	n1, err := d.load(ctx, t1)
+	if err != nil {
+		return 0, err
+	}
+	n2, err := d.load(ctx, t2)
+	if err != nil {
+		return 0, err
+	}
+	var cost int64
+	err = pairs(n1, n2, func(a, b *tree.Node) error {
+		n := b
+		if n == nil {
+			n = a
+		}
+		p := path.Join(prefix, n.Name)
+		if depth+1 > tree.MaxDepth {
+			return fmt.Errorf("%s: %w", treewalk.ShortPath(p), tree.ErrTooDeep)
+		}
+		cost++
+		var sub int64
+		var err error
+		switch {
+		case a != nil && b != nil && a.Type == tree.TypeDir && b.Type == tree.TypeDir:
+			sub, err = d.measure(ctx, a.Subtree, b.Subtree, p, depth+1)
+		default:
+			// A directory on one side only (or replacing a non-directory)
+			// is listed whole.
+			for _, side := range []*tree.Node{a, b} {
+				if side != nil && side.Type == tree.TypeDir && err == nil {
+					var s treewalk.Size
+					s, err = d.m.Measure(ctx, side.Subtree, p)
+					sub += s.Entries
+					if errors.Is(err, tree.ErrTooManyEntries) {
+						err = tree.ErrTooManyEntries // the comparison's budget, not the subtree's
+					}
+				}
+			}
+		}
+		cost += sub
+		if err == nil && cost > tree.MaxEntries {
+			err = tree.ErrTooManyEntries
+		}
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	d.costs[[2]id.ID{t1, t2}] = cost
+	return cost, nil
+}
+
+// trees emits the differences between t1 and t2, directories at depth.
+func (d *differ) trees(ctx context.Context, t1, t2 id.ID, prefix string, depth int) error {
+	if t1 == t2 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	n1, err := d.load(ctx, t1)
+	if err != nil {
+		return err
+	}
+	n2, err := d.load(ctx, t2)
+	if err != nil {
+		return err
+	}
+	if depth >= tree.MaxDepth && len(n1)+len(n2) > 0 {
+		// measure saw to it; this keeps the recursion bounded regardless.
+		return fmt.Errorf("%s: %w", treewalk.ShortPath(prefix), tree.ErrTooDeep)
+	}
+	return pairs(n1, n2, func(a, b *tree.Node) error { return d.node(ctx, a, b, prefix, depth) })
+}
+
 // node compares one name present in either or both trees.
-func node(ctx context.Context, r *repo.Repository, a, b *tree.Node, prefix string, emit func(Change)) error {
+func (d *differ) node(ctx context.Context, a, b *tree.Node, prefix string, depth int) error {
 	if a != nil && b != nil && a.Type != b.Type {
 		// A type change is a removal and an addition.
-		if err := node(ctx, r, a, nil, prefix, emit); err != nil {
+		if err := d.node(ctx, a, nil, prefix, depth); err != nil {
 			return err
 		}
-		return node(ctx, r, nil, b, prefix, emit)
+		return d.node(ctx, nil, b, prefix, depth)
 	}
 	n := b
 	if n == nil {
@@ -112,10 +218,10 @@ func node(ctx context.Context, r *repo.Repository, a, b *tree.Node, prefix strin
 		}
 	}
 	if c.Change != "" {
-		emit(c)
+		d.emit(c)
 	}
 	if n.Type == tree.TypeDir {
-		return Trees(ctx, r, sub1, sub2, p, emit)
+		return d.trees(ctx, sub1, sub2, p, depth+1)
 	}
 	return nil
 }

@@ -61,6 +61,8 @@ func copyContents(ctx context.Context, r *repo.Repository, n *tree.Node, w io.Wr
 // whole snapshot) and, for a directory, everything below it, as an archive
 // of format to w. Names in the archive are paths from the snapshot root
 // without the leading "/". root is the snapshot's root node (treewalk.Root).
+// A directory whose trees break the tree bounds (see treewalk.Measurer) is
+// refused before anything is written.
 func Archive(ctx context.Context, r *repo.Repository, root tree.Node, p, format string, w io.Writer) error {
 	var aw archiver
 	switch format {
@@ -78,12 +80,21 @@ func Archive(ctx context.Context, r *repo.Repository, root tree.Node, p, format 
 		if start, err = treewalk.Lookup(ctx, r, root.Subtree, rel); err != nil {
 			return err
 		}
+	}
+	// Trees that break the bounds fail before the first byte is written.
+	m := treewalk.NewMeasurer(r)
+	if start.Type == tree.TypeDir {
+		if _, err := m.Measure(ctx, start.Subtree, rel); err != nil {
+			return err
+		}
+	}
+	if rel != "" {
 		if err := aw.add(rel, &start); err != nil {
 			return err
 		}
 	}
 	if start.Type == tree.TypeDir {
-		err := treewalk.Walk(ctx, r, start.Subtree, rel, func(p string, n *tree.Node) error {
+		err := m.Walk(ctx, start.Subtree, rel, func(p string, n *tree.Node) error {
 			return aw.add(p, n)
 		})
 		if err != nil {

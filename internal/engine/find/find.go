@@ -60,8 +60,8 @@ func CheckPatterns(patterns []string) error {
 
 // Run calls fn for every entry of snaps that opts select, snapshot by
 // snapshot in the order given, entries in tree order. r's index must be
-// loaded. A snapshot whose trees cannot be read stops the search with an
-// error naming it.
+// loaded. A snapshot whose trees cannot be read, or break the tree bounds
+// (see treewalk.Measurer), stops the search with an error naming it.
 func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts Options, fn func(Match) error) error {
 	if err := CheckPatterns(opts.Patterns); err != nil {
 		return err
@@ -73,21 +73,11 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 			m.opts.Patterns[i] = strings.ToLower(p)
 		}
 	}
+	// One Measurer for all: the trees snapshots share are measured once.
+	bounds := treewalk.NewMeasurer(r)
 	for _, s := range snaps {
 		m.prefix = treewalk.Relative(s.Snapshot, opts.PathPrefix)
-		err := treewalk.Walk(ctx, r, s.Tree, "", func(p string, n *tree.Node) error {
-			if !m.underPrefix(p) {
-				if n.Type == tree.TypeDir && m.abovePrefix(p) {
-					return nil // descend towards the prefix
-				}
-				return treewalk.SkipDir
-			}
-			if m.selects(p, n) {
-				return fn(Match{Snapshot: s, Path: "/" + p, Node: n})
-			}
-			return nil
-		})
-		if err != nil {
+		if err := m.search(ctx, r, bounds, s, fn); err != nil {
 			return fmt.Errorf("snapshot %s: %w", s.ID.Short(), err)
 		}
 	}
@@ -99,14 +89,38 @@ type matcher struct {
 	prefix string // without leading or trailing "/"; "" is the root
 }
 
-// underPrefix: p is the prefix directory itself or inside it.
-func (m *matcher) underPrefix(p string) bool {
-	return m.prefix == "" || p == m.prefix || strings.HasPrefix(p, m.prefix+"/")
+// search reports the entries of s that m selects: those at and below its
+// prefix, whose trees alone are read. A snapshot without the prefix has
+// none.
+func (m *matcher) search(ctx context.Context, r *repo.Repository, bounds *treewalk.Measurer, s snapshot.WithID, fn func(Match) error) error {
+	start := treewalk.Root(s.Tree, nil)
+	if m.prefix != "" {
+		n, err := treewalk.Lookup(ctx, r, s.Tree, m.prefix)
+		if errors.Is(err, treewalk.ErrNotFound) || errors.Is(err, treewalk.ErrNotDir) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := m.report(s, m.prefix, &n, fn); err != nil {
+			return err
+		}
+		start = n
+	}
+	if start.Type != tree.TypeDir {
+		return nil
+	}
+	return bounds.Walk(ctx, start.Subtree, m.prefix, func(p string, n *tree.Node) error {
+		return m.report(s, p, n, fn)
+	})
 }
 
-// abovePrefix: p is a directory on the way down to the prefix.
-func (m *matcher) abovePrefix(p string) bool {
-	return strings.HasPrefix(m.prefix, p+"/")
+// report calls fn for the entry n at p if m selects it.
+func (m *matcher) report(s snapshot.WithID, p string, n *tree.Node, fn func(Match) error) error {
+	if !m.selects(p, n) {
+		return nil
+	}
+	return fn(Match{Snapshot: s, Path: "/" + p, Node: n})
 }
 
 func (m *matcher) selects(p string, n *tree.Node) bool {

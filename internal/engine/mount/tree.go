@@ -156,8 +156,14 @@ var (
 	_ fs.NodeReaddirer = (*dirEntry)(nil)
 )
 
+// load reads the directory's tree. One whose entries would be deeper than
+// tree.MaxDepth is refused, as every reader refuses it: that also keeps
+// the paths the mount holds bounded.
 func (d *dirEntry) load(ctx context.Context) (*tree.Tree, syscall.Errno) {
 	t, err := d.m.trees.get(ctx, d.node.Subtree)
+	if err == nil && len(t.Nodes) > 0 && treewalk.Depth(d.path) >= tree.MaxDepth {
+		err = tree.ErrTooDeep
+	}
 	if err != nil {
 		return nil, d.m.errno("directory "+d.display(), err)
 	}
@@ -165,7 +171,7 @@ func (d *dirEntry) load(ctx context.Context) (*tree.Tree, syscall.Errno) {
 }
 
 func (d *dirEntry) display() string {
-	return d.snap[:8] + ":/" + d.path
+	return d.snap[:8] + ":/" + treewalk.ShortPath(d.path)
 }
 
 func (d *dirEntry) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {

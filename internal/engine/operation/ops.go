@@ -12,6 +12,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/rewrite"
 	"github.com/cloudstic/cloudstic/internal/engine/snapcopy"
 	"github.com/cloudstic/cloudstic/internal/engine/tag"
+	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
@@ -87,6 +88,9 @@ func Restore(ctx context.Context, r *Repo, ref string, opts restore.Options,
 		res, err := restore.Run(ctx, r.Repository, lease, snap.Tree, opts)
 		if res != nil {
 			out = &RestoreResult{Snapshot: snap, Result: res}
+		}
+		if treewalk.IsBounds(err) {
+			err = fmt.Errorf("snapshot %s: %w", snap.ID.Short(), err)
 		}
 		return err
 	})

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
+	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
@@ -233,6 +234,9 @@ func resolvePath(ctx context.Context, r *repo.Repository, root id.ID, path strin
 	if path == "" || path == "." {
 		return rootEntry, "", nil
 	}
+	if treewalk.Depth(path) > tree.MaxDepth {
+		return entry{}, "", fmt.Errorf("-path %q: %w", treewalk.ShortPath(path), tree.ErrTooDeep)
+	}
 	cur := root
 	parts := strings.Split(path, "/")
 	for i, name := range parts {
@@ -272,8 +276,25 @@ var errTreeUnreadable = errors.New("directory tree unreadable")
 // handed to unreadable (its contents cannot even be named) and the walk goes
 // on with its siblings, so one bad tree blob costs only its own subtree. An
 // unreadable start, an error of fn or cancellation stops the walk.
+//
+// The trees below start are measured first (treewalk.Measurer): a snapshot
+// whose directories nest deeper than tree.MaxDepth, or that would expand
+// to more than tree.MaxEntries entries, fails before anything is written.
+// The walk recurses once per level, so no deeper than tree.MaxDepth.
 func walk(ctx context.Context, r *repo.Repository, start entry, fn func(e entry) error, unreadable func(rel string, err error)) error {
-	err := walkEntry(ctx, r, start, fn, unreadable)
+	prefix := start.rel // a path from the snapshot root, "" for the root
+	if prefix == "." {
+		prefix = ""
+	}
+	m := treewalk.NewMeasurer(r)
+	m.SkipUnreadable = true // reported by the walk, which goes on
+	if start.node.Type == tree.TypeDir {
+		if _, err := m.Measure(ctx, start.node.Subtree, prefix); err != nil {
+			return err
+		}
+	}
+	w := &treeWalk{m: m, fn: fn, unreadable: unreadable}
+	err := w.entry(ctx, start, treewalk.Depth(prefix))
 	if errors.Is(err, errTreeUnreadable) {
 		// Only start's own tree gets here: below it, unreadable took them.
 		return fmt.Errorf("%s: %w", start.rel, err)
@@ -281,16 +302,32 @@ func walk(ctx context.Context, r *repo.Repository, start entry, fn func(e entry)
 	return err
 }
 
-func walkEntry(ctx context.Context, r *repo.Repository, start entry, fn func(e entry) error, unreadable func(rel string, err error)) error {
-	if err := fn(start); errors.Is(err, errSkipDir) {
+// treeWalk is the state of one walk.
+type treeWalk struct {
+	m          *treewalk.Measurer // reads the trees
+	fn         func(e entry) error
+	unreadable func(rel string, err error)
+	entries    int64 // met so far, against tree.MaxEntries
+}
+
+// entry walks e, found depth levels below the snapshot root, and what is
+// below it.
+func (w *treeWalk) entry(ctx context.Context, e entry, depth int) error {
+	if depth > tree.MaxDepth {
+		return fmt.Errorf("%s: %w", treewalk.ShortPath(e.rel), tree.ErrTooDeep)
+	}
+	if w.entries++; w.entries > tree.MaxEntries {
+		return tree.ErrTooManyEntries
+	}
+	if err := w.fn(e); errors.Is(err, errSkipDir) {
 		return nil
 	} else if err != nil {
 		return err
 	}
-	if start.node.Type != tree.TypeDir {
+	if e.node.Type != tree.TypeDir {
 		return nil
 	}
-	t, err := r.LoadTree(ctx, start.node.Subtree)
+	t, err := w.m.LoadTree(ctx, e.node.Subtree)
 	if err != nil {
 		return fmt.Errorf("%w: %w", errTreeUnreadable, err)
 	}
@@ -298,12 +335,12 @@ func walkEntry(ctx context.Context, r *repo.Repository, start entry, fn func(e e
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rel := childRel(start.rel, n.Name)
-		err := walkEntry(ctx, r, entry{rel: rel, node: n}, fn, unreadable)
+		rel := childRel(e.rel, n.Name)
+		err := w.entry(ctx, entry{rel: rel, node: n}, depth+1)
 		switch {
 		case err == nil:
 		case errors.Is(err, errTreeUnreadable) && ctx.Err() == nil:
-			unreadable(rel, err)
+			w.unreadable(rel, err)
 		default:
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cloudstic/cloudstic/internal/engine/exclude"
+	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
@@ -21,7 +22,15 @@ type walker struct {
 	dryRun bool
 	saver  *repo.Saver // of the snapshot being rewritten; nil in a dry run
 	memo   map[memoKey]treeResult
+	// bounds measures each snapshot before its walk, which expands a tree
+	// once per path that reaches it: a crafted snapshot must fail there,
+	// not run for ever (see treewalk.Measurer).
+	bounds *treewalk.Measurer
+	counts map[id.ID]fileCount // of removed subtrees, by tree
 }
+
+// fileCount is the regular files below a tree and their size.
+type fileCount struct{ files, bytes int64 }
 
 // memoKey is a tree at a path: the patterns decide by path, so the same
 // tree elsewhere may lose other entries.
@@ -39,12 +48,16 @@ type treeResult struct {
 }
 
 func newWalker(r *repo.Repository, m *exclude.Matcher, dryRun bool) *walker {
-	return &walker{r: r, m: m, dryRun: dryRun, memo: map[memoKey]treeResult{}}
+	return &walker{r: r, m: m, dryRun: dryRun, memo: map[memoKey]treeResult{},
+		bounds: treewalk.NewMeasurer(r), counts: map[id.ID]fileCount{}}
 }
 
 // rewrite rewrites one snapshot. It returns nil when the patterns match
 // nothing in it.
 func (w *walker) rewrite(ctx context.Context, s snapshot.WithID, lease *lock.Lock, opts Options) (*Change, error) {
+	if _, err := w.bounds.Measure(ctx, s.Tree, ""); err != nil {
+		return nil, err
+	}
 	if !w.dryRun {
 		// Tree blobs only: compressed with zstd whatever the setting.
 		w.saver = w.r.NewSaver(ctx, 2, pack.Zstd)
@@ -149,8 +162,13 @@ func (w *walker) store(ctx context.Context, nodes []tree.Node) (id.ID, error) {
 	return tid, nil
 }
 
-// count returns the regular files below the tree tid and their sizes.
+// count returns the regular files below the tree tid and their sizes,
+// each once per path that reaches it. It reads each tree once, and
+// recurses no deeper than the measured trees nest (tree.MaxDepth).
 func (w *walker) count(ctx context.Context, tid id.ID) (files, bytes int64, err error) {
+	if c, ok := w.counts[tid]; ok {
+		return c.files, c.bytes, nil
+	}
 	t, err := w.r.LoadTree(ctx, tid)
 	if err != nil {
 		return 0, 0, err
@@ -167,6 +185,7 @@ func (w *walker) count(ctx context.Context, tid id.ID) (files, bytes int64, err 
 			files, bytes = files+f, bytes+b
 		}
 	}
+	w.counts[tid] = fileCount{files, bytes}
 	return files, bytes, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/chunker"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
@@ -43,7 +44,7 @@ type copier struct {
 
 	saver *repo.Saver       // of the snapshot being copied
 	files map[id.ID][]id.ID // rechunked contents, by a hash of the source's content list
-	trees map[id.ID]id.ID
+	trees map[id.ID]copiedTree
 
 	mu        sync.Mutex // guards blobs and blobsRead: files are copied concurrently
 	blobs     map[id.ID]id.ID
@@ -60,7 +61,7 @@ func newCopier(src, dst *repo.Repository, opts Options) *copier {
 		rechunk: sc != dc,
 		gear:    chunker.NewGear(dst.Key().ChunkerKey()),
 		params:  chunker.Params{Min: dc.Min, Avg: dc.Avg, Max: dc.Max},
-		blobs:   map[id.ID]id.ID{}, files: map[id.ID][]id.ID{}, trees: map[id.ID]id.ID{}}
+		blobs:   map[id.ID]id.ID{}, files: map[id.ID][]id.ID{}, trees: map[id.ID]copiedTree{}}
 }
 
 // copySnapshot copies one snapshot's trees and data, flushes them, calls
@@ -71,7 +72,7 @@ func (c *copier) copySnapshot(ctx context.Context, s snapshot.WithID, beforeSave
 		uploaders = 2
 	}
 	c.saver = c.dst.NewSaver(ctx, uploaders, c.opts.Compression)
-	root, err := c.copyTree(ctx, s.Tree)
+	root, _, err := c.copyTree(ctx, s.Tree, nil)
 	if err != nil {
 		c.saver.Abort()
 		c.countSaved()
@@ -104,40 +105,65 @@ func (c *copier) countSaved() {
 	c.bytesAdded += st.BytesAdded
 }
 
-// copyTree copies the tree tid and everything below it and returns the id
-// of its copy.
-func (c *copier) copyTree(ctx context.Context, tid id.ID) (id.ID, error) {
-	if nid, ok := c.trees[tid]; ok {
-		return nid, nil
+// copiedTree is a tree of the source as copied: its id in the
+// destination, and how many levels of entries are below it.
+type copiedTree struct {
+	id     id.ID
+	height int
+}
+
+// copyTree copies the tree tid of the directory dir (nil: the root) and
+// everything below it, and returns the id of its copy and its height. A
+// tree shared by several directories is copied once; directories nested
+// deeper than tree.MaxDepth are refused, which bounds the recursion.
+func (c *copier) copyTree(ctx context.Context, tid id.ID, dir *treewalk.Path) (id.ID, int, error) {
+	if ct, ok := c.trees[tid]; ok {
+		return ct.id, ct.height, c.within(dir, ct.height)
 	}
 	if err := ctx.Err(); err != nil {
-		return id.ID{}, err
+		return id.ID{}, 0, err
 	}
 	t, err := c.src.LoadTree(ctx, tid)
 	if err != nil {
-		return id.ID{}, err
+		return id.ID{}, 0, err
+	}
+	if len(t.Nodes) > 0 {
+		if err := c.within(dir, 1); err != nil {
+			return id.ID{}, 0, err
+		}
 	}
 	out := tree.Tree{Nodes: slices.Clone(t.Nodes)}
 	if err := c.copyFiles(ctx, out.Nodes); err != nil {
-		return id.ID{}, err
+		return id.ID{}, 0, err
 	}
+	height := min(len(out.Nodes), 1)
 	for i := range out.Nodes {
 		if n := &out.Nodes[i]; n.Type == tree.TypeDir {
-			if n.Subtree, err = c.copyTree(ctx, n.Subtree); err != nil {
-				return id.ID{}, err
+			var h int
+			if n.Subtree, h, err = c.copyTree(ctx, n.Subtree, dir.Child(n.Name)); err != nil {
+				return id.ID{}, 0, err
 			}
+			height = max(height, 1+h)
 		}
 	}
 	data, err := tree.Encode(&out)
 	if err != nil {
-		return id.ID{}, err
+		return id.ID{}, 0, err
 	}
 	nid := c.dst.Key().ID(data)
 	if _, err := c.saver.Save(ctx, pack.TreeBlob, nid, data); err != nil {
-		return id.ID{}, err
+		return id.ID{}, 0, err
 	}
-	c.trees[tid] = nid
-	return nid, nil
+	c.trees[tid] = copiedTree{id: nid, height: height}
+	return nid, height, nil
+}
+
+// within checks that a tree of height levels fits below dir.
+func (c *copier) within(dir *treewalk.Path, height int) error {
+	if dir.Depth()+height > tree.MaxDepth {
+		return fmt.Errorf("%s: %w", dir.Join(""), tree.ErrTooDeep)
+	}
+	return nil
 }
 
 // copyFiles copies the contents of the files among nodes and sets each

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/repo"
@@ -70,16 +72,46 @@ func ratio(a, b int64) float64 {
 
 // Counter accumulates Totals over snapshots; add snapshots in time order
 // to see the growth (each Add returns the totals so far).
+//
+// It reads each tree once, however many snapshots and directories share
+// it: the logical counts of a tree (files, sizes, directories) are
+// computed from those of its subdirectories and remembered, and the
+// distinct contents and blobs are sets. A snapshot whose trees are shared
+// 2^40 ways costs as little to count as it takes to store.
 type Counter struct {
-	r     *repo.Repository
-	t     Totals
-	blobs map[id.ID]bool    // data and tree blobs counted
-	files map[[32]byte]bool // distinct contents
+	r       *repo.Repository
+	m       *treewalk.Measurer
+	t       Totals
+	blobs   map[id.ID]bool    // data and tree blobs counted
+	files   map[[32]byte]bool // distinct contents
+	counted map[id.ID]*treeCount
+}
+
+// treeCount is what restoring a tree writes below it, each entry once per
+// path that reaches it, less the files of hard-link groups (counted once
+// per snapshot, whichever trees hold them).
+type treeCount struct {
+	files, size, dirs, symlinks, others int64
+	// linked are the hard-linked files directly in the tree; linkedDirs
+	// the subdirectories with hard-linked files below them.
+	linked     []linkedFile
+	linkedDirs []id.ID
+}
+
+// linkedFile is a member of a hard-link group.
+type linkedFile struct {
+	key  [2]uint64 // device, inode
+	size int64
 }
 
 // NewCounter returns an empty Counter over r, whose index must be loaded.
 func NewCounter(r *repo.Repository) *Counter {
-	return &Counter{r: r, blobs: map[id.ID]bool{}, files: map[[32]byte]bool{}}
+	c := &Counter{r: r, blobs: map[id.ID]bool{}, files: map[[32]byte]bool{}, counted: map[id.ID]*treeCount{}}
+	c.m = treewalk.NewMeasurer(r)
+	// Counting needs no expansion: no budget of entries, only the depth.
+	c.m.Unlimited = true
+	c.m.OnTree = c.countTree
+	return c
 }
 
 // Totals returns what has been counted so far.
@@ -87,40 +119,93 @@ func (c *Counter) Totals() Totals { return c.t }
 
 // Add counts one snapshot.
 func (c *Counter) Add(ctx context.Context, s snapshot.WithID) error {
-	c.t.Snapshots++
 	c.blob(s.Tree, false)
-	links := map[[2]uint64]bool{}
-	err := treewalk.Walk(ctx, c.r, s.Tree, "", func(_ string, n *tree.Node) error {
-		switch n.Type {
-		case tree.TypeDir:
-			c.t.Dirs++
-			c.blob(n.Subtree, false)
-		case tree.TypeSymlink:
-			c.t.Symlinks++
-		case tree.TypeFile:
-			if n.Links > 1 && n.Inode != 0 {
-				key := [2]uint64{n.Device, n.Inode}
-				if links[key] {
-					return nil
-				}
-				links[key] = true
-			}
-			c.file(n)
-		default:
-			c.t.Others++
-		}
-		return nil
-	})
-	if err != nil {
+	if _, err := c.m.Measure(ctx, s.Tree, ""); err != nil {
 		return fmt.Errorf("snapshot %s: %w", s.ID.Short(), err)
 	}
+	root := c.counted[s.Tree]
+	c.t.Snapshots++
+	files, size := c.links(s.Tree)
+	c.t.RestoreFiles = addSat(c.t.RestoreFiles, addSat(root.files, files))
+	c.t.RestoreSize = addSat(c.t.RestoreSize, addSat(root.size, size))
+	c.t.Dirs = addSat(c.t.Dirs, root.dirs)
+	c.t.Symlinks = addSat(c.t.Symlinks, root.symlinks)
+	c.t.Others = addSat(c.t.Others, root.others)
 	return nil
 }
 
-// file counts one regular file of a snapshot.
+// countTree counts a tree the Measurer read, after every tree below it:
+// its logical counts from its entries and its subdirectories' counts, and
+// its files' contents and blobs into the sets.
+func (c *Counter) countTree(tid id.ID, t *tree.Tree) error {
+	tc := &treeCount{}
+	for i := range t.Nodes {
+		n := &t.Nodes[i]
+		switch n.Type {
+		case tree.TypeDir:
+			c.blob(n.Subtree, false)
+			sub := c.counted[n.Subtree]
+			tc.dirs = addSat(tc.dirs, addSat(1, sub.dirs))
+			tc.files, tc.size = addSat(tc.files, sub.files), addSat(tc.size, sub.size)
+			tc.symlinks, tc.others = addSat(tc.symlinks, sub.symlinks), addSat(tc.others, sub.others)
+			if (len(sub.linked) > 0 || len(sub.linkedDirs) > 0) && !slices.Contains(tc.linkedDirs, n.Subtree) {
+				tc.linkedDirs = append(tc.linkedDirs, n.Subtree)
+			}
+		case tree.TypeSymlink:
+			tc.symlinks++
+		case tree.TypeFile:
+			c.file(n)
+			if n.Links > 1 && n.Inode != 0 {
+				tc.linked = append(tc.linked, linkedFile{key: [2]uint64{n.Device, n.Inode}, size: int64(n.Size)})
+				continue
+			}
+			tc.files++
+			tc.size = addSat(tc.size, int64(n.Size))
+		default:
+			tc.others++
+		}
+	}
+	c.counted[tid] = tc
+	return nil
+}
+
+// links counts the hard-link groups below the tree root: each group's
+// file once, whatever trees and paths hold its members.
+func (c *Counter) links(root id.ID) (files, size int64) {
+	groups := map[[2]uint64]bool{}
+	seen := map[id.ID]bool{root: true}
+	stack := []id.ID{root}
+	for len(stack) > 0 {
+		tc := c.counted[stack[len(stack)-1]]
+		stack = stack[:len(stack)-1]
+		for _, f := range tc.linked {
+			if !groups[f.key] {
+				groups[f.key] = true
+				files, size = files+1, size+f.size
+			}
+		}
+		for _, sub := range tc.linkedDirs {
+			if !seen[sub] {
+				seen[sub] = true
+				stack = append(stack, sub)
+			}
+		}
+	}
+	return files, size
+}
+
+// addSat adds two counts, stopping at the largest int64: trees shared
+// 2^64 ways would wrap around.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// file counts the contents of a regular file met in a tree read for the
+// first time: distinct contents and their blobs.
 func (c *Counter) file(n *tree.Node) {
-	c.t.RestoreFiles++
-	c.t.RestoreSize += int64(n.Size)
 	h := sha256.New()
 	for _, b := range n.Content {
 		h.Write(b[:])

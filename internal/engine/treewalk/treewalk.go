@@ -35,12 +35,16 @@ func Root(tid id.ID, meta *tree.Node) tree.Node {
 }
 
 // Lookup resolves a slash-separated path below the root tree tid. An empty
-// path, "/" or "." is the root itself, returned as Root(tid, nil).
+// path, "/" or "." is the root itself, returned as Root(tid, nil). A path
+// of more than tree.MaxDepth components is refused (tree.ErrTooDeep).
 func Lookup(ctx context.Context, r *repo.Repository, tid id.ID, p string) (tree.Node, error) {
 	cur := Root(tid, nil)
 	p = strings.Trim(path.Clean("/"+p), "/")
 	if p == "" {
 		return cur, nil
+	}
+	if Depth(p) > tree.MaxDepth {
+		return tree.Node{}, fmt.Errorf("%s: %w", ShortPath(p), tree.ErrTooDeep)
 	}
 	parts := strings.Split(p, "/")
 	for i, name := range parts {
@@ -105,20 +109,63 @@ func Child(t *tree.Tree, name string) (*tree.Node, bool) {
 // before children, in the order the trees store them. Paths are relative
 // to the tree, joined to prefix with "/". fn returning SkipDir for a
 // directory skips its contents; any other error stops the walk.
+//
+// The trees are measured first (see Measurer): a walk that would go
+// deeper than tree.MaxDepth or meet more than tree.MaxEntries entries
+// fails before fn is called.
 func Walk(ctx context.Context, r *repo.Repository, tid id.ID, prefix string, fn func(p string, n *tree.Node) error) error {
-	if err := ctx.Err(); err != nil {
+	return NewMeasurer(r).Walk(ctx, tid, prefix, fn)
+}
+
+// Walk is the package's Walk, measuring with m: trees m measured before
+// are not read again to measure them.
+func (m *Measurer) Walk(ctx context.Context, tid id.ID, prefix string, fn func(p string, n *tree.Node) error) error {
+	if _, err := m.Measure(ctx, tid, prefix); err != nil {
 		return err
 	}
-	t, err := r.LoadTree(ctx, tid)
+	return walk(ctx, m, tid, prefix, fn)
+}
+
+// walkFrame is a directory being walked: its entries before next are done.
+type walkFrame struct {
+	nodes   []tree.Node
+	next    int
+	pathLen int // length of the path buffer before this directory's entries
+}
+
+// walk is Walk after the measuring, reading trees through m. It keeps an explicit stack (no
+// recursion on the goroutine's stack) and one path buffer, so that what it
+// holds grows with the depth, not with the depth's square. It checks the
+// bounds as it goes, should the trees have changed since they were
+// measured (a tree that could not be read then).
+func walk(ctx context.Context, m *Measurer, tid id.ID, prefix string, fn func(p string, n *tree.Node) error) error {
+	t, err := m.LoadTree(ctx, tid)
 	if err != nil {
 		return fmt.Errorf("directory %q: %w", displayDir(prefix), err)
 	}
-	for i := range t.Nodes {
-		n := &t.Nodes[i]
-		p := n.Name
-		if prefix != "" {
-			p = prefix + "/" + n.Name
+	base := Depth(prefix)
+	path := []byte(prefix)
+	stack := []walkFrame{{nodes: t.Nodes, pathLen: len(path)}}
+	var entries int64
+	for len(stack) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
+		f := &stack[len(stack)-1]
+		if f.next == len(f.nodes) {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		n := &f.nodes[f.next]
+		f.next++
+		path = appendName(path[:f.pathLen], n.Name)
+		if base+len(stack) > tree.MaxDepth {
+			return fmt.Errorf("%s: %w", ShortPath(string(path)), tree.ErrTooDeep)
+		}
+		if entries++; entries > tree.MaxEntries {
+			return tooMany(prefix)
+		}
+		p := string(path)
 		err := fn(p, n)
 		if errors.Is(err, SkipDir) {
 			continue
@@ -126,11 +173,14 @@ func Walk(ctx context.Context, r *repo.Repository, tid id.ID, prefix string, fn 
 		if err != nil {
 			return err
 		}
-		if n.Type == tree.TypeDir {
-			if err := Walk(ctx, r, n.Subtree, p, fn); err != nil {
-				return err
-			}
+		if n.Type != tree.TypeDir {
+			continue
 		}
+		sub, err := m.LoadTree(ctx, n.Subtree)
+		if err != nil {
+			return fmt.Errorf("directory %q: %w", displayDir(p), err)
+		}
+		stack = append(stack, walkFrame{nodes: sub.Nodes, pathLen: len(path)})
 	}
 	return nil
 }

@@ -133,3 +133,14 @@ func DataPacks(r *repo.Repository) map[id.ID]bool {
 	})
 	return out
 }
+
+// Reopen opens the repository again through the Recorder, with an empty
+// in-memory index (as check and prune want it).
+func (r *Repo) Reopen(t testing.TB) *repo.Repository {
+	t.Helper()
+	rr, err := repo.Open(context.Background(), r.Rec, repo.Credentials{Password: "pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rr
+}
