@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"sync"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 )
 
@@ -46,14 +44,6 @@ func openHistory(path string) (*history, error) {
 	}
 	host, _ := os.Hostname() // a name for humans only
 	return &history{f: f, proc: host + "/" + strconv.Itoa(os.Getpid())}, nil
-}
-
-func monoNanos() int64 {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
-		panic(fmt.Sprintf("CLOCK_MONOTONIC: %v", err)) // cannot fail on Linux
-	}
-	return ts.Nano()
 }
 
 // lease records a lock's event (lock.Options.Trace).

@@ -201,3 +201,17 @@ func TestProfilesPath(t *testing.T) {
 		t.Errorf("no home: %v", err)
 	}
 }
+
+// literalFile holds an SFTP password and an S3 secret key in clear, and a
+// reference.
+const literalFile = `version: 1
+stores:
+  nas:
+    uri: sftp://backup@nas/x
+    store_sftp_password: hunter2
+    password_secret: env://NAS_PW
+  bucket:
+    uri: s3:b/x
+    s3_access_key: AKIAEXAMPLE
+    s3_secret_key: wJalrXUtnFEMI
+`

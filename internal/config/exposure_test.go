@@ -9,20 +9,6 @@ import (
 	"testing"
 )
 
-// literalFile holds an SFTP password and an S3 secret key in clear, and a
-// reference.
-const literalFile = `version: 1
-stores:
-  nas:
-    uri: sftp://backup@nas/x
-    store_sftp_password: hunter2
-    password_secret: env://NAS_PW
-  bucket:
-    uri: s3:b/x
-    s3_access_key: AKIAEXAMPLE
-    s3_secret_key: wJalrXUtnFEMI
-`
-
 // TestExposure loads profiles files of each mode: a file others may read
 // is named, with its mode and the fields holding literal secrets, only
 // when it holds some; one others may change always is; a 0600 file never.

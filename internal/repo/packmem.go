@@ -3,7 +3,7 @@ package repo
 import (
 	"sync"
 
-	"golang.org/x/sys/unix"
+	"github.com/cloudstic/cloudstic/internal/repo/offheap"
 )
 
 // packMemory allocates a Saver's data pack buffers outside the Go heap.
@@ -36,12 +36,11 @@ func (m *packMemory) alloc(size int) []byte {
 	if m.freed || size <= 0 {
 		return make([]byte, 0, size)
 	}
-	buf, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	buf, err := offheap.Map(size)
 	if err != nil {
 		return make([]byte, 0, size) // the heap serves as well, only less frugally
 	}
-	// A hint: without transparent huge pages it fails and changes nothing.
-	_ = unix.Madvise(buf, unix.MADV_HUGEPAGE) // see above
+	offheap.AdviseHugePages(buf)
 	m.regions = append(m.regions, buf)
 	return buf[:0]
 }
@@ -53,7 +52,7 @@ func (m *packMemory) free() {
 	for _, buf := range m.regions {
 		// Munmap fails only for an address that is not a mapping of ours;
 		// there is nothing to do about it but not to crash the backup.
-		_ = unix.Munmap(buf) // see above
+		_ = offheap.Unmap(buf) // see above
 	}
 	m.regions = nil
 	m.freed = true

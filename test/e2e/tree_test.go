@@ -1,3 +1,5 @@
+//go:build unix
+
 package e2e
 
 import (
@@ -199,7 +201,7 @@ type entryInfo struct {
 	link string
 }
 
-func (e entryInfo) typ() uint32 { return e.st.Mode & unix.S_IFMT }
+func (e entryInfo) typ() uint32 { return uint32(e.st.Mode) & unix.S_IFMT } //nolint:unconvert // Mode is a uint16 on the BSDs
 
 // scanTree lstats every entry below root (root excluded), by relative
 // path.
@@ -285,7 +287,7 @@ func compareTrees(t *testing.T, src, dst string, o cmpOpts) {
 		}
 		compareEntry(t, src, dst, w, g, o)
 		if w.typ() != unix.S_IFDIR && w.st.Nlink > 1 {
-			k := [2]uint64{w.st.Dev, w.st.Ino}
+			k := [2]uint64{uint64(w.st.Dev), w.st.Ino} //nolint:gosec,unconvert // Dev is an int32 on macOS
 			first, seen := srcGroups[k]
 			if !seen {
 				srcGroups[k] = rel

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -137,12 +136,7 @@ func lastChange(t *testing.T, path string) time.Time {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		t.Fatalf("no ctime for %s", path)
-	}
-	ctime := time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
-	if ctime.After(fi.ModTime()) {
+	if ctime := changeTime(t, path); ctime.After(fi.ModTime()) {
 		return ctime
 	}
 	return fi.ModTime()

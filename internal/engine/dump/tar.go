@@ -7,8 +7,6 @@ import (
 	"io"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
@@ -52,7 +50,7 @@ func (t *tarWriter) add(name string, n *tree.Node) error {
 		if n.Type == tree.TypeBlkDev {
 			hdr.Typeflag = tar.TypeBlock
 		}
-		hdr.Devmajor, hdr.Devminor = int64(unix.Major(n.Rdev)), int64(unix.Minor(n.Rdev))
+		hdr.Devmajor, hdr.Devminor = devNumbers(n.Rdev)
 	case tree.TypeSocket:
 		return nil // tar has no sockets (GNU tar skips them too)
 	case tree.TypeFile:

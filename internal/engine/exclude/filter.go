@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
-	"syscall"
 
 	"github.com/cloudstic/cloudstic/internal/source"
 )
@@ -145,16 +144,4 @@ func (f *Filter) isCacheDir(ctx context.Context, dir string) bool {
 		return false
 	}
 	return bytes.Equal(buf, []byte(cacheDirSignature))
-}
-
-// Device is the device number of an entry, from its lstat metadata (that
-// of a source without devices is 0).
-func Device(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Dev) //nolint:unconvert // Dev is narrower on some platforms
-	}
-	if st := source.StatOf(fi); st != nil {
-		return st.Device
-	}
-	return 0
 }

@@ -7,9 +7,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
-	"syscall"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 	"github.com/cloudstic/cloudstic/internal/source"
@@ -132,48 +129,16 @@ func treeXattrs(xs []source.Xattr) []tree.Xattr {
 	return out
 }
 
-// stat fills the fields of a node that come from its lstat result.
+// stat fills the fields of a node that come from its lstat result: a
+// source's portable Stat, or the local file system's (localStat, per
+// platform).
 func (c *Capturer) stat(path string, fi fs.FileInfo) (tree.Node, error) {
 	if sst := source.StatOf(fi); sst != nil {
 		return portableStat(path, fi, sst)
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return tree.Node{}, fmt.Errorf("fsmeta: capture %s: %w", path, errNoStat)
-	}
-	n := tree.Node{
-		Name:   filepath.Base(path),
-		Mode:   st.Mode & 0o7777,
-		MTime:  st.Mtim.Nano(),
-		CTime:  st.Ctim.Nano(),
-		Device: uint64(st.Dev), //nolint:unconvert // Dev is narrower on some platforms.
-		Inode:  st.Ino,
-		Links:  uint64(st.Nlink), //nolint:unconvert // Nlink is narrower on some platforms.
-		UID:    st.Uid,
-		GID:    st.Gid,
-		User:   c.names.user(st.Uid),
-		Group:  c.names.group(st.Gid),
-	}
-	switch st.Mode & syscall.S_IFMT {
-	case syscall.S_IFREG:
-		n.Type = tree.TypeFile
-		n.Size = uint64(st.Size)
-	case syscall.S_IFDIR:
-		n.Type = tree.TypeDir
-	case syscall.S_IFLNK:
-		n.Type = tree.TypeSymlink
-	case syscall.S_IFIFO:
-		n.Type = tree.TypeFIFO
-	case syscall.S_IFCHR:
-		n.Type = tree.TypeCharDev
-		n.Rdev = uint64(st.Rdev) //nolint:unconvert // Rdev is narrower on some platforms.
-	case syscall.S_IFBLK:
-		n.Type = tree.TypeBlkDev
-		n.Rdev = uint64(st.Rdev) //nolint:unconvert // Rdev is narrower on some platforms.
-	case syscall.S_IFSOCK:
-		n.Type = tree.TypeSocket
-	default:
-		return tree.Node{}, fmt.Errorf("fsmeta: capture %s: unknown file type %#o", path, st.Mode&syscall.S_IFMT)
+	n, err := c.localStat(path, fi)
+	if err != nil {
+		return tree.Node{}, err
 	}
 	if c.SkipMode {
 		n.Mode, n.UID, n.GID, n.User, n.Group = defaultMode(n.Type), 0, 0, "", ""
@@ -191,11 +156,6 @@ func defaultMode(t tree.Type) uint32 {
 		return 0o777
 	}
 	return 0o644
-}
-
-// isNotSupported reports the errors that mean a file system has no xattrs.
-func isNotSupported(err error) bool {
-	return errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EOPNOTSUPP)
 }
 
 // portableStat fills a node from the metadata of a source other than the

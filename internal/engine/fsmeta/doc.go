@@ -13,5 +13,11 @@
 // symlinks) use the *at system calls on a parent directory opened through
 // that Root, never following the final symlink.
 //
-// Only Linux is supported.
+// Platforms: the Unix writer (writer_unix.go, meta_unix.go...) serves
+// Linux, macOS and FreeBSD, with each system's own calls in at_linux.go,
+// at_darwin.go, at_freebsd.go and at_bsd.go, and its stat layout in
+// stat_linux.go and stat_bsd.go. Windows has its own writer
+// (writer_windows.go) over the Root and NtCreateFile relative to an open
+// directory (nt_windows.go). What each platform captures and restores is
+// in docs/platforms.md.
 package fsmeta

@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"os"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
 
@@ -39,7 +37,7 @@ func DefaultWriterOptions() WriterOptions {
 // each pass ValidName. Safe for concurrent use.
 type Writer struct {
 	root   *os.Root
-	dirs   dirCache
+	dirs   dirCache // the open parents of recent entries (Unix)
 	opts   WriterOptions
 	isRoot bool
 	ids    *localIDs
@@ -110,31 +108,6 @@ func (w *Writer) Mkdir(rel string, _ *tree.Node) error {
 	return nil
 }
 
-// CreateFile creates the regular file rel for writing (mode 0600 until
-// ApplyMeta). It never opens or overwrites an existing entry, nor follows
-// a symlink: if anything is already at rel it returns ErrExists and leaves
-// it untouched.
-func (w *Writer) CreateFile(rel string, _ *tree.Node) (*os.File, error) {
-	var f *os.File
-	err := w.atParent(rel, func(dirfd int, base string) error {
-		// base is one checked name and O_NOFOLLOW|O_EXCL creates a new
-		// file or fails: nothing here can follow a link.
-		fd, err := unix.Openat(dirfd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-		if err != nil {
-			return err
-		}
-		f = os.NewFile(uintptr(fd), rel)
-		return nil
-	})
-	if errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("fsmeta: create %s: %w", rel, ErrExists)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("fsmeta: create %s: %w", rel, err)
-	}
-	return f, nil
-}
-
 // Symlink creates rel as a symlink to n.LinkTarget, stored as is (even
 // absolute or climbing out with ".."): the link is never followed here.
 func (w *Writer) Symlink(rel string, n *tree.Node) error {
@@ -169,85 +142,4 @@ func (w *Writer) Hardlink(existingRel, rel string) error {
 		return fmt.Errorf("fsmeta: link %s to %s: %w", rel, existingRel, err)
 	}
 	return nil
-}
-
-// Special creates a FIFO or a device node at rel (mode 0600 until
-// ApplyMeta). Devices need root: otherwise, or if the kernel refuses
-// (EPERM, as in many containers), it logs a warning and returns nil.
-// Sockets are not restored (they belong to a running process); that too
-// is only a warning.
-func (w *Writer) Special(rel string, n *tree.Node) error {
-	var mode uint32
-	switch n.Type {
-	case tree.TypeFIFO:
-		mode = unix.S_IFIFO
-	case tree.TypeCharDev:
-		mode = unix.S_IFCHR
-	case tree.TypeBlkDev:
-		mode = unix.S_IFBLK
-	case tree.TypeSocket:
-		if _, _, err := splitRel(rel); err != nil {
-			return err
-		}
-		w.opts.Logf("fsmeta: %s: sockets are not restored", rel)
-		return nil
-	default:
-		return fmt.Errorf("fsmeta: special %s: not a special file type: %q", rel, n.Type)
-	}
-	if mode != unix.S_IFIFO && w.opts.NoDevices {
-		if _, _, err := splitRel(rel); err != nil {
-			return err
-		}
-		w.priv.devicesWithheld.Add(1)
-		return nil
-	}
-	if mode != unix.S_IFIFO && !w.isRoot {
-		if _, _, err := splitRel(rel); err != nil {
-			return err
-		}
-		w.opts.Logf("fsmeta: %s: device not restored: needs root", rel)
-		return nil
-	}
-	err := w.atParent(rel, func(dirfd int, base string) error {
-		return unix.Mknodat(dirfd, base, mode|0o600, int(n.Rdev))
-	})
-	switch {
-	case err == nil:
-		if mode != unix.S_IFIFO {
-			w.priv.devices.Add(1)
-		}
-		return nil
-	case errors.Is(err, unix.EEXIST):
-		return fmt.Errorf("fsmeta: mknod %s: %w", rel, ErrExists)
-	case mode != unix.S_IFIFO && errors.Is(err, unix.EPERM):
-		w.opts.Logf("fsmeta: %s: device not restored: %v", rel, err)
-		return nil
-	default:
-		return fmt.Errorf("fsmeta: mknod %s: %w", rel, err)
-	}
-}
-
-// atParent checks rel, opens its parent directory through the Root (so
-// symlinks in the parents cannot lead outside; kept open for the next
-// entries, see dirCache) and calls f with that directory's descriptor and
-// the last element of rel.
-func (w *Writer) atParent(rel string, f func(dirfd int, base string) error) error {
-	dir, base, err := splitRel(rel)
-	if err != nil {
-		return err
-	}
-	parent, release, err := w.dirs.acquire(w.root, dir)
-	if err != nil {
-		return fmt.Errorf("open parent: %w", err)
-	}
-	defer release()
-	conn, err := parent.SyscallConn()
-	if err != nil {
-		return fmt.Errorf("open parent: %w", err)
-	}
-	var ferr error
-	if err := conn.Control(func(fd uintptr) { ferr = f(int(fd), base) }); err != nil {
-		return err
-	}
-	return ferr
 }

@@ -1,3 +1,5 @@
+//go:build !windows
+
 package mount
 
 import (
@@ -15,46 +17,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/repo"
 )
-
-// DevFuse is the FUSE device the kernel offers.
-const DevFuse = "/dev/fuse"
-
-// ErrNoFuse means the host offers no FUSE device.
-var ErrNoFuse = errors.New("FUSE is not available on this host")
-
-// ErrMountpoint means the mount point is not an existing directory.
-var ErrMountpoint = errors.New("mount point is not a directory")
-
-// Options configure a mount.
-type Options struct {
-	// CacheBytes bounds the memory of decoded file blobs (default 64 MiB).
-	CacheBytes int64
-	// Refresh is how long the snapshot list is reused before it is read
-	// again (default 5 s).
-	Refresh time.Duration
-	// FsName is shown as the mount's source in /proc/mounts and df.
-	FsName string
-	// AllowOther lets other users see the mount (needs user_allow_other
-	// in /etc/fuse.conf unless root); permissions are checked by the
-	// kernel against the snapshot's modes and owners.
-	AllowOther bool
-	// DevFuse is the FUSE device to check for (default DevFuse).
-	DevFuse string
-	Clock   clock.Clock
-	Warnf   func(format string, args ...any)
-}
-
-// CheckDevice reports ErrNoFuse unless dev is a character device.
-func CheckDevice(dev string) error {
-	fi, err := os.Stat(dev)
-	if err != nil {
-		return fmt.Errorf("%w: %w (load the fuse kernel module, or give a container --device /dev/fuse)", ErrNoFuse, err)
-	}
-	if fi.Mode()&os.ModeCharDevice == 0 {
-		return fmt.Errorf("%w: %s is not a character device", ErrNoFuse, dev)
-	}
-	return nil
-}
 
 // Serve mounts the snapshots of r at mountpoint and serves them until ctx
 // ends (then it unmounts) or the file system is unmounted from outside
@@ -112,7 +74,7 @@ func (m *mountFS) unmount(server *fuse.Server, mountpoint string) {
 		<-m.opts.Clock.After(250 * time.Millisecond)
 	}
 	m.opts.Warnf("%s is busy; detaching it lazily", mountpoint)
-	if err := syscall.Unmount(mountpoint, syscall.MNT_DETACH); err != nil {
+	if err := syscall.Unmount(mountpoint, lazyUnmount); err != nil {
 		m.opts.Warnf("unmounting %s: %v (run fusermount -u %s)", mountpoint, err, mountpoint)
 	}
 }

@@ -1,3 +1,5 @@
+//go:build !windows
+
 package mount_test
 
 import (
@@ -213,25 +215,5 @@ func TestMiddleReadFetchesOnlyItsPack(t *testing.T) {
 	reads := r.Rec.PackReads()
 	if len(reads) != 1 || reads[want] != 1 {
 		t.Errorf("a read at offset %d read packs %v, want one read of %s only", off, reads, want.Short())
-	}
-}
-
-func TestCheckDevice(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "fuse")
-	must(t, os.WriteFile(file, nil, 0o600))
-	tests := []struct {
-		dev  string
-		want error
-	}{
-		{mount.DevFuse, nil},
-		{filepath.Join(t.TempDir(), "missing"), mount.ErrNoFuse},
-		{file, mount.ErrNoFuse},
-	}
-	for _, tc := range tests {
-		t.Run(tc.dev, func(t *testing.T) {
-			if err := mount.CheckDevice(tc.dev); !errors.Is(err, tc.want) {
-				t.Errorf("CheckDevice(%s) = %v, want %v", tc.dev, err, tc.want)
-			}
-		})
 	}
 }

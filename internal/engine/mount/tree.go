@@ -1,3 +1,5 @@
+//go:build !windows
+
 package mount
 
 import (
@@ -118,7 +120,7 @@ func (e *entry) Getxattr(_ context.Context, attr string, dest []byte) (uint32, s
 			return uint32(copy(dest, x.Value)), 0
 		}
 	}
-	return 0, syscall.ENODATA
+	return 0, errNoAttr
 }
 
 func (e *entry) Listxattr(_ context.Context, dest []byte) (uint32, syscall.Errno) {

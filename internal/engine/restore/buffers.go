@@ -2,8 +2,8 @@ package restore
 
 import (
 	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/offheap"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
-	"golang.org/x/sys/unix"
 )
 
 // bufferSize is the size of each of a worker's large buffers: a range of
@@ -55,12 +55,11 @@ func (b *writeBuffers) packBuffer() *[]byte {
 // alloc returns an empty buffer with capacity size, mapped when the kernel
 // allows, else from the heap.
 func (b *writeBuffers) alloc(size int) []byte {
-	buf, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	buf, err := offheap.Map(size)
 	if err != nil {
 		return make([]byte, 0, size)
 	}
-	// A hint: without transparent huge pages it fails and changes nothing.
-	_ = unix.Madvise(buf, unix.MADV_HUGEPAGE) // see above
+	offheap.AdviseHugePages(buf)
 	b.regions = append(b.regions, buf)
 	return buf[:0]
 }
@@ -70,7 +69,7 @@ func (b *writeBuffers) free() {
 	for _, buf := range b.regions {
 		// Munmap fails only for an address that is not a mapping of
 		// ours; nothing to do about it but not to crash the restore.
-		_ = unix.Munmap(buf) // see above
+		_ = offheap.Unmap(buf) // see above
 	}
 	*b = writeBuffers{}
 }

@@ -223,10 +223,11 @@ func (d *dirRestore) hardlink(e entry) {
 	d.count(func(r *Result) { r.Hardlinks++ })
 }
 
-// linked says whether a and b are the same inode.
+// linked says whether a and b are the same inode (never where the
+// platform does not tell inode numbers: Windows).
 func linked(w *fsmeta.Writer, a, b string) bool {
 	ea, err := w.Lstat(a)
-	if err != nil {
+	if err != nil || ea.Ino == 0 {
 		return false
 	}
 	eb, err := w.Lstat(b)

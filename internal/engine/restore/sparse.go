@@ -2,10 +2,7 @@ package restore
 
 import (
 	"bytes"
-	"errors"
 	"os"
-
-	"golang.org/x/sys/unix"
 )
 
 // holeBlock is the granularity of holes: a block of the file (at a
@@ -40,11 +37,7 @@ func (w *contentWriter) reserve(size uint64) error {
 	if w.sparse || size < preallocateMin {
 		return nil
 	}
-	err := unix.Fallocate(int(w.f.Fd()), 0, 0, int64(size))
-	if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.ENOSYS) {
-		return nil
-	}
-	return err
+	return preallocate(w.f, int64(size)) //nolint:gosec // a file size from the snapshot, checked by the writes
 }
 
 // write appends one chunk.

@@ -5,7 +5,8 @@ import (
 	"runtime"
 
 	"golang.org/x/crypto/argon2"
-	"golang.org/x/sys/unix"
+
+	"github.com/cloudstic/cloudstic/internal/repo/offheap"
 )
 
 // passwordKey runs argon2id with the slot's parameters.
@@ -31,9 +32,7 @@ func passwordKey(secret []byte, kdf *KDFParams) []byte {
 func prefault(n int) {
 	pageSize := os.Getpagesize()
 	warm := make([]byte, n)
-	// Only advice: a kernel without transparent huge pages, or with them
-	// off, refuses it or ignores it, and the pages are simply small.
-	_ = unix.Madvise(warm, unix.MADV_HUGEPAGE) // see above
+	offheap.AdviseHugePages(warm) // only advice, and only on Linux
 	for i := 0; i < len(warm); i += pageSize {
 		warm[i] = 1
 	}

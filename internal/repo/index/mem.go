@@ -6,7 +6,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"golang.org/x/sys/unix"
+	"github.com/cloudstic/cloudstic/internal/repo/offheap"
 )
 
 // The index's big arrays (entry pages and sorted keys) live in anonymous
@@ -29,7 +29,7 @@ func newMapped() *mapped { return &mapped{regions: make(map[*byte][]byte)} }
 // alloc maps size bytes of zeroed memory. Failing to map is running out
 // of memory, which Go's own allocator also treats as fatal.
 func (m *mapped) alloc(size int) []byte {
-	b, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	b, err := offheap.Map(size)
 	if err != nil {
 		panic(fmt.Sprintf("index: mapping %d bytes: %v", size, err))
 	}
@@ -47,7 +47,7 @@ func (m *mapped) free(first *byte) {
 	m.mu.Unlock()
 	if ok {
 		// Unmapping a mapping of ours fails only on a bad address.
-		_ = unix.Munmap(b)
+		_ = offheap.Unmap(b)
 	}
 }
 
@@ -56,7 +56,7 @@ func (m *mapped) freeAll() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for first, b := range m.regions {
-		_ = unix.Munmap(b) // as in free
+		_ = offheap.Unmap(b) // as in free
 		delete(m.regions, first)
 	}
 }

@@ -71,36 +71,42 @@ func fieldOrder(key string) int {
 		return 4
 	case "ctime":
 		return 5
-	case "dev":
+	case "btime":
 		return 6
-	case "ino":
+	case "dev":
 		return 7
-	case "links":
+	case "ino":
 		return 8
-	case "uid":
+	case "links":
 		return 9
-	case "gid":
+	case "uid":
 		return 10
-	case "user":
+	case "gid":
 		return 11
-	case "group":
+	case "user":
 		return 12
-	case "target":
+	case "group":
 		return 13
-	case "rdev":
+	case "target":
 		return 14
-	case "flags":
+	case "rdev":
 		return 15
-	case "xattrs":
+	case "flags":
 		return 16
-	case "content":
+	case "bsdflags":
 		return 17
-	case "subtree":
+	case "winattrs":
 		return 18
-	case "name_raw":
+	case "xattrs":
 		return 19
-	case "target_raw":
+	case "content":
 		return 20
+	case "subtree":
+		return 21
+	case "name_raw":
+		return 22
+	case "target_raw":
+		return 23
 	}
 	return -1
 }
@@ -171,6 +177,12 @@ func (p *parser) field(n *Node, key string) bool {
 		n.MTime, ok = p.int64()
 	case "ctime":
 		n.CTime, ok = p.int64()
+	case "btime":
+		n.BirthTime, ok = p.int64()
+	case "bsdflags":
+		n.BSDFlags, ok = p.uint32()
+	case "winattrs":
+		n.WinAttrs, ok = p.uint32()
 	case "subtree":
 		n.Subtree, ok = p.id()
 	case "content":

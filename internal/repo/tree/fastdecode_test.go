@@ -17,7 +17,8 @@ func canonicalSamples(t testing.TB) [][]byte {
 			Inode: 9, Links: 2, UID: 1<<32 - 1, GID: 7, User: "ü", Group: "g", Content: []id.ID{{1}, {2}},
 			Xattrs: []Xattr{{Name: "user.a", Value: []byte("v")}, {Name: "user.nil"}, {Name: "user.empty", Value: []byte{}}}}}},
 		{Nodes: []Node{{Name: "d", Type: TypeDir, Mode: 0o755, Subtree: id.ID{3}}, {Name: "l", Type: TypeSymlink, LinkTarget: "../x"},
-			{Name: "raw\xff", Type: TypeSymlink, LinkTarget: "t\xfe"}, {Name: "dev", Type: TypeCharDev, Rdev: 1025}, {Name: "flagged", Type: TypeFile, Flags: 0x30}}},
+			{Name: "raw\xff", Type: TypeSymlink, LinkTarget: "t\xfe"}, {Name: "dev", Type: TypeCharDev, Rdev: 1025}, {Name: "flagged", Type: TypeFile, Flags: 0x30},
+			{Name: "mac", Type: TypeFile, BirthTime: -3, BSDFlags: 0x8002}, {Name: "win", Type: TypeDir, Subtree: id.ID{4}, BirthTime: 1 << 60, WinAttrs: 0x27}}},
 		// Escaped characters ("<" is written \u003c) are left to encoding/json.
 		{Nodes: []Node{{Name: "a<b", Type: TypeFile, Group: "g&"}}},
 	}

@@ -41,6 +41,10 @@ type Node struct {
 	// Times are Unix nanoseconds.
 	MTime int64 `json:"mtime"`
 	CTime int64 `json:"ctime,omitempty"`
+	// BirthTime is the creation time where the file system keeps one and
+	// the platform gives it cheaply (macOS, FreeBSD, Windows); 0 when not
+	// recorded.
+	BirthTime int64 `json:"btime,omitempty"`
 	// Device and Inode identify the source file (incremental backups and
 	// hard-link groups: entries sharing Device+Inode with Links > 1 are
 	// restored as hard links of one another).
@@ -58,8 +62,18 @@ type Node struct {
 	// Flags are the file's inode flags (Linux chattr: FS_IOC_GETFLAGS),
 	// the ones a user may change: immutable, append-only, nodump, noatime
 	// and the like (see fsmeta.UserFlags). Zero when none or not recorded.
-	Flags  uint32  `json:"flags,omitempty"`
-	Xattrs []Xattr `json:"xattrs,omitempty"`
+	Flags uint32 `json:"flags,omitempty"`
+	// BSDFlags are the file's chflags flags (st_flags on macOS and
+	// FreeBSD) the owner may change: UF_NODUMP, UF_IMMUTABLE, UF_APPEND,
+	// UF_OPAQUE, UF_HIDDEN and the like (see fsmeta.UserBSDFlags). Zero
+	// when none or not recorded.
+	BSDFlags uint32 `json:"bsdflags,omitempty"`
+	// WinAttrs are the file's Windows attributes (FILE_ATTRIBUTE_*) that
+	// describe it rather than its storage: read-only, hidden, system,
+	// archive, not-content-indexed (see fsmeta.WinAttrMask). Zero when
+	// none or not recorded.
+	WinAttrs uint32  `json:"winattrs,omitempty"`
+	Xattrs   []Xattr `json:"xattrs,omitempty"`
 	// Content lists a regular file's blobs in order.
 	Content []id.ID `json:"content,omitempty"`
 	// Subtree is a directory's tree blob.
@@ -79,9 +93,10 @@ type Node struct {
 // field is added to Node but not here.
 func (n *Node) Equal(o *Node) bool {
 	return n.Name == o.Name && n.Type == o.Type && n.Mode == o.Mode && n.Size == o.Size &&
-		n.MTime == o.MTime && n.CTime == o.CTime && n.Device == o.Device && n.Inode == o.Inode &&
+		n.MTime == o.MTime && n.CTime == o.CTime && n.BirthTime == o.BirthTime && n.Device == o.Device && n.Inode == o.Inode &&
 		n.Links == o.Links && n.UID == o.UID && n.GID == o.GID && n.User == o.User && n.Group == o.Group &&
-		n.LinkTarget == o.LinkTarget && n.Rdev == o.Rdev && n.Flags == o.Flags && n.Subtree == o.Subtree &&
+		n.LinkTarget == o.LinkTarget && n.Rdev == o.Rdev && n.Flags == o.Flags &&
+		n.BSDFlags == o.BSDFlags && n.WinAttrs == o.WinAttrs && n.Subtree == o.Subtree &&
 		slices.Equal(n.Content, o.Content) && bytes.Equal(n.NameRaw, o.NameRaw) &&
 		bytes.Equal(n.TargetRaw, o.TargetRaw) &&
 		slices.EqualFunc(n.Xattrs, o.Xattrs, func(a, b Xattr) bool {

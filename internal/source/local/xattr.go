@@ -1,3 +1,5 @@
+//go:build unix
+
 package local
 
 import (
@@ -33,7 +35,7 @@ func readXattrs(path string) ([]source.Xattr, error) {
 	out := make([]source.Xattr, 0, len(names))
 	for _, name := range names {
 		val, err := xattrCall(path, name)
-		if errors.Is(err, unix.ENODATA) {
+		if errors.Is(err, errNoAttr) {
 			continue // removed since the list was read
 		}
 		if err != nil {

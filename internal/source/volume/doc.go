@@ -7,5 +7,6 @@
 // The UUIDs come from udev's /dev/disk/by-partuuid and /dev/disk/by-uuid
 // links when they exist; without udev (containers, minimal systems) from
 // blkid's low-level probe of the device (util-linux), which needs read
-// access to it. Only Linux is supported.
+// access to it. Only Linux is supported: elsewhere Locate and UUID report
+// ErrUnsupported.
 package volume

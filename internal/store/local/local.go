@@ -81,8 +81,6 @@ func (s *Store) Get(ctx context.Context, key string, max int64) ([]byte, error) 
 	return store.ReadLimited(f, key, fi.Size(), max)
 }
 
-func isDirError(err error) bool { return errors.Is(err, syscall.EISDIR) }
-
 // openObject opens the file of key at p for reading, refusing anything but
 // a regular file without waiting on it or reading it (openNoFollow), and
 // returns it with its information from the descriptor. A missing file and
@@ -163,15 +161,15 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts store.Put
 	if err != nil {
 		return store.ObjectInfo{}, fmt.Errorf("%s: %w", key, err)
 	}
-	// The temp file is removed on every path: after link(2) it is a second
-	// name for the object, after rename(2) it no longer exists.
+	// The temp file is removed on every path: after createNew it is a
+	// second name for the object (or gone), after replace it is gone.
 	// A temp file left by a failed removal is harmless: prune deletes those
 	// older than a day.
-	defer os.Remove(tmp) //nolint:errcheck // see above; after rename(2) it is gone
+	defer os.Remove(tmp) //nolint:errcheck // see above; after a rename it is gone
 
 	switch {
 	case opts.IfAbsent:
-		if err := os.Link(tmp, p); err != nil {
+		if err := createNew(tmp, p); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				return store.ObjectInfo{}, fmt.Errorf("%s: %w", key, store.ErrExists)
 			}
@@ -182,7 +180,7 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts store.Put
 			return store.ObjectInfo{}, err
 		}
 	default:
-		if err := os.Rename(tmp, p); err != nil {
+		if err := replace(tmp, p); err != nil {
 			return store.ObjectInfo{}, fmt.Errorf("%s: %w", key, err)
 		}
 	}
@@ -228,14 +226,15 @@ func (s *Store) swap(tmp, p, key, want string) error {
 	if got := cur.Version; got != want {
 		return fmt.Errorf("%s: have %s, want %s: %w", key, got, want, store.ErrVersionMismatch)
 	}
-	if err := os.Rename(tmp, p); err != nil {
+	if err := replace(tmp, p); err != nil {
 		return fmt.Errorf("%s: %w", key, err)
 	}
 	return nil
 }
 
-// lockCAS takes an exclusive flock on ROOT/.cas.lock. Each call opens its own
-// file description, so goroutines of one process exclude each other too.
+// lockCAS takes an exclusive lock (lockFile: flock on Unix, LockFileEx on
+// Windows) on ROOT/.cas.lock. Each call opens its own file, so goroutines
+// of one process exclude each other too.
 func (s *Store) lockCAS() (func(), error) {
 	if err := os.MkdirAll(s.root, 0o700); err != nil {
 		return nil, err
@@ -244,13 +243,14 @@ func (s *Store) lockCAS() (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close() //nolint:errcheck // nothing was written; the flock error is the one to report
-		return nil, fmt.Errorf("flock %s: %w", f.Name(), err)
+	unlock, err := lockFile(f)
+	if err != nil {
+		f.Close() //nolint:errcheck // nothing was written; the lock error is the one to report
+		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
 	}
 	return func() {
-		// Closing the descriptor releases the flock, even when close(2)
-		// reports an error; nothing was written through it.
+		unlock()
+		// Nothing was written through f; closing it also releases the lock.
 		f.Close() //nolint:errcheck // see above
 	}, nil
 }
@@ -277,15 +277,6 @@ func writeTemp(dir string, data []byte) (string, error) {
 		return "", err
 	}
 	return name, nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close() //nolint:errcheck // a directory handle: Sync is what makes the entry durable
-	return d.Sync()
 }
 
 // Delete removes the object (under the CAS lock, so it cannot interleave

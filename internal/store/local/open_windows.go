@@ -3,34 +3,31 @@
 package local
 
 import (
-	"errors"
-	"fmt"
 	"os"
+
+	"golang.org/x/sys/windows"
 )
 
-// Opening an object for reading, on Windows, which has no O_NOFOLLOW: the
-// name is looked at first (os.Lstat reports symbolic links, junctions and
-// other reparse points as not regular), and the caller checks the opened
-// file again (openObject). A reparse point swapped in between the two is
-// still read as a regular file of bounded size, never followed to a
-// device: Windows has no FIFOs in the file system namespace.
-//
-// For the porter: ReadRange (rangeread.go) reads with Unix system calls;
-// its Windows version must refuse non-regular files the same way.
+// Opening an object for reading, on Windows. FILE_FLAG_OPEN_REPARSE_POINT
+// is Windows's O_NOFOLLOW: a symbolic link, junction or other reparse point
+// is opened itself, not its target, and the caller (openObject) then sees
+// on the handle that it is not a regular file and refuses it. Windows has
+// no FIFOs or devices in the file system namespace, so an open never
+// waits. FILE_FLAG_BACKUP_SEMANTICS lets a directory open, so that it is
+// reported as absent like on Unix. FILE_SHARE_DELETE lets a writer replace
+// or delete the object while it is being read (see files_windows.go).
 
-// openNoFollow opens p read-only unless p is not a regular file or a
-// directory.
+// openNoFollow opens p read-only without following a reparse point at p.
 func openNoFollow(p string) (*os.File, error) {
-	fi, err := os.Lstat(p)
+	name, err := windows.UTF16PtrFromString(longPath(p))
 	if err != nil {
-		return nil, err
+		return nil, &os.PathError{Op: "open", Path: p, Err: err}
 	}
-	if !fi.Mode().IsRegular() && !fi.IsDir() {
-		return nil, fmt.Errorf("%s: %w", p, errNotFollowed)
+	h, err := windows.CreateFile(name, windows.GENERIC_READ,
+		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil,
+		windows.OPEN_EXISTING, windows.FILE_FLAG_OPEN_REPARSE_POINT|windows.FILE_FLAG_BACKUP_SEMANTICS, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: p, Err: err}
 	}
-	return os.Open(p)
+	return os.NewFile(uintptr(h), p), nil
 }
-
-// errNotFollowed: openNoFollow found a link or another special file;
-// openError describes it after its own Lstat.
-var errNotFollowed = errors.New("not a regular file or directory")

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"syscall"
 
 	"github.com/cloudstic/cloudstic/internal/store"
 )
@@ -56,9 +55,5 @@ var errChangedWhileRead = errors.New("file changed while it was read")
 // coarseVersion is inode, mtime and size: each write makes a new file, so
 // they differ between two writes except for the rare reuse of an inode.
 func coarseVersion(fi fs.FileInfo) string {
-	var ino uint64
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		ino = st.Ino
-	}
-	return fmt.Sprintf("%x-%x-%x", ino, fi.ModTime().UnixNano(), fi.Size())
+	return fmt.Sprintf("%x-%x-%x", inode(fi), fi.ModTime().UnixNano(), fi.Size())
 }

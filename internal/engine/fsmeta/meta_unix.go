@@ -1,10 +1,11 @@
+//go:build unix
+
 package fsmeta
 
 import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -50,7 +51,7 @@ func (w *Writer) applyAt(dirfd int, base, rel string, n *tree.Node) error {
 	if err != nil {
 		return fmt.Errorf("lstat: %w", err)
 	}
-	isLink := st.Mode&unix.S_IFMT == unix.S_IFLNK
+	isLink := modeType(uint32(st.Mode)) == tree.TypeSymlink //nolint:unconvert // Mode is a uint16 on the BSDs
 	if isLink != (n.Type == tree.TypeSymlink) {
 		return fmt.Errorf("%w: want %s", ErrTypeMismatch, n.Type)
 	}
@@ -61,7 +62,7 @@ func (w *Writer) applyAt(dirfd int, base, rel string, n *tree.Node) error {
 			return fmt.Errorf("lchown: %w", err)
 		}
 	}
-	if err := w.setXattrs(dirfd, base, rel, n.Xattrs); err != nil {
+	if err := w.setXattrs(dirfd, base, rel, modeType(uint32(st.Mode)), n.Xattrs); err != nil { //nolint:unconvert // Mode is a uint16 on the BSDs
 		return err
 	}
 	if !isLink {
@@ -71,31 +72,39 @@ func (w *Writer) applyAt(dirfd int, base, rel string, n *tree.Node) error {
 		}
 		w.modeSet(n, mode)
 	}
-	ts := []unix.Timespec{{Sec: 0, Nsec: unix.UTIME_OMIT}, unix.NsecToTimespec(n.MTime)}
-	if err := unix.UtimesNanoAt(dirfd, base, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+	if err := unix.UtimesNanoAt(dirfd, base, mtimeOnly(n.MTime), unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return fmt.Errorf("utimensat: %w", err)
 	}
-	if n.Flags != 0 && hasFlags(n.Type) && (st.Mode&unix.S_IFMT == unix.S_IFREG || st.Mode&unix.S_IFMT == unix.S_IFDIR) {
-		return w.setFlagsAt(dirfd, base, rel, n.Flags) // last: immutable refuses later changes
+	if t := modeType(uint32(st.Mode)); hasPlatformFlags(n) && hasFlags(n.Type) && hasFlags(t) { //nolint:unconvert // Mode is a uint16 on the BSDs
+		return w.setFlagsAt(dirfd, base, rel, n) // last: immutable refuses later changes
 	}
 	return nil
 }
 
+// mtimeOnly is the times argument of utimensat that sets the modification
+// time to mtime and leaves the access time alone.
+func mtimeOnly(mtime int64) []unix.Timespec {
+	return []unix.Timespec{{Sec: 0, Nsec: utimeOmit}, unix.NsecToTimespec(mtime)}
+}
+
 // setXattrs sets each attribute on base in dirfd without following a
-// symlink. Linux has no lsetxattrat before 6.13, so it names the entry
-// through /proc/self/fd/DIRFD/BASE: the directory is pinned by its
-// descriptor and base is a single checked element. Attributes the file
-// system or our privileges do not allow are warnings, not errors.
-func (w *Writer) setXattrs(dirfd int, base, rel string, xattrs []tree.Xattr) error {
+// symlink (setXattrAt, per platform). Attributes the file system or our
+// privileges do not allow are warnings, not errors.
+func (w *Writer) setXattrs(dirfd int, base, rel string, t tree.Type, xattrs []tree.Xattr) error {
 	if len(xattrs) == 0 {
 		return nil
 	}
-	path := "/proc/self/fd/" + strconv.Itoa(dirfd) + "/" + base
+	set, done, err := xattrSetterAt(dirfd, base, t)
+	if err != nil {
+		w.opts.Logf("fsmeta: %s: xattrs not restored: %v", rel, err)
+		return nil
+	}
+	defer done()
 	for _, x := range xattrs {
 		if w.withheldXattr(x.Name) {
 			continue
 		}
-		err := unix.Lsetxattr(path, x.Name, x.Value, 0)
+		err := set(x.Name, x.Value)
 		switch {
 		case err == nil:
 			w.xattrSet(x.Name)
@@ -123,7 +132,7 @@ func chmodNoFollow(dirfd int, base string, mode uint32) error {
 	if err := unix.Fstatat(dirfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return err
 	}
-	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+	if modeType(uint32(st.Mode)) == tree.TypeSymlink { //nolint:unconvert // Mode is a uint16 on the BSDs
 		return ErrTypeMismatch
 	}
 	return unix.Fchmodat(dirfd, base, mode, 0)
@@ -142,7 +151,7 @@ func (w *Writer) ApplyMetaFile(f *os.File, rel string, n *tree.Node) error {
 		return fmt.Errorf("fsmeta: apply metadata to %s: %w", rel, err)
 	}
 	var opErr error
-	if err := conn.Control(func(fd uintptr) { opErr = w.applyFd(int(fd), rel, n) }); err != nil {
+	if err := conn.Control(func(fd uintptr) { opErr = w.applyFd(int(fd), f.Name(), rel, n) }); err != nil {
 		return fmt.Errorf("fsmeta: apply metadata to %s: %w", rel, err)
 	}
 	if opErr != nil {
@@ -151,8 +160,9 @@ func (w *Writer) ApplyMetaFile(f *os.File, rel string, n *tree.Node) error {
 	return nil
 }
 
-// applyFd is applyAt on an open regular file or directory, in the same order.
-func (w *Writer) applyFd(fd int, rel string, n *tree.Node) error {
+// applyFd is applyAt on an open regular file or directory, in the same
+// order; name is the file's own relative path, for setTimeFd.
+func (w *Writer) applyFd(fd int, name, rel string, n *tree.Node) error {
 	if w.opts.Owners {
 		if err := unix.Fchown(fd, w.ids.uid(n.User, n.UID), w.ids.gid(n.Group, n.GID)); err != nil {
 			return fmt.Errorf("fchown: %w", err)
@@ -177,11 +187,7 @@ func (w *Writer) applyFd(fd int, rel string, n *tree.Node) error {
 		return fmt.Errorf("fchmod: %w", err)
 	}
 	w.modeSet(n, mode)
-	// futimens: Linux names an open file's inode through /proc/self/fd (as
-	// glibc's futimes does); the descriptor pins the file, so no path in the
-	// output directory is resolved.
-	ts := []unix.Timespec{{Sec: 0, Nsec: unix.UTIME_OMIT}, unix.NsecToTimespec(n.MTime)}
-	if err := unix.UtimesNanoAt(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), ts, 0); err != nil {
+	if err := w.setTimeFd(fd, name, n.MTime); err != nil {
 		return fmt.Errorf("futimens: %w", err)
 	}
 	return nil // flags: ApplyFlags, once the file has its final name
@@ -205,8 +211,8 @@ func (w *Writer) ApplyRootMeta(n *tree.Node) error {
 	}
 	var opErr error
 	err = conn.Control(func(fd uintptr) {
-		if opErr = w.applyFd(int(fd), ".", n); opErr == nil && n.Flags != 0 {
-			opErr = w.setFlags(int(fd), ".", n.Flags)
+		if opErr = w.applyFd(int(fd), ".", ".", n); opErr == nil {
+			opErr = w.setFlags(int(fd), ".", n)
 		}
 	})
 	if err != nil {

@@ -1,0 +1,96 @@
+//go:build windows
+
+package local
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/windows"
+)
+
+// How a finished temporary file becomes an object, on Windows.
+//
+// Both moves are MoveFileExW in one directory, which NTFS performs as one
+// journaled metadata operation: the name shows the old object or the new
+// one, never neither and never a partly written file. MOVEFILE_WRITE_THROUGH
+// makes the call return only once the move is on disk, which stands in for
+// the directory fsync of Unix (Windows cannot flush a directory handle).
+//
+// Windows refuses to replace or delete a file another handle holds open
+// without FILE_SHARE_DELETE. The store's own readers open objects with it
+// (openNoFollow), so they never block a writer; another program holding an
+// object open (a virus scanner, an indexer) makes the write fail with an
+// error rather than wait.
+
+// createNew gives the temporary file tmp the name p unless p exists:
+// MoveFileExW without MOVEFILE_REPLACE_EXISTING fails atomically with
+// ERROR_ALREADY_EXISTS (fs.ErrExist) if it does. Unlike a hard link it
+// also works on FAT and exFAT drives.
+func createNew(tmp, p string) error {
+	return move(tmp, p, windows.MOVEFILE_WRITE_THROUGH)
+}
+
+// replace renames tmp onto p, replacing it: what os.Rename does on
+// Windows (MOVEFILE_REPLACE_EXISTING), written through to disk.
+func replace(tmp, p string) error {
+	return move(tmp, p, windows.MOVEFILE_REPLACE_EXISTING|windows.MOVEFILE_WRITE_THROUGH)
+}
+
+// move is MoveFileExW(from, to, flags), with the error as os.Rename reports it.
+func move(from, to string, flags uint32) error {
+	f, err := windows.UTF16PtrFromString(longPath(from))
+	if err != nil {
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
+	}
+	t, err := windows.UTF16PtrFromString(longPath(to))
+	if err != nil {
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
+	}
+	if err := windows.MoveFileEx(f, t, flags); err != nil {
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
+	}
+	return nil
+}
+
+// longPath is p in the \\?\ form that lifts the 260-character limit of
+// MAX_PATH, as the os package does for its own calls: only an absolute
+// path can take it, and it must be clean (no "." or ".." elements, only
+// backslashes), which filepath.Abs makes it.
+func longPath(p string) string {
+	if len(p) < 248 || strings.HasPrefix(p, `\\?\`) {
+		return p
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p // the call then fails on p as given, and says so
+	}
+	if strings.HasPrefix(abs, `\\`) { // UNC: \\server\share\...
+		return `\\?\UNC\` + abs[2:]
+	}
+	return `\\?\` + abs
+}
+
+// syncDir does nothing: the moves above are written through already.
+func syncDir(string) error { return nil }
+
+// lockFile takes an exclusive LockFileEx lock on the first byte of f,
+// waiting for it, and returns the function that releases it. Windows locks
+// belong to the handle, so two opens in one process exclude each other.
+// Closing a handle releases its locks only eventually, so the returned
+// function unlocks explicitly before the caller closes f.
+func lockFile(f *os.File) (func(), error) {
+	h := windows.Handle(f.Fd())
+	if err := windows.LockFileEx(h, windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, new(windows.Overlapped)); err != nil {
+		return nil, err
+	}
+	return func() {
+		// A failed unlock is released by the close that follows.
+		_ = windows.UnlockFileEx(h, 0, 1, 0, new(windows.Overlapped)) // see above
+	}, nil
+}
+
+// isDirError says whether err is a read from a directory: Windows refuses
+// to open a directory as a file instead (see openNoFollow).
+func isDirError(error) bool { return false }
