@@ -7,9 +7,10 @@ import (
 )
 
 // LiteralSecrets lists, as dotted keys in order, the fields of the file
-// that hold a secret itself rather than a reference to one: the S3 secret
-// key, the B2 application key, the SFTP password, and inline Google
-// credentials. (Key ids and file paths are not secrets.)
+// that hold a secret itself rather than a reference to one: the store
+// settings StoreSettings marks secret (the S3 secret key, the B2
+// application key, the SFTP password), and inline Google credentials.
+// (Key ids and file paths are not secrets.)
 func (f *File) LiteralSecrets() []string {
 	var out []string
 	add := func(key, value string) {
@@ -18,10 +19,11 @@ func (f *File) LiteralSecrets() []string {
 		}
 	}
 	for name, s := range f.Stores {
-		p := "stores." + name + "."
-		add(p+"s3_secret_key", s.S3SecretKey)
-		add(p+"b2_app_key", s.B2AppKey)
-		add(p+"store_sftp_password", s.StoreSFTPPassword)
+		for _, t := range StoreSettings {
+			if v := t.Value(&s); v != nil && t.Secret {
+				add("stores."+name+"."+t.Key, *v)
+			}
+		}
 	}
 	for name, a := range f.Auth {
 		add("auth."+name+".google_credentials_json", a.GoogleCredsJSON)

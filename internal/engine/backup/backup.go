@@ -156,7 +156,7 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, heads []snap
 		return nil, err
 	}
 	root := rs.root
-	abs, real, fi := root.Path, root.Real, root.Info
+	real, fi := root.Real, root.Info
 	filter, err := exclude.NewFilter(opts.ExcludeRules(), opts.Source, fi)
 	if err != nil {
 		return nil, err
@@ -165,11 +165,11 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, heads []snap
 		filter.AddRoot(info)
 	}
 	opts.fillDefaults()
-	snap, err := newSnapshot(when, root.URI, opts)
+	snap, err := newSnapshot(when, rs.origin(opts))
 	if err != nil {
 		return nil, err
 	}
-	snap.Path, snap.Paths, snap.Excludes = abs, rs.paths, opts.excludeSet()
+	snap.Excludes = opts.excludeSet()
 	if snap.Volume, err = volumeOf(ctx, real, opts); err != nil {
 		return nil, err
 	}
@@ -255,12 +255,12 @@ func (o *Options) fillDefaults() {
 	}
 }
 
-// newSnapshot starts the snapshot of a backup of source taken at when: host,
-// tags, user and a fresh nonce (so that two backups of the same tree at the
-// same time still get different ids).
-func newSnapshot(when time.Time, source string, opts Options) (*snapshot.Snapshot, error) {
-	snap := &snapshot.Snapshot{Time: when.UTC(), Source: source, Hostname: opts.Hostname,
-		Tags: opts.Tags, Program: "cloudstic", Nonce: make([]byte, 16)}
+// newSnapshot starts the snapshot of a backup taken at when from its
+// origin (see origin): the time, the user and a fresh nonce (so that two
+// backups of the same tree at the same time still get different ids).
+func newSnapshot(when time.Time, origin snapshot.Snapshot) (*snapshot.Snapshot, error) {
+	snap := &origin
+	snap.Time, snap.Program, snap.Nonce = when.UTC(), "cloudstic", make([]byte, 16)
 	if _, err := rand.Read(snap.Nonce); err != nil {
 		return nil, err
 	}

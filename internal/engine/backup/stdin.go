@@ -196,7 +196,7 @@ func runStreamSnapshot(ctx context.Context, r *repo.Repository, lease *lock.Lock
 		return nil, err
 	}
 	opts.fillDefaults()
-	snap, err := newSnapshot(when, StdinSourcePrefix+name, opts)
+	snap, err := newSnapshot(when, snapshot.Snapshot{Source: StdinSourcePrefix + name, Hostname: opts.Hostname, Tags: opts.Tags})
 	if err != nil {
 		return nil, err
 	}

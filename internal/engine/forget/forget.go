@@ -30,6 +30,11 @@ type Options struct {
 	Policy  Policy
 	Filter  Filter
 	GroupBy GroupBy
+	// Group, when set, limits the policy to the one group with this key
+	// (under GroupBy): a profile's retention applies to the group its
+	// backup recorded, not to every group the filter lets through (a
+	// snapshot of the same source with one more tag is in another group).
+	Group *GroupKey
 	// Location is the time zone of calendar periods (nil: time.Local).
 	Location *time.Location
 	// DryRun decides but deletes nothing.
@@ -76,6 +81,9 @@ func Plan(snaps []snapshot.WithID, opts Options) (*Result, error) {
 	}
 	res := &Result{}
 	for _, g := range Split(matched, opts.GroupBy) {
+		if opts.Group != nil && g.Key.id() != opts.Group.id() {
+			continue
+		}
 		gr := GroupResult{Key: g.Key}
 		for _, d := range Apply(g.Snapshots, opts.Policy, loc) {
 			if d.Keep {

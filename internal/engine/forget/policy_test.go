@@ -152,3 +152,36 @@ func TestParseGroupBy(t *testing.T) {
 		t.Fatalf("ParseGroupBy = %+v, %v", g, err)
 	}
 }
+
+// TestPlanOneGroup: with Group set the policy applies to that group only,
+// not to a group the filter also lets through (the same source with one
+// more tag), nor to the others.
+func TestPlanOneGroup(t *testing.T) {
+	mk := func(n byte, when string, tags ...string) snapshot.WithID {
+		s := snap(n, when)
+		s.Snapshot = &snapshot.Snapshot{Time: s.Time, Tree: s.Tree, Source: "local:/b", Hostname: "h", Path: "/b", Tags: tags}
+		return s
+	}
+	old := mk(1, "2024-01-01T10:00:00Z", "x")
+	kept := mk(2, "2024-01-02T10:00:00Z", "x", "keep")
+	mid := mk(3, "2024-01-03T10:00:00Z", "x")
+	last := mk(4, "2024-01-04T10:00:00Z", "x")
+	other := snap(5, "2024-01-01T09:00:00Z") // local:/a
+	all := []snapshot.WithID{old, kept, mid, last, other}
+	by := GroupBy{Source: true, Host: true, Path: true, Tags: true}
+	key := by.Key(last.Snapshot)
+	res, err := Plan(all, Options{Policy: Policy{Last: 1}, Filter: Filter{Tags: []string{"x"}}, GroupBy: by, Group: &key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Groups) != 1 || !reflect.DeepEqual(res.Groups[0].Key, key) {
+		t.Fatalf("groups %+v, want only %+v", res.Groups, key)
+	}
+	var removed []id.ID
+	for _, d := range res.Groups[0].Remove {
+		removed = append(removed, d.ID)
+	}
+	if want := []id.ID{mid.ID, old.ID}; !reflect.DeepEqual(removed, want) {
+		t.Errorf("removed %v, want %v (the group's older snapshots, not the one tagged keep)", removed, want)
+	}
+}

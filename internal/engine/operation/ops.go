@@ -2,6 +2,7 @@ package operation
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
@@ -115,12 +116,18 @@ func Prune(ctx context.Context, r *Repo, opts prune.Options) (*prune.Result, err
 	return res, err
 }
 
+// ErrPruneAfterForget marks a Forget whose snapshots were removed (its
+// result says which) but whose prune step failed: the repository is
+// changed, its space not yet reclaimed.
+var ErrPruneAfterForget = errors.New("prune after forget failed")
+
 // Forget removes snapshots (no lock: deleting a snapshot object is its
 // only write, seed rule), then, when pruneOpts is set and forget succeeded,
 // prunes under the exclusive lock (a dry run forgets and prunes nothing).
 // beginPrune, when set, is called with the prune options right before the
 // prune step, and the function it returns right after it. The forget
-// result is nil only when forget could not decide at all.
+// result is nil only when forget could not decide at all; a failed prune
+// step wraps ErrPruneAfterForget.
 func Forget(ctx context.Context, r *Repo, opts forget.Options, pruneOpts *prune.Options,
 	beginPrune func(*prune.Options) (end func())) (*forget.Result, *prune.Result, error) {
 	res, err := forget.Run(ctx, r.Repository, opts)
@@ -133,6 +140,9 @@ func Forget(ctx context.Context, r *Repo, opts forget.Options, pruneOpts *prune.
 		defer beginPrune(&po)()
 	}
 	pres, err := Prune(ctx, r, po)
+	if err != nil {
+		err = fmt.Errorf("%w: %w", ErrPruneAfterForget, err)
+	}
 	return res, pres, err
 }
 
