@@ -75,8 +75,8 @@ func (l *lineSignal) Write(p []byte) (int, error) {
 }
 
 // TestUIProfileRuns serves a profile's repository in process, runs its
-// backup, forget+prune and check from the page as a browser would, and
-// sees the new snapshot.
+// backup (with its retention policy), forget+prune and check from the page
+// as a browser would, and sees the new snapshot.
 func TestUIProfileRuns(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
@@ -108,8 +108,10 @@ func TestUIProfileRuns(t *testing.T) {
 	if len(actions) != 3 {
 		t.Fatalf("runs offered: %v, want backup, forget and check", actions)
 	}
-	for _, tc := range []struct{ action, want string }{{actions[0][1], "Snapshot"}, {actions[0][1], "Snapshot"},
-		{actions[1][1], "Removed 1 snapshots"}, {actions[2][1], "No errors found"}} {
+	// The profile's backup applies its policy, as backup -profile does:
+	// the second one removes the first snapshot.
+	for _, tc := range []struct{ action, want string }{{actions[0][1], "Removed 0 snapshots"}, {actions[0][1], "Removed 1 snapshots"},
+		{actions[1][1], "Removed 0 snapshots"}, {actions[2][1], "No errors found"}} {
 		res, err := u.c.PostForm(base+"r/0/run/"+tc.action, url.Values{"csrf": {csrf[1]}})
 		if err != nil {
 			t.Fatal(err)
@@ -177,14 +179,20 @@ type uiServer struct {
 // ends (or stop), and returns the address it printed (with the token).
 func startUI(t *testing.T, args ...string) *uiServer {
 	t.Helper()
+	return startUIWith(t, func(string) string { return "" }, dashboard, args...)
+}
+
+// startUIWith is startUI with an environment and a dashboard of the
+// test's.
+func startUIWith(t *testing.T, getenv func(string) string, dash cli.Dashboard, args ...string) *uiServer {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	addrs := make(chan string, 1)
 	stderr := &lineSignal{addr: addrs}
 	exited := make(chan int, 1)
 	go func() {
 		exited <- cli.Main(ctx, append([]string{"ui", "-listen", "127.0.0.1:0"}, args...),
-			cli.IO{Stdin: bytes.NewReader(nil), Stdout: io.Discard, Stderr: stderr, Getenv: func(string) string { return "" },
-				Dashboard: dashboard})
+			cli.IO{Stdin: bytes.NewReader(nil), Stdout: io.Discard, Stderr: stderr, Getenv: getenv, Dashboard: dash})
 	}()
 	u := &uiServer{}
 	select {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/awsconf"
 	"github.com/cloudstic/cloudstic/internal/clock"
+	"github.com/cloudstic/cloudstic/internal/config"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
@@ -45,6 +45,12 @@ type app struct {
 	// role is "source " for the repository copy reads from (its flags
 	// are the -from-* ones), "" for the main one.
 	role string
+	// explicit names the flags the command line gave (afterParse): they
+	// win over a profile's settings.
+	explicit map[string]bool
+	// onProgress, when set, gets the progress events of a run the web
+	// dashboard started, instead of stderr (see reporter).
+	onProgress func(operation.Progress)
 }
 
 // flagName is how the user gives the global flag name for this app's
@@ -58,7 +64,11 @@ func (a *app) flagName(name string) string {
 
 // globals are the flags every command accepts.
 type globals struct {
-	store         string
+	// repo holds the store settings config.StoreSettings lists (repo.URI
+	// is -store), as a store entry of profiles.yaml holds them; the
+	// password and keys, which an entry holds only as references, are
+	// below.
+	repo          config.Store
 	password      string
 	encryptionKey string
 	recoveryKey   string
@@ -72,8 +82,7 @@ type globals struct {
 	timeouts      timeoutFlags
 	noCache       bool
 	s3            s3Flags
-	sftp          sftpFlags
-	kms           kmsFlags
+	sftpInsecure  bool
 	prof          profileFlags
 }
 
@@ -85,11 +94,9 @@ func envOr(getenv func(string) string, name, def string) string {
 }
 
 func (g *globals) register(fs *flag.FlagSet, getenv func(string) string) {
-	fs.StringVar(&g.store, "store", envOr(getenv, "CLOUDSTIC_STORE", "local:./backup_store"),
-		"repository store: local:PATH, s3:BUCKET[/PREFIX], b2:BUCKET[/PREFIX] or sftp://[user@]host[:port]/path (env CLOUDSTIC_STORE)")
-	fs.StringVar(&g.password, "password", getenv("CLOUDSTIC_PASSWORD"), "repository password (env CLOUDSTIC_PASSWORD; prompted on a terminal when missing)")
-	fs.StringVar(&g.encryptionKey, "encryption-key", getenv("CLOUDSTIC_ENCRYPTION_KEY"), "platform key, 64 hex digits, instead of a password (env CLOUDSTIC_ENCRYPTION_KEY)")
-	fs.StringVar(&g.recoveryKey, "recovery-key", getenv("CLOUDSTIC_RECOVERY_KEY"), "24-word recovery key, instead of a password")
+	for _, s := range config.StoreSettings {
+		fs.StringVar(g.setting(s), s.Flag, s.FlagDefault(getenv), s.Usage())
+	}
 	fs.BoolVar(&g.json, "json", false, "print one JSON document on stdout")
 	fs.BoolVar(&g.jsonProgress, "json-progress", false, "stream progress as JSON lines on stderr (for GUIs)")
 	fs.BoolVar(&g.verbose, "verbose", false, "print more detail")
@@ -100,9 +107,26 @@ func (g *globals) register(fs *flag.FlagSet, getenv func(string) string) {
 	g.timeouts.register(fs, getenv)
 	fs.BoolVar(&g.noCache, "no-cache", false, "do not use the local metadata cache of remote repositories (also CLOUDSTIC_NO_CACHE=1)")
 	g.s3.register(fs, getenv)
-	g.sftp.register(fs, getenv)
-	g.kms.register(fs, getenv)
+	fs.BoolVar(&g.sftpInsecure, "store-sftp-insecure", false, "INSECURE: accept any SSH host key of an sftp:// store")
 	g.prof.register(fs, getenv)
+}
+
+// setting is where the value of a store setting goes: its field in
+// g.repo, or for the password and keys (which a store entry holds only
+// as references) their own fields.
+func (g *globals) setting(s config.Setting) *string {
+	if v := s.Value(&g.repo); v != nil {
+		return v
+	}
+	switch s.Flag {
+	case "password":
+		return &g.password
+	case "encryption-key":
+		return &g.encryptionKey
+	case "recovery-key":
+		return &g.recoveryKey
+	}
+	panic("config.StoreSettings: -" + s.Flag + " has no field in globals") // TestEveryCommandsFlags registers them all
 }
 
 // flags returns a FlagSet holding the global flags.
@@ -195,8 +219,8 @@ func (a *app) openErr(err error) error {
 // given it prompts for a password on a terminal (twice with confirm).
 func (a *app) credentials(ctx context.Context, confirm bool) (repo.Credentials, error) {
 	c := repo.Credentials{Password: a.g.password, PlatformKey: a.g.encryptionKey, RecoveryKey: a.g.recoveryKey}
-	if a.g.kms.keyARN != "" {
-		k, err := a.openKMS(ctx, a.g.kms.keyARN)
+	if a.g.repo.KMSKeyARN != "" {
+		k, err := a.openKMS(ctx, a.g.repo.KMSKeyARN)
 		if err != nil {
 			return c, err
 		}
@@ -207,16 +231,13 @@ func (a *app) credentials(ctx context.Context, confirm bool) (repo.Credentials, 
 	}
 	pw, err := a.askPassword(confirm)
 	c.Password = pw
-	// Kept for the commands this run starts itself (ui's runs), which
-	// cannot prompt.
-	a.g.password = pw
 	return c, err
 }
 
 // credentialsGiven reports whether a password or key was given without a
 // prompt: by flag, environment, file, command, reference or KMS key.
 func (a *app) credentialsGiven() bool {
-	return a.g.password != "" || a.g.encryptionKey != "" || a.g.recoveryKey != "" || a.g.kms.keyARN != ""
+	return a.g.password != "" || a.g.encryptionKey != "" || a.g.recoveryKey != "" || a.g.repo.KMSKeyARN != ""
 }
 
 // askPassword prompts for the repository password on a terminal (twice
@@ -263,7 +284,7 @@ func (a *app) openRepo(ctx context.Context) (*operation.Repo, error) {
 	r, err := operation.Open(ctx, o)
 	switch {
 	case errors.Is(err, repo.ErrNeedCredential) && a.role != "":
-		return nil, fmt.Errorf("the %srepository at %s is encrypted: give -from-password-file, -from-password-command, -from-password-ref, -from-encryption-key, -from-recovery-key or -from-kms-key-arn (or CLOUDSTIC_FROM_PASSWORD)", a.role, a.g.store)
+		return nil, fmt.Errorf("the %srepository at %s is encrypted: give -from-password-file, -from-password-command, -from-password-ref, -from-encryption-key, -from-recovery-key or -from-kms-key-arn (or CLOUDSTIC_FROM_PASSWORD)", a.role, a.g.repo.URI)
 	case errors.Is(err, repo.ErrNeedCredential):
 		return nil, errors.New("repository is encrypted: give -password (or CLOUDSTIC_PASSWORD), -encryption-key, -recovery-key or -kms-key-arn")
 	case err != nil && a.role != "":
@@ -324,16 +345,3 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}

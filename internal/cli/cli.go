@@ -164,25 +164,40 @@ func (a *app) finish(err error) int {
 			err = fmt.Errorf("writing output: %w", werr)
 		}
 	}
+	code, msg := errorCode(err)
 	switch {
-	case err == nil:
-		return ExitOK
-	case errors.Is(err, flag.ErrHelp):
-		return ExitOK
+	case msg == "":
+		return code
+	case errors.As(err, new(*exitCodeError)), errors.Is(err, errReported):
+		// The command reported in full; with -json, in its document.
+		if !a.g.json {
+			fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, termtext.Safe(msg))
+		}
+		return code
+	}
+	if a.g.json {
+		a.writeJSON(errorResult{Error: msg, ExitCode: code})
+	}
+	// The message may name files, keys and lock holders from the store.
+	fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, termtext.Safe(msg))
+	return code
+}
+
+// errorCode maps a command's error to its exit code and its one-line
+// message ("" when there is nothing to say: success, help, or files a
+// backup could not read, which it listed).
+func errorCode(err error) (int, string) {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return ExitOK, ""
 	case errors.Is(err, errPartial):
-		return ExitPartial
-	case errors.As(err, new(*exitCodeError)):
-		var ec *exitCodeError
-		errors.As(err, &ec)
-		if !a.g.json {
-			fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, termtext.Safe(oneLine(err.Error())))
-		}
-		return ec.code
-	case errors.Is(err, errReported):
-		if !a.g.json {
-			fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, termtext.Safe(oneLine(err.Error())))
-		}
-		return ExitError
+		return ExitPartial, ""
+	}
+	if ec := (*exitCodeError)(nil); errors.As(err, &ec) {
+		return ec.code, oneLine(err.Error())
+	}
+	if errors.Is(err, errReported) {
+		return ExitError, oneLine(err.Error())
 	}
 	code := ExitError
 	if errors.Is(err, errUsage) {
@@ -196,12 +211,7 @@ func (a *app) finish(err error) int {
 	default:
 		msg = "interrupted; the lock was released and nothing already stored was changed"
 	}
-	if a.g.json {
-		a.writeJSON(errorResult{Error: msg, ExitCode: code})
-	}
-	// The message may name files, keys and lock holders from the store.
-	fmt.Fprintf(a.io.Stderr, "cloudstic %s: %s\n", a.cmd.name, termtext.Safe(msg))
-	return code
+	return code, msg
 }
 
 // oneLine folds a message onto one line: errors.Join puts each joined

@@ -3,101 +3,141 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/source"
 	"github.com/cloudstic/cloudstic/internal/sshconn"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
+// backupFlags are backup's own flags: what a profile's backup takes from
+// the profile (applyProfile) and what every backup takes from the command
+// line.
+type backupFlags struct {
+	src         sourceFlags
+	tags        multiFlag
+	ex          excludeFlags
+	xf          xattrFlags
+	sf          stdinFlags
+	vf          volumeFlag
+	host, when  string
+	ignoreEmpty bool
+	dryRun      bool
+	compression string
+}
+
+func (f *backupFlags) register(fs *flag.FlagSet, getenv func(string) string) {
+	f.src.register(fs, getenv)
+	fs.Var(&f.tags, "tag", "tag the snapshot (repeatable)")
+	f.ex.register(fs)
+	f.xf.register(fs)
+	f.sf.register(fs)
+	f.vf.register(fs)
+	fs.StringVar(&f.host, "host", "", "record this host name instead of the machine's (the parent snapshot is looked for under it)")
+	fs.StringVar(&f.when, "time", "", "record this snapshot time instead of now, to import old data: 2006-01-02 15:04:05 (local time) or RFC 3339")
+	fs.BoolVar(&f.ignoreEmpty, "ignore-empty-snapshot", false, "scan and report, but write no snapshot when nothing differs from the previous one")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would be stored, store nothing")
+	fs.StringVar(&f.compression, "compression", "auto",
+		"how file contents are compressed: fast (s2), small (zstd: about a quarter smaller on text, 2.5 times the CPU), off, or auto (fast on a local disk, small on remote stores)")
+}
+
 func runBackup(ctx context.Context, a *app, args []string) error {
 	fs := a.flags()
-	var src sourceFlags
-	src.register(fs, a.io.Getenv)
-	var tags multiFlag
-	fs.Var(&tags, "tag", "tag the snapshot (repeatable)")
-	var ex excludeFlags
-	ex.register(fs)
-	var xf xattrFlags
-	xf.register(fs)
-	var sf stdinFlags
-	sf.register(fs)
-	var vf volumeFlag
-	vf.register(fs)
-	host := fs.String("host", "", "record this host name instead of the machine's (the parent snapshot is looked for under it)")
-	when := fs.String("time", "", "record this snapshot time instead of now, to import old data: 2006-01-02 15:04:05 (local time) or RFC 3339")
-	ignoreEmpty := fs.Bool("ignore-empty-snapshot", false, "scan and report, but write no snapshot when nothing differs from the previous one")
-	dryRun := fs.Bool("dry-run", false, "show what would be stored, store nothing")
-	compression := fs.String("compression", "auto",
-		"how file contents are compressed: fast (s2), small (zstd: about a quarter smaller on text, 2.5 times the CPU), off, or auto (fast on a local disk, small on remote stores)")
+	var f backupFlags
+	f.register(fs, a.io.Getenv)
 	pos, err := a.parse(fs, args)
 	if err != nil {
 		return err
 	}
-	if done, err := a.profileBackup(ctx, fs); done {
+	if err := f.sf.check(a, fs, pos); err != nil {
 		return err
 	}
-	comp, err := parseCompression(*compression, isLocal(a.g.store))
+	if profile := a.g.prof.profile != "" || a.g.prof.all; profile && f.sf.wanted() {
+		return usageErr("a profile backs up its source, not a stream: give -stdin or -stdin-from-command without -profile or -all-profiles")
+	}
+	if len(pos) > 0 && !f.sf.wanted() {
+		return usageErr("unexpected argument %q (give the source with -source local:PATH)", pos[0])
+	}
+	switch {
+	case a.g.prof.all:
+		return a.backupAllProfiles(ctx, f)
+	case a.g.prof.profile != "":
+		return a.backupProfile(ctx, f)
+	}
+	opts, done, err := a.backupOptions(ctx, &f)
 	if err != nil {
 		return err
 	}
-	if err := sf.check(a, fs, pos); err != nil {
-		return err
-	}
-	if len(pos) > 0 && !sf.wanted() {
-		return usageErr("unexpected argument %q (give the source with -source local:PATH)", pos[0])
-	}
-	var path string
-	var paths []string
-	var login *sshconn.Config
-	if !sf.wanted() { // a stream has no source directory
-		if path, paths, login, err = a.sourcePaths(&src); err != nil {
-			return err
-		}
-	}
-	opts := backup.Options{Path: path, Paths: paths, Tags: tags, DryRun: *dryRun, Warnf: a.warnf, Uploaders: uploaders(a),
-		Compression: comp, Hostname: *host, IgnoreEmpty: *ignoreEmpty}
-	for _, set := range []func(*backup.Options) error{ex.options, xf.options, vf.options} {
-		if err := set(&opts); err != nil {
-			return err
-		}
-	}
-	if opts.VolumeUUID != "" && login != nil {
-		return usageErr("-volume-uuid applies to local sources only, not to %s", strings.Join(src.uris, " "))
-	}
-	if *host != "" && strings.TrimSpace(*host) == "" {
-		return usageErr("-host %q: want a host name", *host)
-	}
-	if *when != "" {
-		if opts.Time, err = parseTime(*when); err != nil {
-			return usageErr("-time %q: %v", *when, err)
-		}
-	}
-	if opts.Source, err = openSource(ctx, strings.Join(src.uris, " "), login); err != nil { // one URI when login is set
-		return err
-	}
-	if opts.Source != nil {
-		defer opts.Source.Close() //nolint:errcheck // read-only; the backup reported what went wrong
-	}
+	defer done()
 	r, err := a.openRepo(ctx)
 	if err != nil {
 		return err
 	}
 	defer a.closeStore()
-	if a.g.verbose {
-		opts.Verbosef = a.infof
-	}
-	stop, err := sf.attach(ctx, a, pos, &opts)
+	stop, err := f.sf.attach(ctx, a, pos, &opts)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	return a.backup(ctx, r, opts)
+	rep, endProgress := a.reporter()
+	res, err := operation.Backup(ctx, r, opts, rep.Backup)
+	endProgress()
+	return a.printBackup(opts, res, err)
+}
+
+// backupOptions checks backup's flags and turns them into the engine's
+// options, for a plain backup and for a profile's alike: -source (or a
+// profile's source) is read here, and only here (see sourcePaths). done
+// closes the source (an sftp:// connection).
+func (a *app) backupOptions(ctx context.Context, f *backupFlags) (opts backup.Options, done func(), err error) {
+	done = func() {}
+	comp, err := parseCompression(f.compression, isLocal(a.g.repo.URI))
+	if err != nil {
+		return opts, done, err
+	}
+	var path string
+	var paths []string
+	var login *sshconn.Config
+	if !f.sf.wanted() { // a stream has no source directory
+		if path, paths, login, err = a.sourcePaths(&f.src); err != nil {
+			return opts, done, err
+		}
+	}
+	opts = backup.Options{Path: path, Paths: paths, Tags: f.tags, DryRun: f.dryRun, Warnf: a.warnf, Uploaders: uploaders(a),
+		Compression: comp, Hostname: f.host, IgnoreEmpty: f.ignoreEmpty}
+	for _, set := range []func(*backup.Options) error{f.ex.options, f.xf.options, f.vf.options} {
+		if err := set(&opts); err != nil {
+			return opts, done, err
+		}
+	}
+	if opts.VolumeUUID != "" && login != nil {
+		return opts, done, usageErr("-volume-uuid applies to local sources only, not to %s", strings.Join(f.src.uris, " "))
+	}
+	if f.host != "" && strings.TrimSpace(f.host) == "" {
+		return opts, done, usageErr("-host %q: want a host name", f.host)
+	}
+	if f.when != "" {
+		if opts.Time, err = parseTime(f.when); err != nil {
+			return opts, done, usageErr("-time %q: %v", f.when, err)
+		}
+	}
+	if a.g.verbose {
+		opts.Verbosef = a.infof
+	}
+	if opts.Source, err = openSource(ctx, strings.Join(f.src.uris, " "), login); err != nil { // one URI when login is set
+		return opts, done, err
+	}
+	if opts.Source != nil {
+		done = func() { opts.Source.Close() } //nolint:errcheck // read-only; the backup reported what went wrong
+	}
+	return opts, done, nil
 }
 
 // parseTime reads -time: RFC 3339, or a date and time (seconds
@@ -119,7 +159,7 @@ func parseTime(s string) (time.Time, error) {
 // it ~50 ms), and each more uploader can hold one more pack in memory; remote
 // stores need several requests in flight.
 func uploaders(a *app) int {
-	if isLocal(a.g.store) {
+	if isLocal(a.g.repo.URI) {
 		return 1
 	}
 	return max(2, a.g.storeConns/2)
@@ -146,60 +186,81 @@ func parseCompression(value string, local bool) (pack.Compression, error) {
 	return 0, usageErr("-compression %q: want auto, fast, small or off", value)
 }
 
-func (a *app) backup(ctx context.Context, r *operation.Repo, opts backup.Options) error {
-	res, err := operation.Backup(ctx, r, opts, a.backupProgress)
-	if errors.Is(err, backup.ErrSource) && len(opts.Paths) > 0 {
+// printBackup reports a backup's result, or maps its error: the JSON
+// document or the human summary on stdout, unreadable files on stderr.
+func (a *app) printBackup(opts backup.Options, res *backup.Result, err error) error {
+	if err != nil {
+		return a.backupErr(opts, err)
+	}
+	if a.g.json {
+		a.writeJSON(a.backupDoc(opts, res))
+	}
+	return a.backupReport(opts, res)
+}
+
+// backupErr says what a failed backup means for the user.
+func (a *app) backupErr(opts backup.Options, err error) error {
+	switch {
+	case errors.Is(err, backup.ErrSource) && len(opts.Paths) > 0:
 		return fmt.Errorf("cannot back up: %w", err)
-	}
-	if errors.Is(err, backup.ErrSource) {
+	case errors.Is(err, backup.ErrSource):
 		return fmt.Errorf("cannot back up %s: %w", opts.Path, err)
-	}
-	if errors.Is(err, source.ErrLost) {
+	case errors.Is(err, source.ErrLost):
 		return fmt.Errorf("backup of %s stopped, no snapshot written: %w", opts.Path, err)
-	}
-	if errors.Is(err, backup.ErrFutureTime) {
+	case errors.Is(err, backup.ErrFutureTime):
 		return usageErr("-time: %v", err)
 	}
-	if err != nil {
-		return err
-	}
+	return err
+}
+
+// backupReport prints the files a backup could not read on stderr and,
+// without -json, its summary on stdout; it returns errPartial when there
+// were such files.
+func (a *app) backupReport(opts backup.Options, res *backup.Result) error {
 	for _, e := range res.Errors {
 		fmt.Fprintln(a.io.Stderr, termtext.Sprintf("error: %v", e))
 	}
-	s := res.Snapshot.Summary
-	if a.g.json {
-		out := backupResult{skippedDamage: a.skipped(), Summary: s, DryRun: opts.DryRun, Errors: len(res.Errors)}
-		if !opts.DryRun && !res.Unchanged {
-			out.SnapshotID = res.ID.String()
-		}
-		if opts.IgnoreEmpty {
-			out.Unchanged = &res.Unchanged
-		}
-		if res.Parent != nil {
-			out.Parent = res.Parent.ID.String()
-		}
-		a.writeJSON(out)
-	} else {
-		w := a.io.Stdout
-		if a.g.verbose && res.Parent != nil {
-			fmt.Fprintf(w, "Parent:      %s (%s)\n", res.Parent.ID.String()[:8], res.Parent.Time.Local().Format("2006-01-02 15:04:05"))
-		}
-		fmt.Fprintf(w, "Files:       %d new, %d changed, %d unmodified, %d removed\n", s.FilesNew, s.FilesChanged, s.FilesUnmodified, s.FilesRemoved)
-		fmt.Fprintf(w, "Dirs:        %d new, %d changed, %d unmodified\n", s.DirsNew, s.DirsChanged, s.DirsUnmodified)
-		fmt.Fprintf(w, "Added:       %s in %d blobs (%s read of %s)\n", humanBytes(s.BytesAdded), s.BlobsAdded, humanBytes(s.BytesRead), humanBytes(s.BytesTotal))
-		fmt.Fprintf(w, "Duration:    %.1fs\n", s.DurationSeconds)
-		switch {
-		case res.Unchanged:
-			fmt.Fprintf(w, "Nothing changed since snapshot %s: no snapshot written (-ignore-empty-snapshot)\n", res.Parent.ID.String()[:8])
-		case opts.DryRun:
-			fmt.Fprintln(w, "Dry run: nothing was stored")
-		default:
-			fmt.Fprintf(w, "Snapshot %s saved\n", res.ID.String()[:8])
-		}
+	if !a.g.json {
+		a.printBackupSummary(opts, res)
 	}
 	if len(res.Errors) > 0 {
 		fmt.Fprintf(a.io.Stderr, "cloudstic backup: %d files or directories could not be read (listed above); the rest was saved\n", len(res.Errors))
 		return errPartial
 	}
 	return nil
+}
+
+// backupDoc is backup -json's document of a result.
+func (a *app) backupDoc(opts backup.Options, res *backup.Result) backupResult {
+	out := backupResult{skippedDamage: a.skipped(), Summary: res.Snapshot.Summary, DryRun: opts.DryRun, Errors: len(res.Errors)}
+	if !opts.DryRun && !res.Unchanged {
+		out.SnapshotID = res.ID.String()
+	}
+	if opts.IgnoreEmpty {
+		out.Unchanged = &res.Unchanged
+	}
+	if res.Parent != nil {
+		out.Parent = res.Parent.ID.String()
+	}
+	return out
+}
+
+// printBackupSummary prints backup's human summary on stdout.
+func (a *app) printBackupSummary(opts backup.Options, res *backup.Result) {
+	w, s := a.io.Stdout, res.Snapshot.Summary
+	if a.g.verbose && res.Parent != nil {
+		fmt.Fprintf(w, "Parent:      %s (%s)\n", res.Parent.ID.String()[:8], res.Parent.Time.Local().Format("2006-01-02 15:04:05"))
+	}
+	fmt.Fprintf(w, "Files:       %d new, %d changed, %d unmodified, %d removed\n", s.FilesNew, s.FilesChanged, s.FilesUnmodified, s.FilesRemoved)
+	fmt.Fprintf(w, "Dirs:        %d new, %d changed, %d unmodified\n", s.DirsNew, s.DirsChanged, s.DirsUnmodified)
+	fmt.Fprintf(w, "Added:       %s in %d blobs (%s read of %s)\n", frontend.HumanBytes(s.BytesAdded), s.BlobsAdded, frontend.HumanBytes(s.BytesRead), frontend.HumanBytes(s.BytesTotal))
+	fmt.Fprintf(w, "Duration:    %.1fs\n", s.DurationSeconds)
+	switch {
+	case res.Unchanged:
+		fmt.Fprintf(w, "Nothing changed since snapshot %s: no snapshot written (-ignore-empty-snapshot)\n", res.Parent.ID.String()[:8])
+	case opts.DryRun:
+		fmt.Fprintln(w, "Dry run: nothing was stored")
+	default:
+		fmt.Fprintf(w, "Snapshot %s saved\n", res.ID.String()[:8])
+	}
 }

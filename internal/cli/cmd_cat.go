@@ -64,7 +64,7 @@ func (a *app) catPlain(ctx context.Context, pos []string) (any, error) {
 	if pos[0] == "config" {
 		cfg, err := repo.ReadConfig(ctx, st)
 		if errors.Is(err, repo.ErrNotRepository) {
-			return nil, fmt.Errorf("repository not initialized at %s: run 'cloudstic init'", a.g.store)
+			return nil, fmt.Errorf("repository not initialized at %s: run 'cloudstic init'", a.g.repo.URI)
 		}
 		return cfg, err
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/cloudstic/cloudstic/internal/engine/check"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
@@ -35,12 +37,18 @@ func runCheck(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	stopProgress := a.checkProgress(&opts)
-	res, err := check.Run(ctx, r.Repository, opts)
-	stopProgress()
+	rep, endProgress := a.reporter()
+	res, err := operation.Check(ctx, r, opts, rep.Check)
+	endProgress()
 	if err != nil {
 		return err
 	}
+	return a.printCheck(opts, res)
+}
+
+// printCheck prints check's result: the JSON document, or the counts and
+// every problem found. Problems make it fail (errReported).
+func (a *app) printCheck(opts check.Options, res *check.Result) error {
 	if a.g.json {
 		if res.Errors == nil {
 			res.Errors = []check.Problem{}
@@ -54,7 +62,7 @@ func runCheck(ctx context.Context, a *app, args []string) error {
 		fmt.Fprintf(w, "Checked:     %d snapshots, %d trees, %d referenced blobs\n", res.Snapshots, res.Trees, res.Blobs)
 		fmt.Fprintf(w, "Store:       %d packs, %d index files\n", res.Packs, res.IndexFiles)
 		if opts.ReadData {
-			fmt.Fprintf(w, "Read:        %d packs, %d blobs, %s\n", res.PacksRead, res.BlobsRead, humanBytes(res.BytesRead))
+			fmt.Fprintf(w, "Read:        %d packs, %d blobs, %s\n", res.PacksRead, res.BlobsRead, frontend.HumanBytes(res.BytesRead))
 		}
 		// Problems name store keys, snapshots and paths.
 		for _, p := range res.Notes {

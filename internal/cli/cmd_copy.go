@@ -7,6 +7,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/snapcopy"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
@@ -25,7 +26,7 @@ func runCopy(ctx context.Context, a *app, args []string) error {
 	if err := from.apply(a); err != nil {
 		return err
 	}
-	comp, err := parseCompression(*compression, isLocal(a.g.store))
+	comp, err := parseCompression(*compression, isLocal(a.g.repo.URI))
 	if err != nil {
 		return err
 	}
@@ -88,7 +89,7 @@ func (a *app) printCopy(res *snapcopy.Result, dryRun bool, srcDamage skippedDama
 		return
 	}
 	fmt.Fprintf(w, "Copied %d snapshots (%s), %d were already in the destination; %d blobs read, %d new blobs (%s) stored\n",
-		copied, how, len(res.Skipped), res.BlobsRead, res.BlobsAdded, humanBytes(res.BytesAdded))
+		copied, how, len(res.Skipped), res.BlobsRead, res.BlobsAdded, frontend.HumanBytes(res.BytesAdded))
 }
 
 // copyJSON builds copy -json's document.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/diff"
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
@@ -64,7 +65,7 @@ func runDiff(ctx context.Context, a *app, args []string) error {
 	if !a.g.quiet {
 		fmt.Fprintf(a.io.Stdout, "\n%s -> %s: %d added, %d removed, %d modified, %d metadata only; +%s -%s\n",
 			s1.ID.String()[:8], s2.ID.String()[:8], sum.Added, sum.Removed, sum.Modified, sum.Metadata,
-			humanBytes(sum.BytesAdded), humanBytes(sum.BytesRemoved))
+			frontend.HumanBytes(sum.BytesAdded), frontend.HumanBytes(sum.BytesRemoved))
 	}
 	return nil
 }

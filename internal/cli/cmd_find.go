@@ -11,6 +11,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/engine/find"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
@@ -88,7 +89,7 @@ func (a *app) find(ctx context.Context, r *repo.Repository, refs []string, opts 
 		}
 		size := "-"
 		if m.Node.Type == tree.TypeFile {
-			size = humanBytes(int64(m.Node.Size))
+			size = frontend.HumanBytes(int64(m.Node.Size))
 		}
 		_, err := fmt.Fprintf(a.io.Stdout, "%s  %s  %s  %10s  %s\n", h.SnapshotID[:8], h.Mode,
 			h.MTime.Local().Format("2006-01-02 15:04:05"), size, termtext.Safe(h.Path))

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/cloudstic/cloudstic/internal/engine/forget"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
@@ -61,12 +63,31 @@ func runForget(ctx context.Context, a *app, args []string) error {
 	if *doPrune {
 		pruneOpts = &popts
 	}
-	res, pres, err := operation.Forget(ctx, r, opts, pruneOpts, a.pruneReporting)
+	rep, endProgress := a.reporter()
+	res, pres, err := operation.Forget(ctx, r, opts, pruneOpts, a.pruneReporting(rep))
+	endProgress()
 	if res == nil {
 		return err
 	}
-	a.printForget(res, *dryRun, pres)
-	return err
+	if a.g.json {
+		a.writeJSON(a.forgetDoc(res, *dryRun, pres, err))
+	} else {
+		a.printForget(res, *dryRun, pres)
+	}
+	return forgetErr(res, err)
+}
+
+// forgetErr is the error of a forget whose result was printed: when its
+// snapshots were removed but the prune step after it failed (a lock held
+// elsewhere, Ctrl-C), it says both, without a second JSON document.
+func forgetErr(res *forget.Result, err error) error {
+	switch {
+	case !errors.Is(err, operation.ErrPruneAfterForget):
+		return err
+	case errors.Is(err, context.Canceled) && !errors.Is(err, lock.ErrLeaseLost):
+		return &exitCodeError{code: ExitError, msg: fmt.Sprintf("removed %d snapshots, but the prune after it was interrupted; 'cloudstic prune' reclaims their space", len(res.Removed))}
+	}
+	return &exitCodeError{code: ExitError, msg: fmt.Sprintf("removed %d snapshots, but %v", len(res.Removed), err)}
 }
 
 type forgetJSONSnap struct {
@@ -75,26 +96,33 @@ type forgetJSONSnap struct {
 	Reasons []string `json:"reasons"`
 }
 
-func (a *app) printForget(res *forget.Result, dryRun bool, pres *prune.Result) {
-	if a.g.json {
-		conv := func(ds []forget.Decision) []forgetJSONSnap {
-			out := []forgetJSONSnap{}
-			for _, d := range ds {
-				out = append(out, forgetJSONSnap{ID: d.ID.String(), Time: d.Time.Format("2006-01-02T15:04:05Z07:00"), Reasons: nonNil(d.Reasons)})
-			}
-			return out
+// forgetDoc is forget -json's document: the groups, what was removed,
+// and the prune step's result or error.
+func (a *app) forgetDoc(res *forget.Result, dryRun bool, pres *prune.Result, err error) forgetResult {
+	conv := func(ds []forget.Decision) []forgetJSONSnap {
+		out := []forgetJSONSnap{}
+		for _, d := range ds {
+			out = append(out, forgetJSONSnap{ID: d.ID.String(), Time: d.Time.Format("2006-01-02T15:04:05Z07:00"), Reasons: nonNil(d.Reasons)})
 		}
-		groups := []forgetGroup{}
-		for _, g := range res.Groups {
-			groups = append(groups, forgetGroup{Key: g.Key, Keep: conv(g.Keep), Remove: conv(g.Remove)})
-		}
-		removed := []string{}
-		for _, sid := range res.Removed {
-			removed = append(removed, sid.String())
-		}
-		a.writeJSON(forgetResult{skippedDamage: a.skipped(), DryRun: dryRun, Groups: groups, Removed: removed, Prune: pres})
-		return
+		return out
 	}
+	groups := []forgetGroup{}
+	for _, g := range res.Groups {
+		groups = append(groups, forgetGroup{Key: g.Key, Keep: conv(g.Keep), Remove: conv(g.Remove)})
+	}
+	removed := []string{}
+	for _, sid := range res.Removed {
+		removed = append(removed, sid.String())
+	}
+	out := forgetResult{skippedDamage: a.skipped(), DryRun: dryRun, Groups: groups, Removed: removed, Prune: pres}
+	if errors.Is(err, operation.ErrPruneAfterForget) {
+		_, out.PruneError = errorCode(err)
+	}
+	return out
+}
+
+// printForget prints forget's human summary, and prune's after it.
+func (a *app) printForget(res *forget.Result, dryRun bool, pres *prune.Result) {
 	w := a.io.Stdout
 	total := 0
 	for _, g := range res.Groups {

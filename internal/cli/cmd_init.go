@@ -18,7 +18,7 @@ func runInit(ctx context.Context, a *app, args []string) error {
 	if err := a.parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	if *noEnc && a.g.kms.keyARN != "" {
+	if *noEnc && a.g.repo.KMSKeyARN != "" {
 		return usageErr("-no-encryption cannot be combined with -kms-key-arn")
 	}
 	st, err := a.openStore(ctx, true)
@@ -37,7 +37,7 @@ func runInit(ctx context.Context, a *app, args []string) error {
 	}
 	r, words, err := repo.Init(ctx, st, opts)
 	if errors.Is(err, repo.ErrAlreadyInitialized) {
-		return fmt.Errorf("a repository already exists at %s; nothing was changed", a.g.store)
+		return fmt.Errorf("a repository already exists at %s; nothing was changed", a.g.repo.URI)
 	}
 	if err != nil {
 		return err
@@ -52,7 +52,7 @@ func runInit(ctx context.Context, a *app, args []string) error {
 		a.writeJSON(initResult{ID: cfg.ID, Store: store.Describe(st), Encrypted: cfg.Encrypted, RecoveryKey: words})
 		return nil
 	}
-	fmt.Fprintf(a.io.Stdout, "Created repository %s at %s (encrypted: %v)\n", cfg.ID[:8], a.g.store, cfg.Encrypted)
+	fmt.Fprintf(a.io.Stdout, "Created repository %s at %s (encrypted: %v)\n", cfg.ID[:8], a.g.repo.URI, cfg.Encrypted)
 	if words != "" {
 		fmt.Fprintf(a.io.Stdout, "\nRecovery key (write it down now; it is not shown again):\n\n  %s\n\n", words)
 	}
@@ -64,7 +64,7 @@ func runInit(ctx context.Context, a *app, args []string) error {
 // -prompt (a CLOUDSTIC_PASSWORD left in the environment must not quietly
 // become a second way in). Without a key, the password is the credential.
 func (a *app) initCredentials(ctx context.Context, prompt bool) (repo.Credentials, error) {
-	keyed := a.g.encryptionKey != "" || a.g.kms.keyARN != ""
+	keyed := a.g.encryptionKey != "" || a.g.repo.KMSKeyARN != ""
 	if !keyed {
 		if prompt {
 			return repo.Credentials{}, usageErr("-prompt adds a password slot beside -encryption-key or -kms-key-arn; give one of them")

@@ -58,8 +58,8 @@ func runKey(ctx context.Context, a *app, args []string) error {
 	// "key add -kms-key-arn ARN" adds a slot for ARN: the repository is
 	// then opened with the other credential given, not with that key.
 	addKMS := *newKMS
-	if sub == "add" && addKMS == "" && *newKey == "" && *newPassword == "" && a.g.kms.keyARN != "" {
-		addKMS, a.g.kms.keyARN = a.g.kms.keyARN, ""
+	if sub == "add" && addKMS == "" && *newKey == "" && *newPassword == "" && a.g.repo.KMSKeyARN != "" {
+		addKMS, a.g.repo.KMSKeyARN = a.g.repo.KMSKeyARN, ""
 	}
 	if *newKMS != "" && sub != "add" {
 		return usageErr("-new-kms-key-arn belongs to 'key add'")
@@ -107,22 +107,22 @@ func (a *app) openKeyring(ctx context.Context) (*operation.Keyring, error) {
 		a.st = kr
 		return kr, nil
 	}
-	kms := a.g.kms.keyARN != ""
+	kms := a.g.repo.KMSKeyARN != ""
 	switch {
 	case credErr != nil:
 		return nil, err
 	case errors.Is(err, operation.ErrStoreURI), errors.Is(err, operation.ErrNoRepository), errors.As(err, new(*operation.StoreError)):
 		return nil, a.openErr(err)
 	case errors.Is(err, repo.ErrNotRepository):
-		return nil, fmt.Errorf("repository not initialized at %s: run 'cloudstic init'", a.g.store)
+		return nil, fmt.Errorf("repository not initialized at %s: run 'cloudstic init'", a.g.repo.URI)
 	case errors.Is(err, repo.ErrNotEncrypted):
-		return nil, fmt.Errorf("repository at %s is not encrypted: it has no keys to manage", a.g.store)
+		return nil, fmt.Errorf("repository at %s is not encrypted: it has no keys to manage", a.g.repo.URI)
 	case errors.Is(err, repo.ErrNeedCredential):
 		return nil, errors.New("changing keys needs the current credential: give -password (or CLOUDSTIC_PASSWORD), -encryption-key, -recovery-key or -kms-key-arn")
 	case errors.Is(err, repo.ErrWrongCredential) && !kms:
-		return nil, fmt.Errorf("cannot open repository at %s: wrong password or key", a.g.store)
+		return nil, fmt.Errorf("cannot open repository at %s: wrong password or key", a.g.repo.URI)
 	case kms:
-		return nil, fmt.Errorf("cannot open repository at %s: %w", a.g.store, err)
+		return nil, fmt.Errorf("cannot open repository at %s: %w", a.g.repo.URI, err)
 	}
 	return nil, err
 }
@@ -134,7 +134,7 @@ func (a *app) keyList(ctx context.Context) error {
 	}
 	defer a.closeStore()
 	if _, err := repo.ReadConfig(ctx, st); errors.Is(err, repo.ErrNotRepository) {
-		return fmt.Errorf("repository not initialized at %s: run 'cloudstic init'", a.g.store)
+		return fmt.Errorf("repository not initialized at %s: run 'cloudstic init'", a.g.repo.URI)
 	} else if err != nil {
 		return err
 	}

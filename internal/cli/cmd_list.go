@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 	"github.com/cloudstic/cloudstic/internal/termtext"
@@ -103,7 +104,7 @@ func runLs(ctx context.Context, a *app, args []string) error {
 			return nil
 		}
 		if n.Type == tree.TypeFile {
-			fmt.Fprintf(a.io.Stdout, "%s  (%s)\n", name, humanBytes(int64(n.Size)))
+			fmt.Fprintf(a.io.Stdout, "%s  (%s)\n", name, frontend.HumanBytes(int64(n.Size)))
 		} else {
 			fmt.Fprintln(a.io.Stdout, name)
 		}

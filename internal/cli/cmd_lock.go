@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -30,20 +29,8 @@ type lockDoc struct {
 	Excerpt    string     `json:"excerpt,omitempty"`
 }
 
-// lockKind names a lock object's kind by its key.
-func lockKind(l lock.Info) string {
-	switch {
-	case l.Key == lock.ExclusiveKey:
-		return "exclusive"
-	case strings.HasPrefix(l.Key, lock.IntentPrefix):
-		return "intent"
-	default:
-		return "shared"
-	}
-}
-
 func lockJSON(l lock.Info) lockDoc {
-	d := lockDoc{Key: l.Key, Kind: lockKind(l), Readable: l.Err == nil, IsShared: l.IsShared, Stale: l.Stale, Size: l.Size}
+	d := lockDoc{Key: l.Key, Kind: l.Kind(), Readable: l.Err == nil, IsShared: l.IsShared, Stale: l.Stale, Size: l.Size}
 	if !l.ModTime.IsZero() {
 		d.ModTime = &l.ModTime
 	}
@@ -102,7 +89,7 @@ func runLocks(ctx context.Context, a *app, args []string) error {
 	var unreadable []lock.Info
 	for _, l := range locks {
 		if l.Err != nil {
-			fmt.Fprintf(tw, "%s\tunreadable\t-\t-\t-\t-\t%s\n", lockKind(l), termtext.Safe(l.Key))
+			fmt.Fprintf(tw, "%s\tunreadable\t-\t-\t-\t-\t%s\n", l.Kind(), termtext.Safe(l.Key))
 			unreadable = append(unreadable, l)
 			continue
 		}
@@ -112,7 +99,7 @@ func runLocks(ctx context.Context, a *app, args []string) error {
 		}
 		// The age is by the store's clock, as the lock judges staleness:
 		// this host's clock may be off.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", lockKind(l), state, termtext.Safe(l.Operation), termtext.Safe(l.Holder),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Kind(), state, termtext.Safe(l.Operation), termtext.Safe(l.Holder),
 			l.Age.Round(time.Second), l.ExpiresAt.Local().Format(time.RFC3339), termtext.Safe(l.Key))
 	}
 	if err := tw.Flush(); err != nil {

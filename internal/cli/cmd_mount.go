@@ -42,7 +42,7 @@ func runMount(ctx context.Context, a *app, args []string) error {
 		FsName: "cloudstic:" + store.Describe(r.Store())}
 	return operation.WithSharedLock(ctx, r, "mount", func(lockCtx context.Context, _ *lock.Lock) error {
 		a.infof("Serving the snapshots of %s at %s (read-only); press Ctrl-C or run 'fusermount -u %s' to unmount",
-			a.g.store, mountpoint, mountpoint)
+			a.g.repo.URI, mountpoint, mountpoint)
 		err := mount.Serve(lockCtx, r.Repository, mountpoint, opts)
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			err = nil // Ctrl-C is how a mount normally ends

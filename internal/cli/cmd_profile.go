@@ -141,7 +141,7 @@ func profileNew(ctx context.Context, a *app, args []string) error {
 			if !explicit["store"] {
 				return usageErr("store %q is not in %s: give -store URI to create it, or create it with 'cloudstic store new'", *storeRef, f.Path)
 			}
-			if err := f.AddStore(*storeRef, config.Store{URI: a.g.store}); err != nil {
+			if err := f.AddStore(*storeRef, config.Store{URI: a.g.repo.URI}); err != nil {
 				return err
 			}
 		}

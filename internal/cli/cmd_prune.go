@@ -10,6 +10,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
@@ -68,20 +69,24 @@ func runPrune(ctx context.Context, a *app, args []string) error {
 // prune runs prune with progress reporting: without a lock on a dry run,
 // else under the exclusive lock (the operation layer takes it).
 func (a *app) prune(ctx context.Context, r *operation.Repo, opts prune.Options) (*prune.Result, error) {
-	defer a.pruneReporting(&opts)()
+	rep, endProgress := a.reporter()
+	defer endProgress()
+	defer a.pruneReporting(rep)(&opts)()
 	return operation.Prune(ctx, r, opts)
 }
 
-// pruneReporting sets up prune's progress display or log lines and
-// returns the function that stops them.
-func (a *app) pruneReporting(opts *prune.Options) (stop func()) {
-	if a.progressWanted() {
-		return a.pruneProgress(opts)
+// pruneReporting is the begin function of a prune step: its progress
+// events when rep is set, else its log lines unless -quiet or -json.
+func (a *app) pruneReporting(rep *operation.Reporter) func(*prune.Options) (end func()) {
+	return func(opts *prune.Options) func() {
+		if rep != nil {
+			return rep.Prune(opts)
+		}
+		if !a.g.quiet && !a.g.json {
+			opts.Logf = a.infof
+		}
+		return func() {}
 	}
-	if !a.g.quiet && !a.g.json {
-		opts.Logf = a.infof
-	}
-	return func() {}
 }
 
 func (a *app) printPrune(res *prune.Result) {
@@ -108,10 +113,10 @@ func (a *app) printPrune(res *prune.Result) {
 	printKept(w, res.Kept, res.DryRun)
 	fmt.Fprintf(w, "Index:       %d files written, %s %d\n", res.IndexFilesWritten, verbIdx, res.IndexFilesDeleted)
 	if res.DryRun {
-		fmt.Fprintf(w, "Would reclaim about %s (run with -verbose to list the %d objects)\n", humanBytes(res.BytesReclaimed), len(res.WouldDelete))
+		fmt.Fprintf(w, "Would reclaim about %s (run with -verbose to list the %d objects)\n", frontend.HumanBytes(res.BytesReclaimed), len(res.WouldDelete))
 		return
 	}
-	fmt.Fprintf(w, "Reclaimed:   %s (%s deleted, %s rewritten)\n", humanBytes(res.BytesReclaimed), humanBytes(res.BytesDeleted), humanBytes(res.BytesWritten))
+	fmt.Fprintf(w, "Reclaimed:   %s (%s deleted, %s rewritten)\n", frontend.HumanBytes(res.BytesReclaimed), frontend.HumanBytes(res.BytesDeleted), frontend.HumanBytes(res.BytesWritten))
 	if res.TempFilesRemoved > 0 {
 		fmt.Fprintf(w, "Temp files:  %d left by crashed writers removed\n", res.TempFilesRemoved)
 	}
@@ -125,11 +130,11 @@ func printKept(w io.Writer, k prune.Kept, dryRun bool) {
 	}
 	if k.UnindexedPacks > 0 {
 		fmt.Fprintf(w, "%s %d unindexed %s (%s) younger than the %s margin: a backup may still be writing them (see -margin)\n",
-			label, k.UnindexedPacks, packWord(k.UnindexedPacks), humanBytes(k.UnindexedBytes), shortDuration(k.MarginSeconds))
+			label, k.UnindexedPacks, packWord(k.UnindexedPacks), frontend.HumanBytes(k.UnindexedBytes), shortDuration(k.MarginSeconds))
 	}
 	if k.PartlyUsedPacks > 0 {
 		fmt.Fprintf(w, "%s %s unused in %d partly used %s, each under the %g%% repack threshold (see -max-unused)\n",
-			label, humanBytes(k.UnusedBytes), k.PartlyUsedPacks, packWord(k.PartlyUsedPacks), k.MaxUnused*100)
+			label, frontend.HumanBytes(k.UnusedBytes), k.PartlyUsedPacks, packWord(k.PartlyUsedPacks), k.MaxUnused*100)
 	}
 }
 

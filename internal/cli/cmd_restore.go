@@ -10,7 +10,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
-	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
@@ -91,14 +91,9 @@ func restorePatterns(flag string, patterns []string) ([]string, error) {
 }
 
 func (a *app) restore(ctx context.Context, r *operation.Repo, ref string, opts restore.Options) error {
-	begin := func(snap snapshot.WithID, opts *restore.Options) func() {
-		var files, bytes int64
-		if opts.Path == "" {
-			files, bytes = snap.Summary.FilesTotal, snap.Summary.BytesTotal
-		}
-		return a.restoreProgress(opts, files, bytes)
-	}
-	out, err := operation.Restore(ctx, r, ref, opts, begin)
+	rep, endProgress := a.reporter()
+	out, err := operation.Restore(ctx, r, ref, opts, rep.Restore)
+	endProgress()
 	if out == nil || (err != nil && !errors.Is(err, restore.ErrDamaged) && !errors.Is(err, restore.ErrVerify)) {
 		return err
 	}
@@ -116,7 +111,7 @@ func (a *app) restore(ctx context.Context, r *operation.Repo, ref string, opts r
 			verb = "Would restore"
 		}
 		fmt.Fprintf(a.io.Stdout, "%s snapshot %s to %s: %d files, %d dirs, %d symlinks, %s\n", verb, snap.ID.String()[:8],
-			opts.Output, res.Files, res.Dirs, res.Symlinks, humanBytes(res.Bytes))
+			opts.Output, res.Files, res.Dirs, res.Symlinks, frontend.HumanBytes(res.Bytes))
 		printRestoreDetails(a, opts, res)
 	}
 	if len(res.VerifyFailed) > 0 {

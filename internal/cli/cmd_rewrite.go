@@ -6,6 +6,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/rewrite"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
@@ -53,7 +54,7 @@ func (a *app) printRewrite(res *rewrite.Result, dryRun bool, runErr error) {
 	w := a.io.Stdout
 	done := 0
 	for _, c := range res.Changes {
-		what := fmt.Sprintf("%d entries (%d files, %s)", len(c.Removed), c.RemovedFiles, humanBytes(c.RemovedBytes))
+		what := fmt.Sprintf("%d entries (%d files, %s)", len(c.Removed), c.RemovedFiles, frontend.HumanBytes(c.RemovedBytes))
 		switch {
 		case dryRun:
 			fmt.Fprintf(w, "would remove from %s %s:\n", c.Old.ID.Short(), what)

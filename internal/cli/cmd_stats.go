@@ -10,6 +10,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/stats"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
@@ -73,13 +74,13 @@ func (a *app) stats(ctx context.Context, r *repo.Repository, snaps []snapshot.Wi
 	fmt.Fprintf(w, "Stats of %d snapshots in %s mode\n", t.Snapshots, mode)
 	switch mode {
 	case "restore-size":
-		fmt.Fprintf(w, "  Files:\t%d\n  Total size:\t%s\n", t.RestoreFiles, humanBytes(t.RestoreSize))
+		fmt.Fprintf(w, "  Files:\t%d\n  Total size:\t%s\n", t.RestoreFiles, frontend.HumanBytes(t.RestoreSize))
 	case "files-by-contents":
-		fmt.Fprintf(w, "  Distinct files:\t%d\n  Total size:\t%s\n", t.UniqueFiles, humanBytes(t.UniqueFilesSize))
+		fmt.Fprintf(w, "  Distinct files:\t%d\n  Total size:\t%s\n", t.UniqueFiles, frontend.HumanBytes(t.UniqueFilesSize))
 	case "raw-data":
 		fmt.Fprintf(w, "  Blobs:\t%d (%d data, %d tree)\n  Stored size:\t%s (data %s, trees %s)\n  Uncompressed data:\t%s%s\n",
-			t.DataBlobs+t.TreeBlobs, t.DataBlobs, t.TreeBlobs, humanBytes(t.StoredSize), humanBytes(t.StoredData),
-			humanBytes(t.StoredTrees), estimated(t.UniqueDataEstimated), humanBytes(t.UniqueData))
+			t.DataBlobs+t.TreeBlobs, t.DataBlobs, t.TreeBlobs, frontend.HumanBytes(t.StoredSize), frontend.HumanBytes(t.StoredData),
+			frontend.HumanBytes(t.StoredTrees), estimated(t.UniqueDataEstimated), frontend.HumanBytes(t.UniqueData))
 	case "blobs-per-file":
 		avg := 0.0
 		if t.UniqueFiles > 0 {
@@ -89,7 +90,7 @@ func (a *app) stats(ctx context.Context, r *repo.Repository, snaps []snapshot.Wi
 			t.UniqueFiles, t.FileBlobs, avg, t.MaxFileBlobs)
 	}
 	fmt.Fprintf(w, "  Entries:\t%d files, %d dirs, %d symlinks, %d others\n", t.RestoreFiles, t.Dirs, t.Symlinks, t.Others)
-	fmt.Fprintf(w, "  Logical size:\t%s; stored: %s\n", humanBytes(t.RestoreSize), humanBytes(t.StoredSize))
+	fmt.Fprintf(w, "  Logical size:\t%s; stored: %s\n", frontend.HumanBytes(t.RestoreSize), frontend.HumanBytes(t.StoredSize))
 	fmt.Fprintf(w, "  Ratios:\tdeduplication %.2fx, compression %s%.2fx, together %.2fx\n",
 		t.DedupRatio(), estimated(t.UniqueDataEstimated), t.CompressionRatio(), t.SpaceRatio())
 	if err := w.Flush(); err != nil {
@@ -124,7 +125,7 @@ func (a *app) statsGrowth(ctx context.Context, r *repo.Repository, snaps []snaps
 	fmt.Fprintln(w, "TIME\tID\tFILES\tSIZE\tADDED\tREPOSITORY\t")
 	for _, row := range rows {
 		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t\n", row.Time.Local().Format("2006-01-02 15:04"), row.SnapshotID[:8],
-			row.Files, humanBytes(row.Size), humanBytes(row.Added), humanBytes(row.StoredSize))
+			row.Files, frontend.HumanBytes(row.Size), frontend.HumanBytes(row.Added), frontend.HumanBytes(row.StoredSize))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -145,7 +146,7 @@ func writeSparkline(w io.Writer, rows []growthRow) {
 	for _, r := range rows {
 		lo, hi = min(lo, r.StoredSize), max(hi, r.StoredSize)
 	}
-	fmt.Fprintf(w, "\nrepository size %s  %s to %s\n", sparkline(rows, lo, hi), humanBytes(lo), humanBytes(hi))
+	fmt.Fprintf(w, "\nrepository size %s  %s to %s\n", sparkline(rows, lo, hi), frontend.HumanBytes(lo), frontend.HumanBytes(hi))
 }
 
 func sparkline(rows []growthRow, lo, hi int64) string {

@@ -57,21 +57,19 @@ func profilesUsing(f *config.File, store string) []string {
 	return out
 }
 
-// storeFields returns a store's settings for display: secret references
-// as written, plain secrets masked.
+// storeFields returns a store's settings for display, by YAML key:
+// secret references as written, plain secrets masked.
 func storeFields(s config.Store) map[string]string {
 	out := map[string]string{}
-	for _, m := range storeFlags(&s) {
-		switch {
-		case m.value != "" && (strings.Contains(m.key, "secret") || strings.Contains(m.key, "password") || m.key == "s3_access_key" || m.key == "b2_app_key"):
-			out[m.key] = "(set in the file)"
-		case m.value != "":
-			out[m.key] = m.value
+	for _, t := range config.StoreSettings {
+		if v := t.Value(&s); v != nil && *v != "" {
+			out[t.Key] = *v
+			if t.Secret {
+				out[t.Key] = "(set in the file)"
+			}
 		}
-	}
-	for k, ref := range s.SecretFields() {
-		if ref != "" {
-			out[k] = ref
+		if ref := t.Ref(&s); ref != nil && *ref != "" {
+			out[t.RefKey] = *ref
 		}
 	}
 	return out
@@ -114,28 +112,18 @@ func storeNew(_ context.Context, a *app, args []string) error {
 	name := fs.String("name", "", "store name (required)")
 	uri := fs.String("uri", "", "store URI: local:PATH, s3:BUCKET[/PREFIX], b2:BUCKET[/PREFIX], sftp://[user@]host[:port]/path (required)")
 	var s config.Store
-	refs := []struct {
-		flag string
-		dst  *string
-	}{
-		{"password-secret", &s.PasswordSecret}, {"encryption-key-secret", &s.EncryptionKeySecret},
-		{"recovery-key-secret", &s.RecoveryKeySecret}, {"s3-access-key-secret", &s.S3AccessKeySecret},
-		{"s3-secret-key-secret", &s.S3SecretKeySecret}, {"b2-key-id-secret", &s.B2KeyIDSecret},
-		{"b2-app-key-secret", &s.B2AppKeySecret}, {"store-sftp-password-secret", &s.StoreSFTPPasswordSecret},
-		{"store-sftp-key-secret", &s.StoreSFTPKeySecret},
-	}
-	for _, r := range refs {
-		fs.StringVar(r.dst, r.flag, "", "secret reference for "+strings.ReplaceAll(r.flag, "-", "_"))
+	for _, t := range config.StoreSettings {
+		if ref := t.Ref(&s); ref != nil {
+			fs.StringVar(ref, t.RefFlag(), "", "secret reference for "+t.RefKey)
+		}
 	}
 	noPrompt := fs.Bool("no-prompt", false, "never ask on a terminal: a missing required flag is an error")
 	if err := a.parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	explicit := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
-	for _, plain := range []string{"s3-access-key", "s3-secret-key", "b2-app-key", "store-sftp-password", "password", "encryption-key", "recovery-key"} {
-		if explicit[plain] {
-			return usageErr("store new does not write -%s into profiles.yaml: give -%s-secret REF (env://VAR, file:///path, config-token://P/N, secret-service://C/I)", plain, strings.TrimPrefix(plain, "store-"))
+	for _, t := range config.StoreSettings {
+		if t.Secret && a.explicit[t.Flag] {
+			return usageErr("store new does not write -%s into profiles.yaml: give -%s REF (env://VAR, file:///path, config-token://P/N, secret-service://C/I)", t.Flag, t.RefFlag())
 		}
 	}
 	var err error
@@ -146,19 +134,9 @@ func storeNew(_ context.Context, a *app, args []string) error {
 		return err
 	}
 	s.URI = *uri
-	g := a.g
-	plainFields := []struct {
-		flag string
-		dst  *string
-		v    string
-	}{
-		{"s3-endpoint", &s.S3Endpoint, g.s3.endpoint}, {"s3-region", &s.S3Region, g.s3.region},
-		{"s3-profile", &s.S3Profile, g.s3.profile}, {"b2-key-id", &s.B2KeyID, g.s3.b2KeyID},
-		{"store-sftp-key", &s.StoreSFTPKey, g.sftp.key}, {"store-sftp-known-hosts", &s.StoreSFTPKnownHosts, g.sftp.knownHosts},
-	}
-	for _, p := range plainFields {
-		if explicit[p.flag] {
-			*p.dst = p.v
+	for _, t := range config.StoreSettings { // the other settings given on the command line
+		if v := t.Value(&s); v != nil && t.Key != "uri" && a.explicit[t.Flag] {
+			*v = *t.Value(&a.g.repo)
 		}
 	}
 	f, err := a.loadProfilesOrEmpty()
@@ -211,13 +189,13 @@ func storeVerify(ctx context.Context, a *app, args []string) error {
 	case credErr != nil:
 		return err
 	case errors.Is(err, operation.ErrNoRepository):
-		return fmt.Errorf("store %s: %w at %s (run 'cloudstic store init %s')", name, errVerifyNoRepo, a.g.store, name)
+		return fmt.Errorf("store %s: %w at %s (run 'cloudstic store init %s')", name, errVerifyNoRepo, a.g.repo.URI, name)
 	case errors.Is(err, operation.ErrUnreachable):
-		return fmt.Errorf("store %s: %w %s: %w", name, errVerifyUnreachable, a.g.store, a.openErr(err))
+		return fmt.Errorf("store %s: %w %s: %w", name, errVerifyUnreachable, a.g.repo.URI, a.openErr(err))
 	case errors.Is(err, repo.ErrNeedCredential):
 		return fmt.Errorf("store %s: the repository is encrypted and no password_secret or key is configured", name)
 	case errors.Is(err, repo.ErrWrongCredential):
-		return fmt.Errorf("store %s: %w for the repository at %s", name, errVerifyCredential, a.g.store)
+		return fmt.Errorf("store %s: %w for the repository at %s", name, errVerifyCredential, a.g.repo.URI)
 	case err != nil:
 		return fmt.Errorf("store %s: %w", name, err)
 	}
@@ -225,10 +203,10 @@ func storeVerify(ctx context.Context, a *app, args []string) error {
 	defer a.closeStore()
 	cfg := r.Config()
 	if a.g.json {
-		a.writeJSON(storeVerifyResult{Store: name, URI: a.g.store, OK: true, Repository: cfg.ID, Encrypted: cfg.Encrypted})
+		a.writeJSON(storeVerifyResult{Store: name, URI: a.g.repo.URI, OK: true, Repository: cfg.ID, Encrypted: cfg.Encrypted})
 		return nil
 	}
-	fmt.Fprintf(a.io.Stdout, "store %s: ok (%s, repository %s, encrypted: %v)\n", name, a.g.store, termtext.Safe(cfg.ID[:8]), cfg.Encrypted)
+	fmt.Fprintf(a.io.Stdout, "store %s: ok (%s, repository %s, encrypted: %v)\n", name, a.g.repo.URI, termtext.Safe(cfg.ID[:8]), cfg.Encrypted)
 	return nil
 }
 

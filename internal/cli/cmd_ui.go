@@ -6,15 +6,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/cloudstic/cloudstic/internal/config"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 )
 
 // uiFlags are the flags of `cloudstic ui`.
@@ -75,7 +72,7 @@ func runUI(ctx context.Context, a *app, args []string) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	cfg := DashboardConfig{ReadOnly: f.readOnly, RestoreRoot: f.restoreRoot, Secure: f.tlsCert != ""}
+	cfg := frontend.Config{ReadOnly: f.readOnly, RestoreRoot: f.restoreRoot, Secure: f.tlsCert != ""}
 	if f.authUser != "" {
 		pw, err := a.resolver().Resolve(ctx, "file://"+absPath(f.authPasswordFile))
 		if err != nil {
@@ -92,20 +89,20 @@ func runUI(ctx context.Context, a *app, args []string) error {
 		}
 		cfg.Token = tok
 	}
-	repos, closeAll, err := a.uiRepos(ctx, fs)
+	repos, closeAll, err := a.uiRepos(ctx)
 	defer closeAll()
 	if err != nil {
 		return err
 	}
 	cfg.Repos = repos
 	host, _, _ := net.SplitHostPort(f.listen) // checkListen parsed it
-	cfg.LoopbackOnly = loopbackName(host) && f.tlsCert == "" && !f.insecure
+	cfg.LoopbackOnly = frontend.LoopbackHost(host) && f.tlsCert == "" && !f.insecure
 	return a.serveUI(ctx, cfg, f)
 }
 
 // serveUI listens, prints the address (with the token, once) and serves
 // until Ctrl-C.
-func (a *app) serveUI(ctx context.Context, cfg DashboardConfig, f uiFlags) error {
+func (a *app) serveUI(ctx context.Context, cfg frontend.Config, f uiFlags) error {
 	if a.io.Dashboard == nil {
 		return errNoDashboard
 	}
@@ -159,7 +156,7 @@ func (a *app) serveUI(ctx context.Context, cfg DashboardConfig, f uiFlags) error
 // uiRepos opens the repositories to show: the one -store or -profile
 // names, or with -all-profiles each store the profiles use (once, with
 // every profile backing up into it).
-func (a *app) uiRepos(ctx context.Context, fs *flag.FlagSet) ([]DashboardRepo, func(), error) {
+func (a *app) uiRepos(ctx context.Context) ([]frontend.Repository, func(), error) {
 	var subs []*app
 	closeAll := func() {
 		for _, s := range subs {
@@ -172,24 +169,24 @@ func (a *app) uiRepos(ctx context.Context, fs *flag.FlagSet) ([]DashboardRepo, f
 		if err != nil {
 			return nil, closeAll, err
 		}
-		rp := DashboardRepo{Name: a.g.store, Store: a.g.store, Repo: r}
+		rp := frontend.Repository{Name: a.g.repo.URI, Store: a.g.repo.URI, Repo: r}
 		if name := a.g.prof.profile; name != "" {
 			f, err := a.loadProfiles()
 			if err != nil {
 				return nil, closeAll, err
 			}
 			rp.Name = name
-			rp.Actions = a.profileActions(fs, name, f.Profiles[name])
+			rp.Actions = a.profileActions(r, name, f.Profiles[name])
 		}
-		rp.Actions = append(rp.Actions, a.checkAction(fs, ""))
-		return []DashboardRepo{rp}, closeAll, nil
+		rp.Actions = append(rp.Actions, a.checkAction(r))
+		return []frontend.Repository{rp}, closeAll, nil
 	}
 	f, err := a.loadProfiles()
 	if err != nil {
 		return nil, closeAll, err
 	}
 	byStore := map[string]int{}
-	var repos []DashboardRepo
+	var repos []frontend.Repository
 	for _, name := range f.ProfileNames() {
 		p := f.Profiles[name]
 		if !p.IsEnabled() || p.CloudDrive() {
@@ -199,12 +196,11 @@ func (a *app) uiRepos(ctx context.Context, fs *flag.FlagSet) ([]DashboardRepo, f
 			// Same store: the profile's runs go before the store's check.
 			acts := repos[k].Actions
 			check := acts[len(acts)-1]
-			repos[k].Actions = append(append(acts[:len(acts)-1:len(acts)-1], subs[k].profileActions(fs, name, p)...), check)
+			repos[k].Actions = append(append(acts[:len(acts)-1:len(acts)-1], subs[k].profileActions(repos[k].Repo, name, p)...), check)
 			continue
 		}
-		sub := &app{io: a.io, ctx: ctx, cmd: a.cmd}
-		sfs := sub.flags()
-		if err := sub.parseNoArgs(sfs, append(a.globalArgs(fs), "-profile="+name)); err != nil {
+		sub, err := a.forProfile(ctx, name)
+		if err != nil {
 			return nil, closeAll, fmt.Errorf("profile %s: %w", name, err)
 		}
 		subs = append(subs, sub)
@@ -214,82 +210,14 @@ func (a *app) uiRepos(ctx context.Context, fs *flag.FlagSet) ([]DashboardRepo, f
 		}
 		label := p.Store
 		if label == "" {
-			label = sub.g.store
+			label = sub.g.repo.URI
 		}
 		byStore[p.Store] = len(repos)
-		acts := append(sub.profileActions(fs, name, p), sub.checkAction(sfs, name))
-		repos = append(repos, DashboardRepo{Name: label, Store: sub.g.store, Repo: r, Actions: acts})
+		acts := append(sub.profileActions(r, name, p), sub.checkAction(r))
+		repos = append(repos, frontend.Repository{Name: label, Store: sub.g.repo.URI, Repo: r, Actions: acts})
 	}
 	if len(repos) == 0 {
 		return nil, closeAll, errors.New("no enabled profile to show: add one with 'cloudstic profile new'")
 	}
 	return repos, closeAll, nil
-}
-
-// profileActions are the runs the page offers for a profile: its backup,
-// and forget by its retention policy followed by a prune.
-func (a *app) profileActions(fs *flag.FlagSet, name string, p config.Profile) []DashboardAction {
-	base := append(a.globalArgs(fs), "-profile="+name)
-	acts := []DashboardAction{{Name: "backup-" + actionSlug(name), Label: "Back up " + name, Writes: true,
-		Run: a.uiRunner("backup", base)}}
-	if p.HasRetention() {
-		host, _ := os.Hostname() // backup records the same, possibly empty, name
-		fargs := append(append(base, "-source="+p.Source, "-host="+host, "-prune"), retentionArgs(p)...)
-		acts = append(acts, DashboardAction{Name: "forget-" + actionSlug(name), Label: "Forget + prune (" + name + "'s policy)",
-			Writes: true, Run: a.uiRunner("forget", fargs)})
-	}
-	return acts
-}
-
-// checkAction checks the repository (of profile, when set).
-func (a *app) checkAction(fs *flag.FlagSet, profile string) DashboardAction {
-	args := a.globalArgs(fs)
-	if profile != "" {
-		args = append(args, "-profile="+profile)
-	}
-	return DashboardAction{Name: "check", Label: "Check", Run: a.uiRunner("check", args)}
-}
-
-// actionSlug makes a profile name fit an action's name in a URL.
-func actionSlug(name string) string {
-	var b strings.Builder
-	for _, c := range strings.ToLower(name) {
-		if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') {
-			b.WriteRune(c)
-		} else {
-			b.WriteByte('-')
-		}
-	}
-	return b.String() + "-" + strconv.Itoa(len(name))
-}
-
-// uiRunner runs a command as the command line would, in an app of its
-// own: progress as -json-progress lines and messages on its stderr, the
-// human summary on its stdout. It never prompts: the password this run
-// resolved is handed over as CLOUDSTIC_PASSWORD would give it.
-func (a *app) uiRunner(cmdName string, args []string) func(ctx context.Context, progress, summary io.Writer) error {
-	password := a.g.password
-	return func(ctx context.Context, progress, summary io.Writer) error {
-		getenv := a.io.Getenv
-		stdio := IO{Stdin: strings.NewReader(""), Stdout: summary, Stderr: progress, TestStoreWrapper: a.io.TestStoreWrapper,
-			Environ: a.io.Environ, secretEnv: a.io.secretEnv, warned: a.io.warned,
-			Getenv: func(k string) string {
-				if k == "CLOUDSTIC_PASSWORD" && password != "" {
-					return password
-				}
-				return getenv(k)
-			}}
-		sub := &app{io: stdio, ctx: ctx}
-		for _, c := range commands() {
-			if c.name == cmdName {
-				sub.cmd = &c
-			}
-		}
-		sub.g.prof.inner = true
-		err := sub.cmd.run(ctx, sub, append(args, "-json-progress"))
-		if code := sub.finish(err); code != ExitOK && err == nil {
-			err = fmt.Errorf("exit code %d", code)
-		}
-		return err
-	}
 }

@@ -9,6 +9,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/cloudstic/cloudstic/internal/config"
 )
 
 // examples returns the examples printed by `help COMMAND` and `COMMAND -h`.
@@ -95,10 +97,14 @@ func printExamples(w io.Writer, name string) {
 }
 
 // hideSecretDefaults blanks the printed defaults of flags whose default
-// comes from a secret environment variable, so -h never shows a password.
+// comes from a secret environment variable, so -h never shows a password:
+// the store settings config.StoreSettings marks secret, key's
+// -new-password and backup's -source-sftp-password.
 func hideSecretDefaults(fs *flag.FlagSet) {
-	secret := map[string]bool{"password": true, "encryption-key": true, "recovery-key": true, "new-password": true,
-		"s3-access-key": true, "s3-secret-key": true, "b2-app-key": true, "store-sftp-password": true}
+	secret := map[string]bool{"new-password": true, "source-sftp-password": true}
+	for _, s := range config.StoreSettings {
+		secret[s.Flag] = s.Secret
+	}
 	fs.VisitAll(func(f *flag.Flag) {
 		if secret[f.Name] {
 			f.DefValue = ""

@@ -3,19 +3,25 @@ package cli
 import (
 	"flag"
 	"strings"
+
+	"github.com/cloudstic/cloudstic/internal/config"
 )
 
-// fromFlagNames are the global flags that say where a repository is and how
-// to open it. copy takes each of them a second time with a "from-" prefix,
-// for the repository it copies from: -from-store, -from-password-file,
-// -from-profile, -from-s3-endpoint, -from-store-sftp-key, -from-kms-key-arn...
-var fromFlagNames = map[string]bool{
-	"store": true, "password": true, "encryption-key": true, "recovery-key": true,
-	"password-ref": true, "password-file": true, "password-command": true, "profile": true,
-	"s3-endpoint": true, "s3-region": true, "s3-profile": true, "s3-access-key": true, "s3-secret-key": true,
-	"b2-key-id": true, "b2-app-key": true, "b2-region": true, "s3-conditional-writes": true,
-	"store-sftp-key": true, "store-sftp-password": true, "store-sftp-known-hosts": true, "store-sftp-insecure": true,
-	"kms-key-arn": true, "kms-region": true, "kms-endpoint": true,
+// fromFlagNames are the global flags that say where a repository is and
+// how to open it: the store settings (config.StoreSettings) and
+// fromOnlyFlags. copy takes each of them a second time with a "from-"
+// prefix, for the repository it copies from: -from-store,
+// -from-password-file, -from-profile, -from-s3-endpoint,
+// -from-store-sftp-key, -from-kms-key-arn...
+func fromFlagNames() map[string]bool {
+	names := map[string]bool{}
+	for _, s := range config.StoreSettings {
+		names[s.Flag] = true
+	}
+	for _, f := range fromOnlyFlags {
+		names[f] = true
+	}
+	return names
 }
 
 // fromEnv returns the environment the source repository's flags default
@@ -48,9 +54,10 @@ func (a *app) registerFrom(fs *flag.FlagSet) *fromRepo {
 	from.flags.SetOutput(nil)
 	from.app.g.register(from.flags, fromEnv(a.io.Getenv))
 	// No default store: copy needs to be told where to copy from.
-	from.app.g.store = fromEnv(a.io.Getenv)("CLOUDSTIC_STORE")
+	from.app.g.repo.URI = fromEnv(a.io.Getenv)("CLOUDSTIC_STORE")
+	names := fromFlagNames()
 	from.flags.VisitAll(func(f *flag.Flag) {
-		if !fromFlagNames[f.Name] {
+		if !names[f.Name] {
 			return
 		}
 		_, isBool := f.Value.(interface{ IsBoolFlag() bool })
@@ -82,7 +89,7 @@ func (f *fromRepo) apply(a *app) error {
 	if err := f.app.afterParse(f.app.ctx, f.flags); err != nil {
 		return err
 	}
-	if g.store == "" {
+	if g.repo.URI == "" {
 		return usageErr("give the repository to copy from with -from-store URI or -from-profile NAME (or CLOUDSTIC_FROM_STORE)")
 	}
 	return nil

@@ -25,9 +25,6 @@ type profileFlags struct {
 	// the name is known.
 	storeName string
 	storeCmd  bool
-	// inner marks a run started by this package for one profile of
-	// -all-profiles, or the backup half of a profile with retention.
-	inner bool
 }
 
 func (f *profileFlags) register(fs *flag.FlagSet, getenv func(string) string) {
@@ -82,18 +79,18 @@ func (a *app) resolver() *config.Resolver {
 	return &config.Resolver{Getenv: a.io.Getenv, ConfigDir: dir}
 }
 
-// afterParse runs once a command's flags are parsed: it applies -profile
-// (or the store of `store verify|init`) to flags not given on the command
-// line, and reads the password from wherever it was pointed to. The
-// command line wins over the profile, and the profile over the
-// environment.
+// afterParse runs once a command's flags are parsed: it records which
+// flags the command line gave, applies -profile (or the store of `store
+// verify|init`) to the settings the command line left alone, and reads
+// the password from wherever it was pointed to. The command line wins over
+// the profile, and the profile over the environment.
 func (a *app) afterParse(ctx context.Context, fs *flag.FlagSet) error {
 	if a.g.prof.storeCmd && a.g.prof.storeName == "" {
 		return nil // storeArg calls again with the name
 	}
-	explicit := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
-	if explicit["password"] && !a.g.quiet {
+	a.explicit = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { a.explicit[f.Name] = true })
+	if a.explicit["password"] && !a.g.quiet {
 		env := "CLOUDSTIC_PASSWORD"
 		if a.role != "" {
 			env = "CLOUDSTIC_FROM_PASSWORD"
@@ -102,11 +99,18 @@ func (a *app) afterParse(ctx context.Context, fs *flag.FlagSet) error {
 			a.flagName("password"), a.flagName("password-file"), a.flagName("password-command"), a.flagName("password-ref"), env)
 	}
 	if a.g.prof.all {
-		if explicit["profile"] {
+		if a.explicit["profile"] {
 			return usageErr("give -profile NAME or -all-profiles, not both")
 		}
-		return nil // each profile's run applies its own
+		return nil // each profile's run applies its own (forProfile)
 	}
+	return a.applyProfile(ctx)
+}
+
+// applyProfile applies the store of -profile (or of `store verify|init`)
+// to the settings the command line left alone (a.explicit), and reads the
+// password.
+func (a *app) applyProfile(ctx context.Context) error {
 	var st *config.Store
 	switch {
 	case a.g.prof.profile != "":
@@ -122,11 +126,6 @@ func (a *app) afterParse(ctx context.Context, fs *flag.FlagSet) error {
 			s := f.Stores[p.Store]
 			st = &s
 		}
-		if a.cmd.name == "backup" {
-			if err := applyJob(fs, explicit, a.g.prof.profile, p); err != nil {
-				return err
-			}
-		}
 	case a.g.prof.storeName != "":
 		f, err := a.loadProfiles()
 		if err != nil {
@@ -139,92 +138,44 @@ func (a *app) afterParse(ctx context.Context, fs *flag.FlagSet) error {
 		st = &s
 	}
 	if st != nil {
-		if err := a.applyStore(ctx, fs, explicit, st); err != nil {
+		if err := a.applyStore(ctx, st); err != nil {
 			return err
 		}
 	}
-	return a.readPassword(ctx, explicit, st)
+	return a.readPassword(ctx, st)
 }
 
-// storeFlags maps store fields to the global flags they set.
-func storeFlags(s *config.Store) []struct{ flag, key, value, ref string } {
-	return []struct{ flag, key, value, ref string }{
-		{"store", "uri", s.URI, ""},
-		{"s3-endpoint", "s3_endpoint", s.S3Endpoint, ""},
-		{"s3-region", "s3_region", s.S3Region, ""},
-		{"s3-profile", "s3_profile", s.S3Profile, ""},
-		{"s3-access-key", "s3_access_key", s.S3AccessKey, s.S3AccessKeySecret},
-		{"s3-secret-key", "s3_secret_key", s.S3SecretKey, s.S3SecretKeySecret},
-		{"b2-key-id", "b2_key_id", s.B2KeyID, s.B2KeyIDSecret},
-		{"b2-app-key", "b2_app_key", s.B2AppKey, s.B2AppKeySecret},
-		{"store-sftp-password", "store_sftp_password", s.StoreSFTPPassword, s.StoreSFTPPasswordSecret},
-		{"store-sftp-key", "store_sftp_key", s.StoreSFTPKey, s.StoreSFTPKeySecret},
-		{"store-sftp-known-hosts", "store_sftp_known_hosts", s.StoreSFTPKnownHosts, ""},
-		{"kms-key-arn", "kms_key_arn", s.KMSKeyARN, ""},
-		{"kms-region", "kms_region", s.KMSRegion, ""},
-		{"kms-endpoint", "kms_endpoint", s.KMSEndpoint, ""},
-	}
+// forProfile returns the app of one profile's run within this one
+// (backup -all-profiles, the dashboard of -all-profiles): this run's
+// settings, with the profile's store applied to those the command line
+// left alone and its password read, as -profile NAME would.
+func (a *app) forProfile(ctx context.Context, name string) (*app, error) {
+	sub := &app{io: a.io, cmd: a.cmd, ctx: ctx, g: a.g, history: a.history, explicit: a.explicit, role: a.role, onProgress: a.onProgress}
+	sub.g.prof.all, sub.g.prof.profile = false, name
+	return sub, sub.applyProfile(ctx)
 }
 
-// applyStore sets the store's fields on flags the command line left alone,
-// reading *_secret references.
-func (a *app) applyStore(ctx context.Context, fs *flag.FlagSet, explicit map[string]bool, s *config.Store) error {
-	for _, m := range storeFlags(s) {
-		if explicit[m.flag] || (m.value == "" && m.ref == "") {
+// applyStore sets the store's settings (config.StoreSettings) the command
+// line left alone, reading *_secret references. The password and keys,
+// which an entry holds only as references, are readPassword's.
+func (a *app) applyStore(ctx context.Context, s *config.Store) error {
+	for _, t := range config.StoreSettings {
+		plain := t.Value(s)
+		if plain == nil || a.explicit[t.Flag] {
 			continue
 		}
-		v := m.value
-		if m.ref != "" {
+		v := *plain
+		if ref := t.Ref(s); ref != nil && *ref != "" {
 			var err error
-			if v, err = a.resolveSecret(ctx, m.ref); err != nil {
-				return fmt.Errorf("%s_secret: %w", m.key, err)
+			if v, err = a.resolveSecret(ctx, *ref); err != nil {
+				return fmt.Errorf("%s: %w", t.RefKey, err)
 			}
 		}
-		if fs.Lookup(m.flag) == nil {
-			return fmt.Errorf("the profile's store sets %s, which this build does not support", m.key)
-		}
-		if err := fs.Set(m.flag, v); err != nil {
-			return usageErr("store field %s: %v", m.key, err)
+		if v != "" {
+			*a.g.setting(t) = v
 		}
 	}
 	return nil
-}
-
-// applyJob sets a profile's backup options on flags the command line left
-// alone.
-func applyJob(fs *flag.FlagSet, explicit map[string]bool, name string, p config.Profile) error {
-	if p.CloudDrive() {
-		return fmt.Errorf("profile %s backs up a cloud drive (source %q): cloud-drive sources need their providers' OAuth services and are not supported here; the profile is kept in profiles.yaml but cannot run", name, p.Source)
-	}
-	set := func(flagName, key string, values ...string) error {
-		if explicit[flagName] {
-			return nil
-		}
-		if fs.Lookup(flagName) == nil {
-			return fmt.Errorf("profile %s sets %s, which this build's backup does not support", name, key)
-		}
-		for _, v := range values {
-			if err := fs.Set(flagName, v); err != nil {
-				return usageErr("profile %s: %s: %v", name, key, err)
-			}
-		}
-		return nil
-	}
-	var err error
-	add := func(flagName, key string, values ...string) {
-		if err == nil && len(values) > 0 && (len(values) > 1 || values[0] != "") {
-			err = set(flagName, key, values...)
-		}
-	}
-	add("source", "source", p.Source)
-	add("tag", "tags", p.Tags...)
-	add("exclude", "excludes", p.Excludes...)
-	add("exclude-file", "exclude_file", p.ExcludeFile)
-	add("volume-uuid", "volume_uuid", p.VolumeUUID)
-	if p.IgnoreEmpty {
-		add("ignore-empty-snapshot", "ignore_empty", "true")
-	}
-	return err
 }
 
 // readPassword fills in the password from -password-file,
@@ -232,7 +183,8 @@ func applyJob(fs *flag.FlagSet, explicit map[string]bool, name string, p config.
 // keys from their *_secret fields). At most one of them may be given on
 // the command line; there the command line wins, then the profile, then
 // the environment.
-func (a *app) readPassword(ctx context.Context, explicit map[string]bool, st *config.Store) error {
+func (a *app) readPassword(ctx context.Context, st *config.Store) error {
+	explicit := a.explicit
 	var given []string
 	for _, f := range []string{"password", "password-file", "password-command", "password-ref"} {
 		if explicit[f] {

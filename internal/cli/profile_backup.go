@@ -1,18 +1,18 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"strconv"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/config"
+	"github.com/cloudstic/cloudstic/internal/engine/forget"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
+	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
@@ -39,179 +39,213 @@ func exitRank(code int) int {
 	return 3
 }
 
-// profileBackup handles `backup -all-profiles` and the retention of
-// `backup -profile NAME`; done is false when runBackup should go on with
-// a plain backup.
-func (a *app) profileBackup(ctx context.Context, fs *flag.FlagSet) (done bool, err error) {
+// applyProfile sets a profile's backup settings on the flags the command
+// line left alone (explicit): its source, tags, excludes, exclude file,
+// volume UUID and ignore_empty.
+func (f *backupFlags) applyProfile(name string, p config.Profile, explicit map[string]bool) error {
+	if p.CloudDrive() {
+		return fmt.Errorf("profile %s backs up a cloud drive (source %q): cloud-drive sources need their providers' OAuth services and are not supported here; the profile is kept in profiles.yaml but cannot run", name, p.Source)
+	}
+	if !explicit["source"] {
+		if p.Source == "" {
+			return fmt.Errorf("profile %s has no source", name)
+		}
+		f.src.uris = multiFlag{p.Source}
+	}
+	if !explicit["tag"] && len(p.Tags) > 0 {
+		f.tags = slices.Clone(p.Tags)
+	}
+	if !explicit["exclude"] && len(p.Excludes) > 0 {
+		f.ex.patterns = slices.Clone(p.Excludes)
+	}
+	if !explicit["exclude-file"] && p.ExcludeFile != "" {
+		f.ex.files = multiFlag{p.ExcludeFile}
+	}
+	if !explicit["volume-uuid"] && p.VolumeUUID != "" {
+		f.vf.uuid = p.VolumeUUID
+	}
+	if !explicit["ignore-empty-snapshot"] && p.IgnoreEmpty {
+		f.ignoreEmpty = true
+	}
+	return nil
+}
+
+// retentionPolicy is a profile's keep_* rules.
+func retentionPolicy(p config.Profile) forget.Policy {
+	return forget.Policy{Last: p.KeepLast, Hourly: p.KeepHourly, Daily: p.KeepDaily,
+		Weekly: p.KeepWeekly, Monthly: p.KeepMonthly, Yearly: p.KeepYearly}
+}
+
+// defaultPruneOptions are prune's options when no flag is given: those of
+// a profile's prune: true.
+func defaultPruneOptions() prune.Options {
+	var pf pruneFlags
+	pf.register(flag.NewFlagSet("prune", flag.ContinueOnError))
+	opts, err := pf.options()
+	if err != nil {
+		panic(err) // the flags' defaults are valid; TestProfileRuns runs them
+	}
+	return opts
+}
+
+// profileOptions are the typed run of one of a profile's jobs: f (backup's
+// flags) with the profile applied, its source read as -source is, its
+// retention policy, and prune's default options when the profile prunes
+// (or always, with prune set). done closes the source.
+func (a *app) profileOptions(ctx context.Context, name string, p config.Profile, f backupFlags, job operation.ProfileJob, prune bool) (operation.ProfileOptions, func(), error) {
+	opts := operation.ProfileOptions{Job: job, Policy: retentionPolicy(p)}
+	if err := opts.Policy.Validate(); err != nil {
+		return opts, func() {}, fmt.Errorf("profile %s: %w", name, err)
+	}
+	if err := f.applyProfile(name, p, a.explicit); err != nil {
+		return opts, func() {}, err
+	}
+	var done func()
+	var err error
+	if opts.Backup, done, err = a.backupOptions(ctx, &f); err != nil {
+		return opts, done, err
+	}
+	if prune || p.Prune {
+		po := defaultPruneOptions()
+		opts.Prune = &po
+	}
+	return opts, done, nil
+}
+
+// runProfile runs a profile's job on r with this run's progress
+// reporting (prune's and check's log lines without it).
+func (a *app) runProfile(ctx context.Context, r *operation.Repo, opts operation.ProfileOptions) (*operation.ProfileResult, error) {
+	rep, endProgress := a.reporter()
+	defer endProgress()
+	opts.Progress = rep
+	if !a.g.quiet && !a.g.json {
+		opts.Check.Logf = a.infof
+		if opts.Prune != nil && rep == nil {
+			opts.Prune.Logf = a.infof
+		}
+	}
+	return operation.RunProfile(ctx, r, opts)
+}
+
+// profileBackup backs up profile name with this run's flags (f) and
+// repository, then applies its retention policy. It prints the human
+// output as it goes; with -json it returns the document instead: the
+// backup's own when no policy applies, else profileBackupResult. The
+// error is the run's, as finish maps it.
+func (a *app) profileBackup(ctx context.Context, name string, p config.Profile, f backupFlags) (doc any, err error) {
+	r, err := a.openRepo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer a.closeStore()
+	return a.profileBackupOn(ctx, r, name, p, f)
+}
+
+// profileBackupOn is profileBackup on the opened repository r.
+func (a *app) profileBackupOn(ctx context.Context, r *operation.Repo, name string, p config.Profile, f backupFlags) (doc any, err error) {
+	opts, done, err := a.profileOptions(ctx, name, p, f, operation.ProfileBackup, false)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
+	res, err := a.runProfile(ctx, r, opts)
+	if opts.Policy.Empty() || opts.Backup.DryRun {
+		return a.backupOutcome(opts, res, err)
+	}
+	return a.retentionOutcome(name, opts, res, err)
+}
+
+// backupOutcome reports a profile backup without retention, as a plain
+// backup.
+func (a *app) backupOutcome(opts operation.ProfileOptions, res *operation.ProfileResult, err error) (any, error) {
+	if res == nil || res.Backup == nil {
+		return nil, a.backupErr(opts.Backup, err)
+	}
+	return a.backupDoc(opts.Backup, res.Backup), a.backupReport(opts.Backup, res.Backup)
+}
+
+// retentionOutcome reports a profile backup followed by its retention
+// policy: the backup's summary (or error), then forget's and prune's.
+func (a *app) retentionOutcome(name string, opts operation.ProfileOptions, res *operation.ProfileResult, err error) (any, error) {
+	doc := profileBackupResult{Profile: name}
+	var berr, ferr error
+	if res == nil || res.Backup == nil {
+		berr = a.backupErr(opts.Backup, err)
+		code, msg := errorCode(berr)
+		doc.Backup = errorResult{Error: msg, ExitCode: code}
+	} else {
+		doc.Backup = a.backupDoc(opts.Backup, res.Backup)
+		berr, ferr = a.backupReport(opts.Backup, res.Backup), err
+	}
 	switch {
-	case a.g.prof.inner:
-		return false, nil
-	case a.g.prof.all:
-		return true, a.backupAllProfiles(ctx, fs)
-	case a.g.prof.profile == "":
-		return false, nil
+	case res != nil && res.Forget != nil:
+		doc.Forget = a.forgetDoc(res.Forget, false, res.Prune, ferr)
+		if !a.g.json {
+			a.printForget(res.Forget, false, res.Prune)
+		}
+		ferr = forgetErr(res.Forget, ferr)
+	case ferr != nil:
+		code, msg := errorCode(ferr)
+		doc.Forget = errorResult{Error: msg, ExitCode: code}
 	}
-	f, err := a.loadProfiles()
+	code, _ := errorCode(berr)
+	if fcode, _ := errorCode(ferr); exitRank(fcode) > exitRank(code) {
+		code = fcode
+	}
+	doc.ExitCode = code
+	switch {
+	case berr != nil && !errors.Is(berr, errPartial):
+		return doc, berr
+	case ferr != nil:
+		_, msg := errorCode(ferr)
+		return doc, &exitCodeError{code: code, msg: "the backup was saved, but " + msg}
+	}
+	return doc, berr
+}
+
+// backupProfile is `backup -profile NAME`.
+func (a *app) backupProfile(ctx context.Context, f backupFlags) error {
+	pf, err := a.loadProfiles()
 	if err != nil {
-		return true, err
+		return err
 	}
-	p, err := f.Profile(a.g.prof.profile)
+	p, err := pf.Profile(a.g.prof.profile)
 	if err != nil {
-		return true, err
+		return err
 	}
-	if !p.HasRetention() || fs.Lookup("dry-run").Value.String() == "true" {
-		return false, nil
+	doc, err := a.profileBackup(ctx, a.g.prof.profile, p, f)
+	if !a.g.json || doc == nil {
+		return err
 	}
-	return true, a.backupThenForget(ctx, fs, p)
-}
-
-// rerunArgs rebuilds the command line from the flags given on it, minus
-// the ones named in drop.
-func rerunArgs(fs *flag.FlagSet, drop ...string) []string {
-	skip := map[string]bool{}
-	for _, d := range drop {
-		skip[d] = true
+	a.writeJSON(doc)
+	if code, msg := errorCode(err); code != ExitOK && code != ExitPartial {
+		return &exitCodeError{code: code, msg: msg} // no second JSON document
 	}
-	var args []string
-	fs.Visit(func(f *flag.Flag) {
-		if skip[f.Name] {
-			return
-		}
-		if m, ok := f.Value.(*multiFlag); ok {
-			for _, v := range *m {
-				args = append(args, "-"+f.Name+"="+v)
-			}
-			return
-		}
-		args = append(args, "-"+f.Name+"="+f.Value.String())
-	})
-	return args
-}
-
-// globalArgs rebuilds the global flags given on the command line.
-func (a *app) globalArgs(fs *flag.FlagSet) []string {
-	// A throwaway set: registering on a.g would reset it to the defaults.
-	var g globals
-	globals := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
-	g.register(globals, a.io.Getenv)
-	var args []string
-	fs.Visit(func(f *flag.Flag) {
-		if globals.Lookup(f.Name) != nil && f.Name != "all-profiles" && f.Name != "profile" && f.Name != "json" {
-			args = append(args, "-"+f.Name+"="+f.Value.String())
-		}
-	})
-	return args
-}
-
-// subRun runs one command for a profile in an app of its own, its stdout
-// captured when capture is set. inner marks a run that must not start
-// retention or -all-profiles itself.
-func (a *app) subRun(ctx context.Context, cmdName string, args []string, capture, inner bool) (code int, out []byte, err error) {
-	var buf bytes.Buffer
-	stdio := a.io
-	if capture {
-		stdio.Stdout = &buf
-	}
-	sub := &app{io: stdio, ctx: ctx}
-	for _, c := range commands() {
-		if c.name == cmdName {
-			sub.cmd = &c
-		}
-	}
-	sub.g.prof.inner = inner
-	err = sub.cmd.run(ctx, sub, args)
-	code = sub.finish(err)
-	return code, buf.Bytes(), err
-}
-
-// backupThenForget backs up one profile, then forgets its snapshots by the
-// profile's policy (and prunes when it says so): the retention extension.
-func (a *app) backupThenForget(ctx context.Context, fs *flag.FlagSet, p config.Profile) error {
-	code, bout, berr := a.subRun(ctx, "backup", rerunArgs(fs), a.g.json, true)
-	result := profileBackupResult{Profile: a.g.prof.profile, Backup: rawJSON(bout)}
-	if exitRank(code) <= exitRank(ExitPartial) {
-		host := fs.Lookup("host").Value.String() // the name the backup recorded
-		if host == "" {
-			host, _ = os.Hostname() // backup records the same, possibly empty, name
-		}
-		fargs := append(a.globalArgs(fs), "-profile="+a.g.prof.profile, "-source="+p.Source, "-host="+host)
-		if a.g.json {
-			fargs = append(fargs, "-json")
-		}
-		fargs = append(fargs, retentionArgs(p)...)
-		if p.Prune {
-			fargs = append(fargs, "-prune")
-		}
-		fcode, fout, _ := a.subRun(ctx, "forget", fargs, a.g.json, true)
-		forgetDoc := rawJSON(fout)
-		result.Forget = &forgetDoc
-		if exitRank(fcode) > exitRank(code) {
-			code = fcode
-		}
-	}
-	if a.g.json {
-		result.ExitCode = code
-		a.writeJSON(result)
-	}
-	if code == ExitOK {
-		return nil
-	}
-	msg := "the backup failed"
-	if berr == nil || errors.Is(berr, errPartial) {
-		msg = "forget after the backup failed"
-	}
-	return &exitCodeError{code: code, msg: msg}
-}
-
-// retentionArgs are the forget flags of a profile's retention policy,
-// limited to the profile's snapshots by its tags.
-func retentionArgs(p config.Profile) []string {
-	var args []string
-	for _, k := range []struct {
-		flag string
-		n    int
-	}{{"keep-last", p.KeepLast}, {"keep-hourly", p.KeepHourly}, {"keep-daily", p.KeepDaily},
-		{"keep-weekly", p.KeepWeekly}, {"keep-monthly", p.KeepMonthly}, {"keep-yearly", p.KeepYearly}} {
-		if k.n > 0 {
-			args = append(args, "-"+k.flag+"="+strconv.Itoa(k.n))
-		}
-	}
-	for _, t := range p.Tags { // only this profile's snapshots
-		args = append(args, "-tag="+t)
-	}
-	return args
-}
-
-func rawJSON(b []byte) json.RawMessage {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || !json.Valid(b) {
-		return nil
-	}
-	return b
+	return err
 }
 
 // profileOutcome is one line of the -all-profiles summary.
 type profileOutcome struct {
-	Profile  string          `json:"profile"`
-	Store    string          `json:"store,omitempty"`
-	ExitCode int             `json:"exit_code"`
-	Error    string          `json:"error,omitempty"`
-	Seconds  float64         `json:"duration_seconds"`
-	Result   json.RawMessage `json:"result,omitempty"`
+	Profile  string  `json:"profile"`
+	Store    string  `json:"store,omitempty"`
+	ExitCode int     `json:"exit_code"`
+	Error    string  `json:"error,omitempty"`
+	Seconds  float64 `json:"duration_seconds"`
+	Result   any     `json:"result,omitempty"`
 }
 
 // backupAllProfiles backs up every enabled profile in name order, each
 // with its own store and lock; a failure does not stop the others. The
 // exit code is the worst of them.
-func (a *app) backupAllProfiles(ctx context.Context, fs *flag.FlagSet) error {
-	f, err := a.loadProfiles()
+func (a *app) backupAllProfiles(ctx context.Context, f backupFlags) error {
+	pf, err := a.loadProfiles()
 	if err != nil {
 		return err
 	}
-	var outcomes []profileOutcome
+	outcomes := []profileOutcome{}
 	worst := ExitOK
-	for _, name := range f.ProfileNames() {
-		p := f.Profiles[name]
+	for _, name := range pf.ProfileNames() {
+		p := pf.Profiles[name]
 		if !p.IsEnabled() {
 			continue
 		}
@@ -222,11 +256,15 @@ func (a *app) backupAllProfiles(ctx context.Context, fs *flag.FlagSet) error {
 			fmt.Fprintf(a.io.Stderr, "== profile %s ==\n", name)
 		}
 		start := clock.Real{}.Now()
-		args := append(rerunArgs(fs, "all-profiles", "profile"), "-profile="+name)
-		code, out, runErr := a.subRun(ctx, "backup", args, a.g.json, false)
-		o := profileOutcome{Profile: name, Store: p.Store, ExitCode: code, Seconds: clock.Real{}.Now().Sub(start).Seconds(), Result: rawJSON(out)}
-		if runErr != nil && !errors.Is(runErr, errPartial) {
-			o.Error = oneLine(runErr.Error())
+		sub, err := a.forProfile(ctx, name)
+		var doc any
+		if err == nil {
+			doc, err = sub.profileBackup(ctx, name, p, f)
+		}
+		code, msg := errorCode(err)
+		o := profileOutcome{Profile: name, Store: p.Store, ExitCode: code, Error: msg, Seconds: clock.Real{}.Now().Sub(start).Seconds(), Result: doc}
+		if msg != "" && !a.g.json {
+			fmt.Fprintf(a.io.Stderr, "cloudstic backup: profile %s: %s\n", name, termtext.Safe(msg))
 		}
 		outcomes = append(outcomes, o)
 		if exitRank(code) > exitRank(worst) {
@@ -234,9 +272,6 @@ func (a *app) backupAllProfiles(ctx context.Context, fs *flag.FlagSet) error {
 		}
 	}
 	if a.g.json {
-		if outcomes == nil {
-			outcomes = []profileOutcome{}
-		}
 		a.writeJSON(outcomes)
 	} else {
 		a.printProfileSummary(outcomes)

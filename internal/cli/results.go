@@ -179,13 +179,15 @@ type keyChangeResult struct {
 	Removed     *keySlotRef `json:"removed,omitempty"`
 }
 
-// forgetResult is forget -json; Prune is set with -prune.
+// forgetResult is forget -json; Prune is set with -prune, PruneError
+// when the snapshots were removed but the prune step failed.
 type forgetResult struct {
 	skippedDamage
-	DryRun  bool          `json:"dry_run"`
-	Groups  []forgetGroup `json:"groups"`
-	Prune   *prune.Result `json:"prune,omitempty"`
-	Removed []string      `json:"removed"`
+	DryRun     bool          `json:"dry_run"`
+	Groups     []forgetGroup `json:"groups"`
+	Prune      *prune.Result `json:"prune,omitempty"`
+	PruneError string        `json:"prune_error,omitempty"`
+	Removed    []string      `json:"removed"`
 }
 
 // forgetGroup is one group of snapshots of forget -json.

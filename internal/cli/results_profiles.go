@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
-
 	"github.com/cloudstic/cloudstic/internal/config"
 )
 
@@ -64,10 +62,12 @@ type storeVerifyResult struct {
 }
 
 // profileBackupResult is backup -profile -json for a profile with a
-// retention policy: the backup's document, then forget's when it ran.
+// retention policy: the backup's document (backupResult, or errorResult
+// when it failed), then forget's (forgetResult, or errorResult) when the
+// policy was applied or failed.
 type profileBackupResult struct {
-	Backup   json.RawMessage  `json:"backup"`
-	ExitCode int              `json:"exit_code"`
-	Forget   *json.RawMessage `json:"forget,omitempty"`
-	Profile  string           `json:"profile"`
+	Backup   any    `json:"backup"`
+	ExitCode int    `json:"exit_code"`
+	Forget   any    `json:"forget,omitempty"`
+	Profile  string `json:"profile"`
 }

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cloudstic/cloudstic/internal/engine/diff"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 )
 
 // uxJSON decodes exactly one JSON document from s into v, failing on
@@ -198,7 +198,7 @@ func TestJSONProgress(t *testing.T) {
 			var doc map[string]any
 			uxJSON(t, r.stdout, &doc) // stdout: exactly one document
 			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-			var last progressLine
+			var last operation.Progress
 			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
 				t.Fatalf("last stderr line is not a progress line: %v\n%s", err, r.stderr)
 			}
@@ -221,23 +221,31 @@ func TestQuietAndJSONHaveNoProgress(t *testing.T) {
 }
 
 func TestStatusLine(t *testing.T) {
+	at := func(p operation.Progress) operation.Progress {
+		p.Op, p.ElapsedSeconds = "backup", 65
+		if p.ETASeconds == 0 {
+			p.ETASeconds = -1
+		}
+		return p
+	}
 	cases := []struct {
 		name  string
-		s     progressSample
-		rate  float64
+		p     operation.Progress
 		width int
 		want  string
 	}{
-		{"totals", progressSample{Files: 5, FilesTotal: 10, Bytes: 50 << 20, BytesTotal: 100 << 20, Current: "/data/file.bin"}, 10 << 20, 200,
+		{"totals", at(operation.Progress{FilesDone: 5, FilesTotal: 10, BytesDone: 50 << 20, BytesTotal: 100 << 20, Current: "/data/file.bin",
+			BytesPerSecond: 10 << 20, ETASeconds: 5}), 200,
 			"backup 1:05 5/10 files 50.0 MiB/100.0 MiB 50%  10.0 MiB/s ETA 0:05  /data/file.bin"},
-		{"no totals", progressSample{Files: 3, Bytes: 2048}, 0, 200, "backup 1:05 3 files 2.0 KiB  0 B/s"},
-		{"long path", progressSample{Files: 1, Bytes: 1, Current: "/a/very/long/path/to/some/file.txt"}, 1, 46,
+		{"no totals", at(operation.Progress{FilesDone: 3, BytesDone: 2048}), 200, "backup 1:05 3 files 2.0 KiB  0 B/s"},
+		{"packs", at(operation.Progress{FilesDone: 3, FilesTotal: 4, BytesDone: 2048, Unit: "packs"}), 200, "backup 1:05 3/4 packs 2.0 KiB  0 B/s"},
+		{"long path", at(operation.Progress{FilesDone: 1, BytesDone: 1, BytesPerSecond: 1, Current: "/a/very/long/path/to/some/file.txt"}), 46,
 			"backup 1:05 1 files 1 B  1 B/s  …some/file.txt"},
-		{"narrow", progressSample{Files: 1, Bytes: 1}, 1, 10, "backup 1:0"},
+		{"narrow", at(operation.Progress{FilesDone: 1, BytesDone: 1, BytesPerSecond: 1}), 10, "backup 1:0"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := statusLine("backup", c.s, 65*time.Second, c.rate, c.width)
+			got := statusLine(c.p, c.width)
 			if got != c.want {
 				t.Fatalf("got  %q\nwant %q", got, c.want)
 			}
@@ -245,19 +253,6 @@ func TestStatusLine(t *testing.T) {
 				t.Fatalf("line is %d runes, width %d", n, c.width)
 			}
 		})
-	}
-}
-
-func TestRateWindow(t *testing.T) {
-	var r rateWindow
-	if got := r.add(time.Second, 100); got != 100 {
-		t.Fatalf("first rate = %v", got)
-	}
-	for i := 2; i <= 100; i++ {
-		r.add(time.Duration(i)*time.Second, int64(i)*100)
-	}
-	if got := r.add(101*time.Second, 101*100+2500); got <= 100 || got > 300 {
-		t.Fatalf("windowed rate = %v, want the recent speed-up to show", got)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/ui"
 )
 
@@ -169,7 +170,7 @@ func TestCSRF(t *testing.T) {
 // session still carries a CSRF token.
 func TestBasicAuth(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, func(c *ui.Config) { c.Token, c.User, c.Password = "", "admin", "pass word" })
+	f := newFixture(t, func(c *frontend.Config) { c.Token, c.User, c.Password = "", "admin", "pass word" })
 	c := f.client(t, false)
 	for _, tc := range []struct {
 		name, user, pass string
@@ -209,7 +210,7 @@ func TestBasicAuth(t *testing.T) {
 // names (DNS rebinding).
 func TestLoopbackOnly(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, func(c *ui.Config) { c.LoopbackOnly = true })
+	f := newFixture(t, func(c *frontend.Config) { c.LoopbackOnly = true })
 	c := f.client(t, false)
 	for host, want := range map[string]int{"evil.example:80": http.StatusMisdirectedRequest, "localhost:8080": http.StatusUnauthorized,
 		"127.0.0.1": http.StatusUnauthorized, "[::1]:9": http.StatusUnauthorized} {
@@ -228,12 +229,12 @@ func TestNewRefusesBadConfig(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil)
 	good := f.cfg
-	for name, tweak := range map[string]func(c *ui.Config){
-		"no repository":     func(c *ui.Config) { c.Repos = nil },
-		"no way to log in":  func(c *ui.Config) { c.Token = "" },
-		"user, no password": func(c *ui.Config) { c.Token, c.User = "", "u" },
-		"bad action name": func(c *ui.Config) {
-			c.Repos = []ui.Repository{{Name: "x", Repo: f.repo, Actions: []ui.Action{{Name: "../x"}}}}
+	for name, tweak := range map[string]func(c *frontend.Config){
+		"no repository":     func(c *frontend.Config) { c.Repos = nil },
+		"no way to log in":  func(c *frontend.Config) { c.Token = "" },
+		"user, no password": func(c *frontend.Config) { c.Token, c.User = "", "u" },
+		"bad action name": func(c *frontend.Config) {
+			c.Repos = []frontend.Repository{{Name: "x", Repo: f.repo, Actions: []frontend.Action{{Name: "../x"}}}}
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/store/local"
@@ -36,7 +37,7 @@ const hostileDir = "<script>alert(2)<"
 type fixture struct {
 	srv      *httptest.Server
 	handler  *ui.Server // what srv serves, for requests made in process
-	cfg      ui.Config
+	cfg      frontend.Config
 	repo     *operation.Repo
 	src      string
 	s1, s2   snapshot.WithID
@@ -55,7 +56,7 @@ func writeFile(t *testing.T, path, data string) {
 
 // newFixture backs up a small tree twice and serves it; tweak changes the
 // config before the server starts.
-func newFixture(t *testing.T, tweak func(*ui.Config)) *fixture {
+func newFixture(t *testing.T, tweak func(*frontend.Config)) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	// Unencrypted: the key derivation of a password costs seconds under
@@ -85,9 +86,9 @@ func newFixture(t *testing.T, tweak func(*ui.Config)) *fixture {
 	writeFile(t, filepath.Join(src, "docs", "new.txt"), "new file\n")
 	f.contents["docs/new.txt"] = "new file\n"
 	f.s2 = backupAt(t, r, src, "<b>host</b>", day.Add(24*time.Hour))
-	f.cfg = ui.Config{Token: "secret-token", LockPoll: 20 * time.Millisecond,
-		Repos: []ui.Repository{{Name: "<script>alert(3)</script>", Store: "local:../x", Repo: r,
-			Actions: []ui.Action{countAction("count", false), countAction("write", true)}}}}
+	f.cfg = frontend.Config{Token: "secret-token", LockPoll: 20 * time.Millisecond,
+		Repos: []frontend.Repository{{Name: "<script>alert(3)</script>", Store: "local:../x", Repo: r,
+			Actions: []frontend.Action{countAction("count", false), countAction("write", true)}}}}
 	if tweak != nil {
 		tweak(&f.cfg)
 	}
@@ -184,19 +185,17 @@ func (f *fixture) csrf(t *testing.T, c *http.Client, page string) string {
 	return m[1]
 }
 
-// countAction is a run that reports progress in -json-progress lines, a
-// log line and a summary naming itself, and fails when the context ends.
-func countAction(name string, writes bool) ui.Action {
-	return ui.Action{Name: name, Label: "Run " + name, Writes: writes, Run: func(ctx context.Context, progress, summary io.Writer) error {
-		for i := 1; i <= 3; i++ {
-			if _, err := fmt.Fprintf(progress, `{"type":"progress","op":"%s","files_done":%d,"files_total":3,"bytes_done":%d,"bytes_total":300,"eta_seconds":1}`+"\n", name, i, i*100); err != nil {
-				return err
-			}
+// countAction is a run that reports three progress events, a log line
+// and a summary naming itself, and fails when the context ends.
+func countAction(name string, writes bool) frontend.Action {
+	return frontend.Action{Name: name, Label: "Run " + name, Writes: writes, Run: func(ctx context.Context, out frontend.RunOutput) error {
+		for i := int64(1); i <= 3; i++ {
+			out.Progress(operation.Progress{Type: "progress", Op: name, FilesDone: i, FilesTotal: 3, BytesDone: i * 100, BytesTotal: 300, ETASeconds: 1})
 		}
-		if _, err := fmt.Fprintf(progress, "log line of <%s>\n", name); err != nil {
+		if _, err := fmt.Fprintf(out.Log, "log line of <%s>\n", name); err != nil {
 			return err
 		}
-		_, err := fmt.Fprintf(summary, "%s finished: 3 files\n", name)
+		_, err := fmt.Fprintf(out.Summary, "%s finished: 3 files\n", name)
 		return errors.Join(err, ctx.Err())
 	}}
 }

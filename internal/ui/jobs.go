@@ -5,31 +5,18 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 )
 
 // maxLogLines bounds the log lines a job keeps (the last ones).
 const maxLogLines = 200
-
-// progressLine is one line of -json-progress (docs/cli.md).
-type progressLine struct {
-	Type           string  `json:"type"`
-	Op             string  `json:"op"`
-	ElapsedSeconds float64 `json:"elapsed_seconds"`
-	FilesDone      int64   `json:"files_done"`
-	FilesTotal     int64   `json:"files_total"`
-	BytesDone      int64   `json:"bytes_done"`
-	BytesTotal     int64   `json:"bytes_total"`
-	BytesPerSecond float64 `json:"bytes_per_second"`
-	ETASeconds     float64 `json:"eta_seconds"`
-	Current        string  `json:"current,omitempty"`
-}
 
 // job is one run started from the page: a profile's backup, forget+prune
 // or check, or a restore.
@@ -39,7 +26,7 @@ type job struct {
 	started   time.Time
 
 	mu       sync.Mutex
-	progress *progressLine
+	progress *operation.Progress
 	log      []string
 	summary  bytes.Buffer
 	err      string
@@ -52,7 +39,7 @@ type jobView struct {
 	ID, Title string
 	Repo      int
 	Started   time.Time
-	Progress  *progressLine
+	Progress  *operation.Progress
 	Percent   int // of bytes (or files) when the total is known, else -1
 	Rate, ETA string
 	Log       []string
@@ -71,7 +58,7 @@ func (j *job) view() (jobView, <-chan struct{}) {
 		p := *j.progress
 		v.Progress = &p
 		if p.BytesPerSecond > 0 {
-			v.Rate = humanBytes(int64(p.BytesPerSecond)) + "/s"
+			v.Rate = frontend.HumanBytes(int64(p.BytesPerSecond)) + "/s"
 		}
 		if p.ETASeconds >= 0 && p.Type == "progress" {
 			v.ETA = (time.Duration(p.ETASeconds) * time.Second).String()
@@ -95,14 +82,13 @@ func (j *job) update(fn func()) {
 	j.changed = make(chan struct{})
 }
 
-// line takes one line the run wrote to its progress stream: a
-// -json-progress line updates the progress, anything else is logged.
+// setProgress takes a progress event of the run.
+func (j *job) setProgress(p operation.Progress) {
+	j.update(func() { j.progress = &p })
+}
+
+// line takes one line of the run's messages.
 func (j *job) line(l string) {
-	var p progressLine
-	if strings.HasPrefix(l, "{") && json.Unmarshal([]byte(l), &p) == nil && p.Type != "" {
-		j.update(func() { j.progress = &p })
-		return
-	}
 	j.update(func() {
 		j.log = append(j.log, l)
 		if len(j.log) > maxLogLines {
@@ -156,8 +142,9 @@ func (j *job) summaryf(format string, args ...any) {
 }
 
 // startJob runs fn in the background under the server's context (Ctrl-C
-// on the command line cancels it) and returns the job.
-func (s *Server) startJob(title string, repo int, fn func(ctx context.Context, j *job, progress, summary io.Writer) error) (*job, error) {
+// on the command line cancels it), reporting to the job, and returns the
+// job.
+func (s *Server) startJob(title string, repo int, fn func(ctx context.Context, j *job, out frontend.RunOutput) error) (*job, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		return nil, err
@@ -168,7 +155,7 @@ func (s *Server) startJob(title string, repo int, fn func(ctx context.Context, j
 	s.mu.Unlock()
 	go func() {
 		lw := &lineWriter{j: j}
-		err := fn(s.ctx, j, lw, summaryWriter{j: j})
+		err := fn(s.ctx, j, frontend.RunOutput{Progress: j.setProgress, Log: lw, Summary: summaryWriter{j: j}})
 		lw.flush()
 		j.update(func() {
 			j.done = true
@@ -206,7 +193,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var act *Action
+	var act *frontend.Action
 	for k, a := range s.cfg.Repos[i].Actions {
 		if a.Name == r.PathValue("action") {
 			act = &s.cfg.Repos[i].Actions[k]
@@ -221,8 +208,8 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	run := act.Run
-	j, err := s.startJob(act.Label, i, func(ctx context.Context, _ *job, progress, summary io.Writer) error {
-		return run(ctx, progress, summary)
+	j, err := s.startJob(act.Label, i, func(ctx context.Context, _ *job, out frontend.RunOutput) error {
+		return run(ctx, out)
 	})
 	if err != nil {
 		s.errorPage(w, r, http.StatusInternalServerError, "Error", oneLine(err.Error()))

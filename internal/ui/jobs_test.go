@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/store"
-	"github.com/cloudstic/cloudstic/internal/ui"
 )
 
 // event is one server-sent event: its name and its data, decoded from the
@@ -224,7 +224,7 @@ func TestRestore(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, "link")); err != nil {
 		t.Fatal(err)
 	}
-	f := newFixture(t, func(c *ui.Config) { c.RestoreRoot = root })
+	f := newFixture(t, func(c *frontend.Config) { c.RestoreRoot = root })
 	c := f.client(t, true)
 	token := f.csrf(t, c, "/r/0/")
 	for _, tc := range []struct {

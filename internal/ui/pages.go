@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cloudstic/cloudstic/internal/engine/stats"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
@@ -28,7 +29,7 @@ type repoPage struct {
 	Damaged  []repo.Damaged
 	Timeline any // template.HTML of the SVG
 	Locks    lockPanel
-	Actions  []Action
+	Actions  []frontend.Action
 }
 
 // handleRepo shows the dashboard. Listing snapshots and locks reads no
@@ -127,7 +128,7 @@ func (s *Server) lockPanel(ctx context.Context, i int) lockPanel {
 		return p
 	}
 	for _, l := range infos {
-		row := lockRow{Info: l, Kind: lockKind(l), State: "live"}
+		row := lockRow{Info: l, Kind: l.Kind(), State: "live"}
 		switch {
 		case l.Err != nil:
 			row.State = "unreadable"
@@ -142,16 +143,4 @@ func (s *Server) lockPanel(ctx context.Context, i int) lockPanel {
 		p.Locks = append(p.Locks, row)
 	}
 	return p
-}
-
-// lockKind names a lock object's kind by its key.
-func lockKind(l lock.Info) string {
-	switch {
-	case l.Key == lock.ExclusiveKey:
-		return "exclusive"
-	case strings.HasPrefix(l.Key, lock.IntentPrefix):
-		return "intent"
-	default:
-		return "shared"
-	}
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cloudstic/cloudstic/internal/ui"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 )
 
 // TestRoutes: each page with good and bad input answers the right status
@@ -169,7 +169,7 @@ func TestDownload(t *testing.T) {
 // and refuses them when asked anyway; reading runs stay.
 func TestReadOnly(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, func(c *ui.Config) { c.ReadOnly = true })
+	f := newFixture(t, func(c *frontend.Config) { c.ReadOnly = true })
 	c := f.client(t, true)
 	dash := f.get(t, c, "/r/0/").body
 	if strings.Contains(dash, `id="run-write"`) || !strings.Contains(dash, `id="run-count"`) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/engine/stats"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
 
@@ -114,7 +115,7 @@ func growthSVG(rows []stats.GrowthRow) string {
 	area += fmt.Sprintf(" L%.1f,%d Z", x(rows[len(rows)-1].Time), bottom)
 	fmt.Fprintf(&b, `<path class="size" d="%s"/><path class="ratio" d="%s"/>`, area, line)
 	last := rows[len(rows)-1]
-	fmt.Fprintf(&b, `<text x="%d" y="14">stored %s (max %s)</text>`, plotLeft, esc(humanBytes(last.StoredSize)), esc(humanBytes(maxSize)))
+	fmt.Fprintf(&b, `<text x="%d" y="14">stored %s (max %s)</text>`, plotLeft, esc(frontend.HumanBytes(last.StoredSize)), esc(frontend.HumanBytes(maxSize)))
 	fmt.Fprintf(&b, `<text x="%d" y="14" text-anchor="end" class="r">dedup %.2fx (max %.2fx)</text>`, plotRight, last.Totals.DedupRatio(), maxRatio)
 	fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`, plotLeft, height-6, esc(rows[0].Time.Local().Format("2006-01-02 15:04")))
 	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`, plotRight, height-6, esc(last.Time.Local().Format("2006-01-02 15:04")))

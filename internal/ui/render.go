@@ -2,7 +2,6 @@ package ui
 
 import (
 	"bytes"
-	"fmt"
 	"html/template"
 	"net/http"
 	"path"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 )
 
@@ -19,7 +19,7 @@ var pages = []string{"index", "repo", "browse", "find", "diff", "restore", "job"
 
 // funcs are the helpers templates call.
 var funcs = template.FuncMap{
-	"bytes": humanBytes,
+	"bytes": frontend.HumanBytes,
 	"short": func(i id.ID) string { return i.Short() },
 	"when":  func(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") },
 	"secs":  func(d time.Duration) string { return d.Round(time.Second).String() },
@@ -106,20 +106,6 @@ func (s *Server) fragment(name string, data any) (string, error) {
 // errorPage answers with a page saying what went wrong, in one line.
 func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
 	s.render(w, r, status, "error", pageData{Title: title, Data: msg})
-}
-
-// humanBytes formats a byte count with binary units, as the CLI does.
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // oneLine keeps the first line of an error message.

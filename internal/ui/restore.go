@@ -4,18 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
@@ -160,8 +158,7 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusBadRequest, "restore", pageData{Title: "Restore", Repo: s.view(i), Data: page})
 		return
 	}
-	opts := restore.Options{Output: target, Format: restore.FormatDir, Path: page.Path, Progress: &restore.Progress{},
-		Overwrite: overwrite, Verify: page.Verify}
+	opts := restore.Options{Output: target, Format: restore.FormatDir, Path: page.Path, Overwrite: overwrite, Verify: page.Verify}
 	if zipFile {
 		opts.Format = restore.FormatZip
 	}
@@ -178,7 +175,7 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	title := fmt.Sprintf("Restore %.8s:/%s to %s", ref, page.Path, target)
-	j, err := s.startJob(title, i, func(ctx context.Context, j *job, _, _ io.Writer) error {
+	j, err := s.startJob(title, i, func(ctx context.Context, j *job, _ frontend.RunOutput) error {
 		if within != nil {
 			defer within.Close() //nolint:errcheck // a directory handle: nothing was written through it
 		}
@@ -195,44 +192,15 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 }
 
 // runRestore restores under a shared lock, as `cloudstic restore`,
-// reporting the engine's counters every half second.
+// reporting its progress as the command line does.
 func (s *Server) runRestore(ctx context.Context, i int, ref, target string, opts restore.Options, j *job) error {
-	rp := s.cfg.Repos[i]
-	stop := make(chan struct{})
-	var sampling sync.WaitGroup
-	begin := func(snap snapshot.WithID, o *restore.Options) func() {
-		var total, files int64
-		if o.Path == "" {
-			total, files = snap.Summary.BytesTotal, snap.Summary.FilesTotal
-		}
-		start := s.cfg.Clock.Now()
-		sampling.Add(1)
-		go func() {
-			defer sampling.Done()
-			for {
-				p := progressLine{Type: "progress", Op: "restore", FilesDone: o.Progress.Files.Load(), FilesTotal: files,
-					BytesDone: o.Progress.Bytes.Load(), BytesTotal: total, ETASeconds: -1,
-					ElapsedSeconds: s.cfg.Clock.Now().Sub(start).Seconds()}
-				j.update(func() { j.progress = &p })
-				select {
-				case <-stop:
-					return
-				case <-s.cfg.Clock.After(500 * time.Millisecond):
-				}
-			}
-		}()
-		return func() {}
-	}
+	rep := &operation.Reporter{Emit: j.setProgress, Clock: s.cfg.Clock}
 	opts.Warnf = func(format string, args ...any) { j.line("warning: " + fmt.Sprintf(format, args...)) }
-	out, err := operation.Restore(ctx, rp.Repo.Fresh(), ref, opts, begin)
-	close(stop)
-	sampling.Wait()
+	out, err := operation.Restore(ctx, s.cfg.Repos[i].Repo.Fresh(), ref, opts, rep.Restore)
 	if out != nil {
 		res := out.Result
-		final := progressLine{Type: "done", Op: "restore", FilesDone: res.Files, BytesDone: res.Bytes, ETASeconds: -1}
-		j.update(func() { j.progress = &final })
 		j.summaryf("Restored snapshot %s to %s: %d files, %d dirs, %d symlinks, %s\n", out.Snapshot.ID.Short(),
-			target, res.Files, res.Dirs, res.Symlinks, humanBytes(res.Bytes))
+			target, res.Files, res.Dirs, res.Symlinks, frontend.HumanBytes(res.Bytes))
 		if len(res.Skipped) > 0 {
 			j.summaryf("%d existing files were left untouched\n", len(res.Skipped))
 		}

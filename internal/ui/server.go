@@ -6,15 +6,13 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/clock"
-	"github.com/cloudstic/cloudstic/internal/engine/operation"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 )
 
 //go:embed templates/*.html
@@ -27,63 +25,10 @@ var staticFS embed.FS
 // authenticate), the sentinel error of New.
 var ErrConfig = errors.New("bad dashboard configuration")
 
-// Repository is one repository the dashboard shows, opened by the caller.
-type Repository struct {
-	// Name is what the page calls it (a profile or store name, or the
-	// store URI); it is shown escaped and never used as a path.
-	Name string
-	// Store is the store's URI, shown on the page: it must hold no secret.
-	Store string
-	// Repo is the opened repository, with the lock settings of the
-	// dashboard's own reads and restores. The dashboard reads through a
-	// fresh view of it per request (operation.Repo.Fresh).
-	Repo *operation.Repo
-	// Actions are the runs offered on the page (a profile's backup,
-	// forget+prune, check).
-	Actions []Action
-}
-
-// Action is one run the page offers for a repository.
-type Action struct {
-	// Name identifies it in URLs: letters, digits and '-' only.
-	Name string
-	// Label is the button's text.
-	Label string
-	// Writes marks a run that changes the repository: -read-only hides it.
-	Writes bool
-	// Run does the work. It writes -json-progress lines (and any other
-	// log line) to progress and its human summary to summary.
-	Run func(ctx context.Context, progress, summary io.Writer) error
-}
-
-// Config is how the dashboard serves.
-type Config struct {
-	Repos []Repository
-	// Token is the access token printed at start; User and Password, when
-	// set, replace it with HTTP basic authentication.
-	Token          string
-	User, Password string
-	// ReadOnly hides and refuses every writing action (runs that write,
-	// restores).
-	ReadOnly bool
-	// RestoreRoot, when set, confines restore targets to this directory.
-	RestoreRoot string
-	// Secure marks cookies Secure (served over TLS).
-	Secure bool
-	// LoopbackOnly accepts only requests whose Host header names the
-	// loopback interface (against DNS rebinding), for a 127.0.0.1 listener.
-	LoopbackOnly bool
-	// Clock tells the time (default clock.Real{}).
-	Clock clock.Clock
-	// LockPoll is how often the live lock panel re-reads the locks
-	// (default 2 s).
-	LockPoll time.Duration
-}
-
 // Server is the dashboard's HTTP handler and its state: the running jobs
 // and the growth rows computed so far.
 type Server struct {
-	cfg     Config
+	cfg     frontend.Config
 	tmpl    *templates
 	mux     *http.ServeMux
 	sessKey []byte // signs session cookies and derives CSRF tokens
@@ -97,9 +42,9 @@ type Server struct {
 	growth map[int]growthCache // by repository index
 }
 
-// New checks cfg and returns the dashboard. Runs started from the page
+// New checks cfg (see frontend.Config) and returns the dashboard. Runs started from the page
 // stop when ctx ends.
-func New(ctx context.Context, cfg Config) (*Server, error) {
+func New(ctx context.Context, cfg frontend.Config) (*Server, error) {
 	if len(cfg.Repos) == 0 {
 		return nil, fmt.Errorf("%w: no repository to show", ErrConfig)
 	}
@@ -152,7 +97,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Cache-Control", "no-store")
-	if s.cfg.LoopbackOnly && !loopbackHost(r.Host) {
+	if s.cfg.LoopbackOnly && !frontend.LoopbackHost(r.Host) {
 		http.Error(w, "this dashboard answers only to localhost, 127.0.0.1 or [::1]", http.StatusMisdirectedRequest)
 		return
 	}
@@ -171,19 +116,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, sess)))
-}
-
-// loopbackHost reports whether a Host header names the loopback interface.
-func loopbackHost(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = hostport
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // staticFiles serves the embedded stylesheet and script.
