@@ -56,7 +56,16 @@ type scheduleFlags struct {
 	unitDir, crontabUser string
 	delay                time.Duration
 	noSystemctl          bool
+	dryRun               bool
 }
+
+// schedulerOnly names the flags that apply to one scheduler only: given
+// for another, they would do nothing (a crontab entry written where units
+// were asked for), so they are refused.
+var schedulerOnly = map[string]string{"unit-dir": "systemd", "no-systemctl": "systemd", "crontab-user": "cron"}
+
+// installOnly names the flags that apply to schedule install only.
+var installOnly = []string{"every", "randomized-delay", "dry-run"}
 
 func (f *scheduleFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.all, "all-profiles", false, "one job that backs up every enabled profile")
@@ -66,6 +75,7 @@ func (f *scheduleFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.unitDir, "unit-dir", "", "write systemd units here (default ~/.config/systemd/user, or /etc/systemd/system as root)")
 	fs.BoolVar(&f.noSystemctl, "no-systemctl", false, "only write or remove the unit files; do not run systemctl")
 	fs.StringVar(&f.crontabUser, "crontab-user", "", "as root: edit this user's crontab instead of root's")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "install: print the unit files or the crontab entry it would write, and the commands it would run; change nothing")
 }
 
 func runSchedule(ctx context.Context, a *app, args []string) error {
@@ -86,9 +96,27 @@ func (a *app) schedule(ctx context.Context, sub string, args []string) error {
 	if err := a.parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	explicit := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { explicit[fl.Name] = true })
-	sched, err := a.detectScheduler(f)
+	explicit := a.explicit
+	if sub != "install" {
+		for _, name := range installOnly {
+			if explicit[name] {
+				return usageErr("-%s applies to schedule install, not %s", name, sub)
+			}
+		}
+	}
+	if sub == "list" && (explicit["profile"] || explicit["all-profiles"]) {
+		return usageErr("schedule list lists every job; -profile and -all-profiles apply to install and remove")
+	}
+	kind, why, err := a.schedulerKind(f)
+	if err != nil {
+		return err
+	}
+	for name, only := range schedulerOnly {
+		if explicit[name] && only != kind {
+			return usageErr("-%s applies to -scheduler %s, and this schedule is %s's (%s)", name, only, kind, why)
+		}
+	}
+	sched, err := a.newScheduler(kind, f)
 	if err != nil {
 		return err
 	}
@@ -107,6 +135,9 @@ func (a *app) schedule(ctx context.Context, sub string, args []string) error {
 	}
 	if err := a.fillSchedule(&s, f, explicit); err != nil {
 		return err
+	}
+	if f.dryRun {
+		return sched.dryRun(ctx, a, s)
 	}
 	return sched.install(ctx, a, s)
 }
@@ -158,28 +189,38 @@ func (a *app) fillSchedule(s *schedule, f scheduleFlags, explicit map[string]boo
 // scheduler is systemd timers or a crontab.
 type scheduler interface {
 	install(ctx context.Context, a *app, s schedule) error
+	// dryRun prints what install would write and run, changing nothing.
+	dryRun(ctx context.Context, a *app, s schedule) error
 	list(ctx context.Context, a *app) error
 	remove(ctx context.Context, a *app, s schedule) error
 }
 
 var errNoScheduler = errors.New("no scheduler found: neither systemd runs this machine nor is crontab installed")
 
-func (a *app) detectScheduler(f scheduleFlags) (scheduler, error) {
+// schedulerKind is the scheduler -scheduler names, or else the one this
+// machine runs, and why it is that one (for messages).
+func (a *app) schedulerKind(f scheduleFlags) (kind, why string, err error) {
 	switch f.scheduler {
-	case "systemd":
-		return a.newSystemd(f)
-	case "cron":
-		return &cronScheduler{user: f.crontabUser, env: a.childEnv()}, nil
+	case "systemd", "cron":
+		return f.scheduler, "-scheduler " + f.scheduler, nil
 	case "":
 		if fi, err := os.Stat("/run/systemd/system"); err == nil && fi.IsDir() {
-			return a.newSystemd(f)
+			return "systemd", "systemd runs this machine; give -scheduler cron for a crontab entry", nil
 		}
 		if _, err := exec.LookPath("crontab"); err == nil {
-			return &cronScheduler{user: f.crontabUser, env: a.childEnv()}, nil
+			return "cron", "systemd does not run this machine; give -scheduler systemd to write units anyway", nil
 		}
-		return nil, errNoScheduler
+		return "", "", errNoScheduler
 	}
-	return nil, usageErr("-scheduler %q: want systemd or cron", f.scheduler)
+	return "", "", usageErr("-scheduler %q: want systemd or cron", f.scheduler)
+}
+
+// newScheduler returns the scheduler of kind.
+func (a *app) newScheduler(kind string, f scheduleFlags) (scheduler, error) {
+	if kind == "systemd" {
+		return a.newSystemd(f)
+	}
+	return &cronScheduler{user: f.crontabUser, env: a.childEnv()}, nil
 }
 
 // calendarPattern is the "*-*-* HH:MM" form cron can express.

@@ -85,11 +85,11 @@ func (a *app) resolver() *config.Resolver {
 // the password from wherever it was pointed to. The command line wins over
 // the profile, and the profile over the environment.
 func (a *app) afterParse(ctx context.Context, fs *flag.FlagSet) error {
+	a.explicit = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { a.explicit[f.Name] = true })
 	if a.g.prof.storeCmd && a.g.prof.storeName == "" {
 		return nil // storeArg calls again with the name
 	}
-	a.explicit = map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { a.explicit[f.Name] = true })
 	if a.explicit["password"] && !a.g.quiet {
 		env := "CLOUDSTIC_PASSWORD"
 		if a.role != "" {

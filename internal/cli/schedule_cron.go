@@ -122,6 +122,20 @@ func without(text, name string) (string, bool) {
 	return strings.Join(out, ""), found
 }
 
+// dryRun prints the entry install would add to the crontab.
+func (c *cronScheduler) dryRun(_ context.Context, a *app, s schedule) error {
+	entry, err := cronEntry(s)
+	if err != nil {
+		return err
+	}
+	whose := "this user's crontab"
+	if c.user != "" {
+		whose = "the crontab of " + c.user
+	}
+	fmt.Fprintf(a.io.Stdout, "# in %s, replacing an entry of the same name:\n%s# dry run: nothing was written\n", whose, entry)
+	return nil
+}
+
 func (c *cronScheduler) install(ctx context.Context, a *app, s schedule) error {
 	entry, err := cronEntry(s)
 	if err != nil {

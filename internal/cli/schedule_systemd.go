@@ -78,31 +78,65 @@ func (s schedule) units() (service, timer string) {
 	return service, b.String()
 }
 
-func (sd *systemdScheduler) install(ctx context.Context, a *app, s schedule) error {
+// unitFiles are the paths and texts of a job's service and timer.
+func (sd *systemdScheduler) unitFiles(ctx context.Context, s schedule) ([][2]string, error) {
 	if strings.ContainsAny(s.every, "\n\r") {
-		return usageErr("-every %q: one line, please", s.every)
+		return nil, usageErr("-every %q: one line, please", s.every)
 	}
 	if err := sd.checkCalendar(ctx, s.every); err != nil {
-		return err
+		return nil, err
 	}
 	service, timer := s.units()
+	return [][2]string{{filepath.Join(sd.dir, s.name+".service"), service}, {filepath.Join(sd.dir, s.name+".timer"), timer}}, nil
+}
+
+// enableCommands are the systemctl commands install runs after writing
+// the units (none with -no-systemctl).
+func (sd *systemdScheduler) enableCommands(s schedule) [][]string {
+	if sd.noSystemctl {
+		return nil
+	}
+	return [][]string{{"daemon-reload"}, {"enable", "--now", s.name + ".timer"}}
+}
+
+// dryRun prints the unit files install would write and the systemctl
+// commands it would run.
+func (sd *systemdScheduler) dryRun(ctx context.Context, a *app, s schedule) error {
+	files, err := sd.unitFiles(ctx, s)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		fmt.Fprintf(a.io.Stdout, "# %s\n%s\n", f[0], f[1])
+	}
+	for _, args := range sd.enableCommands(s) {
+		if sd.user {
+			args = append([]string{"--user"}, args...)
+		}
+		fmt.Fprintf(a.io.Stdout, "# then: systemctl %s\n", strings.Join(args, " "))
+	}
+	fmt.Fprintln(a.io.Stdout, "# dry run: nothing was written")
+	return nil
+}
+
+func (sd *systemdScheduler) install(ctx context.Context, a *app, s schedule) error {
+	files, err := sd.unitFiles(ctx, s)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(sd.dir, 0o755); err != nil {
 		return err
 	}
-	for name, text := range map[string]string{s.name + ".service": service, s.name + ".timer": timer} {
-		path := filepath.Join(sd.dir, name)
-		if err := config.WriteFileAtomic(path, []byte(text)); err != nil {
+	for _, f := range files {
+		if err := config.WriteFileAtomic(f[0], []byte(f[1])); err != nil {
 			return err
 		}
-		if err := os.Chmod(path, 0o644); err != nil { // units are not secret; systemd tools expect them readable
+		if err := os.Chmod(f[0], 0o644); err != nil { // units are not secret; systemd tools expect them readable
 			return err
 		}
 	}
-	if !sd.noSystemctl {
-		if err := sd.systemctl(ctx, "daemon-reload"); err != nil {
-			return err
-		}
-		if err := sd.systemctl(ctx, "enable", "--now", s.name+".timer"); err != nil {
+	for _, args := range sd.enableCommands(s) {
+		if err := sd.systemctl(ctx, args...); err != nil {
 			return err
 		}
 	}
