@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cloudstic/cloudstic/internal/engine/exclude"
 	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
@@ -34,21 +33,6 @@ func runRestore(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	ow, err := restore.ParseOverwrite(*overwrite)
-	if err != nil {
-		return usageErr("-overwrite %q: want always, if-changed, if-newer or never", *overwrite)
-	}
-	includes, err := restorePatterns("-include", include)
-	if err != nil {
-		return err
-	}
-	excludes, err := restorePatterns("-exclude", exclude)
-	if err != nil {
-		return err
-	}
-	if *del && (len(includes) > 0 || len(excludes) > 0) {
-		return usageErr("-delete cannot be combined with -include or -exclude: what they leave out would be deleted")
-	}
 	if len(pos) > 1 {
 		return usageErr("give at most one snapshot (got %d)", len(pos))
 	}
@@ -62,11 +46,11 @@ func runRestore(ctx context.Context, a *app, args []string) error {
 			*format = restore.FormatZip
 		}
 	}
-	if *format != restore.FormatDir && *format != restore.FormatZip {
-		return usageErr("-format %q: want dir or zip", *format)
-	}
-	if *format == restore.FormatZip && (ow != restore.OverwriteNever || *del || *verify) {
-		return usageErr("-overwrite, -delete and -verify apply to -format dir, not zip files")
+	opts := restore.Options{Output: *output, Format: *format, Path: *path, DryRun: *dryRun, Warnf: a.warnf,
+		Include: include, Exclude: exclude, Overwrite: restore.Overwrite(*overwrite), Delete: *del, Verify: *verify,
+		NoSparse: !*sparse, NoSetuid: *noSetuid, NoDevices: *noDevices, NoCapabilities: *noCaps}
+	if err := opts.Validate(); err != nil {
+		return usageErr("%v", err)
 	}
 	r, err := a.openRepo(ctx)
 	if err != nil {
@@ -75,19 +59,7 @@ func runRestore(ctx context.Context, a *app, args []string) error {
 	defer a.closeStore()
 	// restore holds a shared lock always, even on a dry run (seed rule): a
 	// prune must not delete what we are reading.
-	return a.restore(ctx, r, ref, restore.Options{Output: *output, Format: *format, Path: *path, DryRun: *dryRun, Warnf: a.warnf,
-		Include: includes, Exclude: excludes, Overwrite: ow, Delete: *del, Verify: *verify, NoSparse: !*sparse,
-		NoSetuid: *noSetuid, NoDevices: *noDevices, NoCapabilities: *noCaps})
-}
-
-// restorePatterns checks restore's -include or -exclude patterns.
-func restorePatterns(flag string, patterns []string) ([]string, error) {
-	for _, p := range patterns {
-		if err := exclude.ParsePattern(p); err != nil {
-			return nil, usageErr("%s: %v", flag, err)
-		}
-	}
-	return patterns, nil
+	return a.restore(ctx, r, ref, opts)
 }
 
 func (a *app) restore(ctx context.Context, r *operation.Repo, ref string, opts restore.Options) error {

@@ -240,7 +240,7 @@ func TestRestore(t *testing.T) {
 		{"not confirmed", filepath.Join(root, "a"), "docs", "", 400, "confirm"},
 		{"missing path", filepath.Join(root, "a"), "nope", "yes", 404, "no directory"},
 		{"bad overwrite mode", filepath.Join(root, "a"), "docs", "yes", 400, "want always"},
-		{"overwrite into a zip", filepath.Join(root, "a.zip"), "docs", "yes", 400, "not a zip file"},
+		{"overwrite into a zip", filepath.Join(root, "a.zip"), "docs", "yes", 400, "not zip files"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ow := map[string]string{"bad overwrite mode": "sometimes", "overwrite into a zip": "always"}[tc.name]

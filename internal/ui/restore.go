@@ -142,14 +142,14 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 	page := restorePage{Snap: ref, Path: cleanPath(r.PostFormValue("path")), Target: r.PostFormValue("target"), RestoreRoot: s.cfg.RestoreRoot,
 		Overwrite: r.PostFormValue("overwrite"), Verify: r.PostFormValue("verify") == "yes"}
 	target, err := restoreTarget(page.Target, s.cfg.RestoreRoot)
-	overwrite, owErr := restore.ParseOverwrite(page.Overwrite)
-	zipFile := strings.HasSuffix(strings.ToLower(target), ".zip")
+	opts := restore.Options{Output: target, Format: restore.FormatDir, Path: page.Path, Overwrite: restore.Overwrite(page.Overwrite), Verify: page.Verify}
+	if strings.HasSuffix(strings.ToLower(target), ".zip") {
+		opts.Format = restore.FormatZip
+	}
 	switch {
 	case err != nil:
-	case owErr != nil:
-		err = owErr
-	case zipFile && (overwrite != restore.OverwriteNever || page.Verify):
-		err = errors.New("overwrite modes and verify apply to a directory, not a zip file")
+	case opts.Validate() != nil:
+		err = opts.Validate()
 	case r.PostFormValue("confirm") != "yes":
 		err = errors.New("tick the box to confirm the restore")
 	}
@@ -157,10 +157,6 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 		page.Err = err.Error()
 		s.render(w, r, http.StatusBadRequest, "restore", pageData{Title: "Restore", Repo: s.view(i), Data: page})
 		return
-	}
-	opts := restore.Options{Output: target, Format: restore.FormatDir, Path: page.Path, Overwrite: overwrite, Verify: page.Verify}
-	if zipFile {
-		opts.Format = restore.FormatZip
 	}
 	if page.Path != "" {
 		if err := s.restorePathKind(r.Context(), i, ref, &opts); err != nil {

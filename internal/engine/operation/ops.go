@@ -72,6 +72,10 @@ type RestoreResult struct {
 // restored; with restore.ErrDamaged it lists what could not be.
 func Restore(ctx context.Context, r *Repo, ref string, opts restore.Options,
 	begin func(snapshot.WithID, *restore.Options) (end func())) (*RestoreResult, error) {
+	// Bad options fail before the lock is taken and the index loaded.
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	var out *RestoreResult
 	err := WithSharedLock(ctx, r, "restore", func(ctx context.Context, lease *lock.Lock) error {
 		snaps, err := indexedSnapshots(ctx, r)

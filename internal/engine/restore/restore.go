@@ -190,7 +190,7 @@ func run(ctx context.Context, r *repo.Repository, root id.ID, opts Options) (*Re
 	if opts.Warnf == nil {
 		opts.Warnf = func(string, ...any) {}
 	}
-	if err := checkOptions(&opts); err != nil {
+	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	start, prefix, err := resolvePath(ctx, r, root, opts.Path)
@@ -206,24 +206,34 @@ func run(ctx context.Context, r *repo.Repository, root id.ID, opts Options) (*Re
 	return nil, fmt.Errorf("unknown restore format %q (want dir or zip)", opts.Format)
 }
 
-// checkOptions refuses combinations that cannot be honoured.
-func checkOptions(opts *Options) error {
-	o, err := ParseOverwrite(string(opts.Overwrite))
+// Validate checks the options before anything is read or written, for
+// every caller (the command line, the dashboard, Run itself): the format,
+// the -overwrite mode (an empty one becomes OverwriteNever), the -include
+// and -exclude patterns, and the combinations that cannot be honoured.
+// Its errors wrap ErrBadOptions and name the flags concerned.
+func (o *Options) Validate() error {
+	ow, err := ParseOverwrite(string(o.Overwrite))
 	if err != nil {
 		return err
 	}
-	opts.Overwrite = o
-	if opts.Format == FormatZip && (o != OverwriteNever || opts.Delete || opts.Verify) {
+	o.Overwrite = ow
+	switch o.Format {
+	case FormatDir, FormatZip, "":
+	default:
+		return fmt.Errorf("%w: -format %q: want dir or zip", ErrBadOptions, o.Format)
+	}
+	if o.Format == FormatZip && (ow != OverwriteNever || o.Delete || o.Verify) {
 		return fmt.Errorf("%w: -overwrite, -delete and -verify apply to directory restores, not zip files", ErrBadOptions)
 	}
-	if opts.Within != nil && opts.DryRun {
+	if o.Within != nil && o.DryRun {
 		return fmt.Errorf("%w: a dry run writes nothing to confine to a directory", ErrBadOptions)
 	}
-	if opts.Delete && (len(opts.Include) > 0 || len(opts.Exclude) > 0) {
+	if o.Delete && (len(o.Include) > 0 || len(o.Exclude) > 0) {
 		// What is left out would look like something to delete.
-		return fmt.Errorf("%w: -delete cannot be combined with -include or -exclude", ErrBadOptions)
+		return fmt.Errorf("%w: -delete cannot be combined with -include or -exclude: what they leave out would be deleted", ErrBadOptions)
 	}
-	return nil
+	_, err = newSelection(*o)
+	return err
 }
 
 // resolvePath finds the node -path names. It returns a synthetic start
