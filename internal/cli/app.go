@@ -18,7 +18,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
-	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/wrap"
 	"github.com/cloudstic/cloudstic/internal/termtext"
@@ -318,17 +317,6 @@ func (a *app) openOptions() (operation.Options, error) {
 		Debugf:           a.debugf,
 		OnDamage:         a.noteDamage,
 	}, nil
-}
-
-// indexedSnapshots loads r's index and lists its snapshots, oldest first:
-// what every command reading snapshot contents needs first. Damaged index
-// files and snapshots are skipped (noteDamage warns about each).
-func indexedSnapshots(ctx context.Context, r *repo.Repository) ([]snapshot.WithID, error) {
-	if _, err := r.LoadIndex(ctx); err != nil {
-		return nil, err
-	}
-	snaps, _, err := r.Snapshots(ctx)
-	return snaps, err
 }
 
 // lockOptions are the lock settings for this run.

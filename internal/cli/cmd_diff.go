@@ -33,7 +33,7 @@ func runDiff(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	snaps, err := indexedSnapshots(ctx, r.Repository)
+	snaps, err := r.IndexedSnapshots(ctx)
 	if err != nil {
 		return err
 	}

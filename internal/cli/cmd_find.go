@@ -65,12 +65,12 @@ func runFind(ctx context.Context, a *app, args []string) error {
 	}
 	defer a.closeStore()
 	return operation.WithSharedLock(ctx, r, "find", func(ctx context.Context, _ *lock.Lock) error {
-		return a.find(ctx, r.Repository, snapRefs, opts)
+		return a.find(ctx, r, snapRefs, opts)
 	})
 }
 
-func (a *app) find(ctx context.Context, r *repo.Repository, refs []string, opts find.Options) error {
-	snaps, err := indexedSnapshots(ctx, r)
+func (a *app) find(ctx context.Context, r *operation.Repo, refs []string, opts find.Options) error {
+	snaps, err := r.IndexedSnapshots(ctx)
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (a *app) find(ctx context.Context, r *repo.Repository, refs []string, opts 
 		}
 	}
 	hits := []findHit{}
-	err = find.Run(ctx, r, snaps, opts, func(m find.Match) error {
+	err = find.Run(ctx, r.Repository, snaps, opts, func(m find.Match) error {
 		h := findHit{SnapshotID: m.Snapshot.ID.String(), SnapshotTime: m.Snapshot.Time, Path: m.Path, Type: m.Node.Type,
 			Size: m.Node.Size, Mode: modeString(m.Node), MTime: time.Unix(0, m.Node.MTime).UTC()}
 		if a.g.json {

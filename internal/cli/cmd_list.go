@@ -76,7 +76,7 @@ func runLs(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	snaps, err := indexedSnapshots(ctx, r.Repository)
+	snaps, err := r.IndexedSnapshots(ctx)
 	if err != nil {
 		return err
 	}

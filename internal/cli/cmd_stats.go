@@ -41,7 +41,7 @@ func runStats(ctx context.Context, a *app, args []string) error {
 	}
 	defer a.closeStore()
 	return operation.WithSharedLock(ctx, r, "stats", func(ctx context.Context, _ *lock.Lock) error {
-		snaps, err := indexedSnapshots(ctx, r.Repository)
+		snaps, err := r.IndexedSnapshots(ctx)
 		if err != nil {
 			return err
 		}

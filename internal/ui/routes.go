@@ -66,10 +66,7 @@ type readFunc func(ctx context.Context, rr *repo.Repository, snaps []snapshot.Wi
 func (s *Server) read(ctx context.Context, i int, op string, fn readFunc) error {
 	rr := s.cfg.Repos[i].Repo.Fresh()
 	return operation.WithSharedLock(ctx, rr, op, func(ctx context.Context, _ *lock.Lock) error {
-		if _, err := rr.LoadIndex(ctx); err != nil {
-			return err
-		}
-		snaps, _, err := rr.Snapshots(ctx)
+		snaps, err := rr.IndexedSnapshots(ctx)
 		if err != nil {
 			return err
 		}

@@ -78,7 +78,7 @@ func Restore(ctx context.Context, r *Repo, ref string, opts restore.Options,
 	}
 	var out *RestoreResult
 	err := WithSharedLock(ctx, r, "restore", func(ctx context.Context, lease *lock.Lock) error {
-		snaps, err := indexedSnapshots(ctx, r)
+		snaps, err := r.IndexedSnapshots(ctx)
 		if err != nil {
 			return err
 		}
@@ -167,10 +167,11 @@ func Tag(ctx context.Context, r *Repo, opts tag.Options) (*tag.Result, error) {
 	return res, err
 }
 
-// indexedSnapshots loads r's index and lists its snapshots, oldest first.
-// Damaged index files and snapshots are skipped (Options.OnDamage reports
-// them): what they alone name is missing to the caller.
-func indexedSnapshots(ctx context.Context, r *Repo) ([]snapshot.WithID, error) {
+// IndexedSnapshots loads r's index and lists its snapshots, oldest first:
+// what every reader of snapshot contents needs first. Damaged index files
+// and snapshots are skipped (Options.OnDamage reports them): what they
+// alone name is missing to the caller.
+func (r *Repo) IndexedSnapshots(ctx context.Context) ([]snapshot.WithID, error) {
 	if _, err := r.LoadIndex(ctx); err != nil {
 		return nil, err
 	}
