@@ -15,6 +15,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
@@ -194,16 +195,16 @@ func errorCode(err error) (int, string) {
 		return ExitPartial, ""
 	}
 	if ec := (*exitCodeError)(nil); errors.As(err, &ec) {
-		return ec.code, oneLine(err.Error())
+		return ec.code, frontend.OneLine(err.Error())
 	}
 	if errors.Is(err, errReported) {
-		return ExitError, oneLine(err.Error())
+		return ExitError, frontend.OneLine(err.Error())
 	}
 	code := ExitError
 	if errors.Is(err, errUsage) {
 		code = ExitUsage
 	}
-	msg := oneLine(strings.TrimPrefix(err.Error(), "usage: "))
+	msg := frontend.OneLine(strings.TrimPrefix(err.Error(), "usage: "))
 	switch {
 	case !errors.Is(err, context.Canceled) || errors.Is(err, lock.ErrLeaseLost):
 	case errors.Is(err, operation.ErrLockLeft):
@@ -212,13 +213,6 @@ func errorCode(err error) (int, string) {
 		msg = "interrupted; the lock was released and nothing already stored was changed"
 	}
 	return code, msg
-}
-
-// oneLine folds a message onto one line: errors.Join puts each joined
-// error on a line of its own, and a script reading our stderr expects the
-// error to be its last line, whole.
-func oneLine(msg string) string {
-	return strings.ReplaceAll(strings.TrimSpace(msg), "\n", "; ")
 }
 
 func usageErr(format string, args ...any) error {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cloudstic/cloudstic/internal/frontend"
 )
 
 // cronScheduler keeps one entry per job in a crontab, each after a marker
@@ -85,7 +87,7 @@ func (c *cronScheduler) read(ctx context.Context) (string, error) {
 		return "", nil // crontab -l exits 1 when the user has no crontab yet
 	}
 	if err != nil {
-		return "", fmt.Errorf("crontab -l: %w: %s", err, oneLine(stderr.String()))
+		return "", fmt.Errorf("crontab -l: %w: %s", err, frontend.OneLine(stderr.String()))
 	}
 	return out.String(), nil
 }
@@ -101,7 +103,7 @@ func (c *cronScheduler) write(ctx context.Context, text string) error {
 	cmd.Stdin = strings.NewReader(text)
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("crontab: %w: %s", err, oneLine(stderr.String()))
+		return fmt.Errorf("crontab: %w: %s", err, frontend.OneLine(stderr.String()))
 	}
 	return nil
 }

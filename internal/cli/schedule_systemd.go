@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cloudstic/cloudstic/internal/config"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 )
 
 // systemdScheduler writes a .service and a .timer per job.
@@ -174,7 +175,7 @@ func (sd *systemdScheduler) systemctl(ctx context.Context, args ...string) error
 	c.Stdout, c.Stderr = &out, &out
 	if err := c.Run(); err != nil {
 		return fmt.Errorf("systemctl %s: %w: %s (the unit files are in %s; -no-systemctl only writes them)",
-			strings.Join(args, " "), err, oneLine(out.String()), sd.dir)
+			strings.Join(args, " "), err, frontend.OneLine(out.String()), sd.dir)
 	}
 	return nil
 }

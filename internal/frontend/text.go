@@ -36,3 +36,11 @@ func LoopbackHost(hostport string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+// OneLine folds a message onto one line: errors.Join puts each joined
+// error on a line of its own, and a script reading the command line's
+// stderr expects the error to be its last line, whole (the dashboard
+// shows it in one line too).
+func OneLine(msg string) string {
+	return strings.ReplaceAll(strings.TrimSpace(msg), "\n", "; ")
+}

@@ -30,3 +30,14 @@ func TestLoopbackHost(t *testing.T) {
 		}
 	}
 }
+
+func TestOneLine(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"plain", "plain"}, {"a\nb\n", "a; b"}, {"  padded \n", "padded"}, {"", ""},
+	} {
+		if got := OneLine(tc.in); got != tc.want {
+			t.Errorf("OneLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

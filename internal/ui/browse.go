@@ -12,6 +12,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/dump"
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
@@ -157,7 +158,7 @@ func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request) {
 	case started:
 		panic(http.ErrAbortHandler) // cut the connection: the download is incomplete
 	case errors.Is(err, errNotDownloadable):
-		s.errorPage(w, r, http.StatusBadRequest, "Cannot download", oneLine(err.Error()))
+		s.errorPage(w, r, http.StatusBadRequest, "Cannot download", frontend.OneLine(err.Error()))
 	default:
 		s.pathError(w, r, p, err)
 	}

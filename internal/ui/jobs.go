@@ -160,7 +160,7 @@ func (s *Server) startJob(title string, repo int, fn func(ctx context.Context, j
 		j.update(func() {
 			j.done = true
 			if err != nil {
-				j.err = oneLine(err.Error())
+				j.err = frontend.OneLine(err.Error())
 			}
 		})
 	}()
@@ -212,7 +212,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		return run(ctx, out)
 	})
 	if err != nil {
-		s.errorPage(w, r, http.StatusInternalServerError, "Error", oneLine(err.Error()))
+		s.errorPage(w, r, http.StatusInternalServerError, "Error", frontend.OneLine(err.Error()))
 		return
 	}
 	http.Redirect(w, r, "/jobs/"+j.id, http.StatusSeeOther)

@@ -124,7 +124,7 @@ func (s *Server) lockPanel(ctx context.Context, i int) lockPanel {
 	p := lockPanel{Repo: i}
 	infos, err := s.cfg.Repos[i].Repo.Locks(ctx)
 	if err != nil {
-		p.Err = oneLine(err.Error())
+		p.Err = frontend.OneLine(err.Error())
 		return p
 	}
 	for _, l := range infos {

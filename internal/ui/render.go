@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"path"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/frontend"
@@ -106,10 +105,4 @@ func (s *Server) fragment(name string, data any) (string, error) {
 // errorPage answers with a page saying what went wrong, in one line.
 func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
 	s.render(w, r, status, "error", pageData{Title: title, Data: msg})
-}
-
-// oneLine keeps the first line of an error message.
-func oneLine(msg string) string {
-	first, _, _ := strings.Cut(msg, "\n")
-	return first
 }

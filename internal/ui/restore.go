@@ -181,7 +181,7 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 		if within != nil {
 			within.Close() //nolint:errcheck // as above, and the job never started
 		}
-		s.errorPage(w, r, http.StatusInternalServerError, "Error", oneLine(err.Error()))
+		s.errorPage(w, r, http.StatusInternalServerError, "Error", frontend.OneLine(err.Error()))
 		return
 	}
 	http.Redirect(w, r, "/jobs/"+j.id, http.StatusSeeOther)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
@@ -79,14 +80,14 @@ func (s *Server) read(ctx context.Context, i int, op string, fn readFunc) error 
 func (s *Server) readError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, repo.ErrNoSnapshot), errors.Is(err, repo.ErrAmbiguous):
-		s.errorPage(w, r, http.StatusNotFound, "No such snapshot", oneLine(err.Error()))
+		s.errorPage(w, r, http.StatusNotFound, "No such snapshot", frontend.OneLine(err.Error()))
 	case errors.Is(err, lock.ErrLocked):
-		s.errorPage(w, r, http.StatusConflict, "Repository locked", oneLine(err.Error()))
+		s.errorPage(w, r, http.StatusConflict, "Repository locked", frontend.OneLine(err.Error()))
 	case treewalk.IsBounds(err):
-		s.errorPage(w, r, http.StatusUnprocessableEntity, "Snapshot refused", oneLine(err.Error()))
+		s.errorPage(w, r, http.StatusUnprocessableEntity, "Snapshot refused", frontend.OneLine(err.Error()))
 	case errors.Is(err, context.Canceled):
 		// The browser went away.
 	default:
-		s.errorPage(w, r, http.StatusInternalServerError, "Error", oneLine(err.Error()))
+		s.errorPage(w, r, http.StatusInternalServerError, "Error", frontend.OneLine(err.Error()))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/diff"
 	"github.com/cloudstic/cloudstic/internal/engine/find"
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
+	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
@@ -46,7 +47,7 @@ func (s *Server) handleFind(w http.ResponseWriter, r *http.Request) {
 	}
 	opts := find.Options{Patterns: []string{page.Query}, IgnoreCase: page.IgnoreCase}
 	if err := find.CheckPatterns(opts.Patterns); err != nil {
-		s.errorPage(w, r, http.StatusBadRequest, "Bad pattern", oneLine(err.Error()))
+		s.errorPage(w, r, http.StatusBadRequest, "Bad pattern", frontend.OneLine(err.Error()))
 		return
 	}
 	err := s.read(r.Context(), i, "ui", func(ctx context.Context, rr *repo.Repository, snaps []snapshot.WithID) error {
