@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/config"
@@ -62,7 +63,7 @@ type scheduleFlags struct {
 // schedulerOnly names the flags that apply to one scheduler only: given
 // for another, they would do nothing (a crontab entry written where units
 // were asked for), so they are refused.
-var schedulerOnly = map[string]string{"unit-dir": "systemd", "no-systemctl": "systemd", "crontab-user": "cron"}
+var schedulerOnly = []struct{ flag, scheduler string }{{"unit-dir", "systemd"}, {"no-systemctl", "systemd"}, {"crontab-user", "cron"}}
 
 // installOnly names the flags that apply to schedule install only.
 var installOnly = []string{"every", "randomized-delay", "dry-run"}
@@ -82,7 +83,7 @@ func runSchedule(ctx context.Context, a *app, args []string) error {
 	sub := func(name string) subcommand {
 		return subcommand{name, func(ctx context.Context, a *app, args []string) error { return a.schedule(ctx, name, args) }}
 	}
-	return a.runSubcommand(ctx, "schedule", "schedule install|list|remove [-profile NAME | -all-profiles] -every daily|hourly|\"*-*-* 02:30\" [-scheduler systemd|cron]",
+	return a.runSubcommand(ctx, "schedule", "schedule install|list|remove [-profile NAME | -all-profiles] -every daily|hourly|\"*-*-* 02:30\" [-scheduler systemd|cron] [-dry-run]",
 		[]subcommand{sub("install"), sub("list"), sub("remove")}, args)
 }
 
@@ -111,9 +112,9 @@ func (a *app) schedule(ctx context.Context, sub string, args []string) error {
 	if err != nil {
 		return err
 	}
-	for name, only := range schedulerOnly {
-		if explicit[name] && only != kind {
-			return usageErr("-%s applies to -scheduler %s, and this schedule is %s's (%s)", name, only, kind, why)
+	for _, only := range schedulerOnly {
+		if explicit[only.flag] && only.scheduler != kind {
+			return usageErr("-%s applies to -scheduler %s, and this schedule is %s's (%s)", only.flag, only.scheduler, kind, why)
 		}
 	}
 	sched, err := a.newScheduler(kind, f)
@@ -165,9 +166,19 @@ func (a *app) fillSchedule(s *schedule, f scheduleFlags, explicit map[string]boo
 	if err != nil {
 		return err
 	}
-	if !s.allProfiles {
-		if _, err := pf.Profile(s.profile); err != nil {
+	names := []string{s.profile}
+	if s.allProfiles {
+		names = pf.ProfileNames()
+	}
+	for _, name := range names {
+		p, err := pf.Profile(name)
+		if err != nil {
 			return err
+		}
+		// A relative source is read in the job's working directory, the
+		// home directory (/ for a system unit), not this one.
+		if path, ok := strings.CutPrefix(p.Source, "local:"); ok && p.IsEnabled() && !filepath.IsAbs(path) && !strings.HasPrefix(path, "~/") {
+			a.warnf("profile %s: source %s is relative to the working directory, and the scheduled run starts in the home directory (/ for a system unit): give an absolute or ~/ path", name, p.Source)
 		}
 	}
 	if s.binary, err = os.Executable(); err != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/cli"
+	"github.com/cloudstic/cloudstic/internal/config"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 )
@@ -90,6 +91,11 @@ func TestJSONMatchesDocs(t *testing.T) {
 	run("store list", cli.ExitOK, "store", "list", "-json")
 	run("store show", cli.ExitOK, "store", "show", "-json", "main")
 	run("store verify", cli.ExitOK, "store", "verify", "-json", "main")
+	// A profile and a store entry with every key (PROFILE, STORE).
+	full := filepath.Join(dir, "full.yaml")
+	mustWrite(t, full, fullProfilesFile())
+	run("profile show", cli.ExitOK, "profile", "show", "-json", "-profiles-file", full, "full")
+	run("store show", cli.ExitOK, "store", "show", "-json", "-profiles-file", full, "full")
 
 	run("key change", cli.ExitOK, "key", "add", "-json", "-label", "second", "-new-password", "pw2")
 	run("key change", cli.ExitOK, "key", "add-recovery", "-json")
@@ -149,6 +155,8 @@ func TestJSONMatchesDocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = held.Release(context.Background()) }() // break-lock removed it already
+	// The lock blocks forget's prune step: "prune_error".
+	run("forget", cli.ExitError, "forget", "-json", "-keep-last", "1", "-prune")
 	mustWrite(t, filepath.Join(repoDir, "index", "lock.exclusive"), "not a lock")
 	run("locks", cli.ExitOK, "locks", "-json")
 	run("break-lock", cli.ExitOK, "break-lock", "-json")
@@ -228,4 +236,51 @@ func jsonField(t *testing.T, doc, field string) string {
 		t.Fatalf("no %q in %s", field, doc)
 	}
 	return s
+}
+
+// fullProfilesFile is a profiles file whose store and profile "full" set
+// every key there is.
+func fullProfilesFile() string {
+	var b strings.Builder
+	b.WriteString("version: 1\nstores:\n  full:\n")
+	for _, t := range config.StoreSettings {
+		if t.Key != "" {
+			fmt.Fprintf(&b, "    %s: /some/value\n", t.Key)
+		}
+		if t.RefKey != "" {
+			fmt.Fprintf(&b, "    %s: env://SOME_VAR\n", t.RefKey)
+		}
+	}
+	b.WriteString(`auth:
+  g:
+    provider: google
+profiles:
+  full:
+    source: local:/x
+    store: full
+    auth_ref: g
+    tags: [a]
+    excludes: ["*.tmp"]
+    exclude_file: /e
+    ignore_empty: true
+    volume_uuid: u
+    enabled: false
+    skip_native_files: true
+    google_credentials: /c
+    google_credentials_ref: env://GC
+    google_credentials_json: "{}"
+    google_token_file: /t
+    google_token_ref: env://GT
+    onedrive_client_id: id
+    onedrive_token_file: /o
+    onedrive_token_ref: env://OT
+    keep_last: 1
+    keep_hourly: 1
+    keep_daily: 1
+    keep_weekly: 1
+    keep_monthly: 1
+    keep_yearly: 1
+    prune: true
+`)
+	return b.String()
 }

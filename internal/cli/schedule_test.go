@@ -14,7 +14,8 @@ import (
 func scheduleRun(t *testing.T, dir string, args ...string) uxResult {
 	t.Helper()
 	profiles := filepath.Join(dir, "profiles.yaml")
-	if err := os.WriteFile(profiles, []byte("version: 1\nprofiles:\n  docs:\n    source: local:/home/me/Documents\n"), 0o600); err != nil {
+	yaml := "version: 1\nprofiles:\n  docs:\n    source: local:/home/me/Documents\n  rel:\n    source: local:./Documents\n"
+	if err := os.WriteFile(profiles, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	env := map[string]string{"CLOUDSTIC_CONFIG_DIR": filepath.Join(dir, "cfg"), "CLOUDSTIC_PROFILES_FILE": profiles, "HOME": dir}
@@ -91,6 +92,26 @@ func TestScheduleInstallDryRun(t *testing.T) {
 	for _, want := range []string{"the crontab of nobody", "# cloudstic schedule: cloudstic-backup-docs\n30 2 * * * ", "'backup' '-profile' 'docs'", "nothing was written"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("cron dry run lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// TestScheduleWarnsOfRelativeSources: a profile whose source is relative
+// to the working directory would back up another directory when the job
+// runs in the home directory: install says so.
+func TestScheduleWarnsOfRelativeSources(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		warn bool
+	}{
+		{[]string{"-profile", "rel"}, true},
+		{[]string{"-all-profiles"}, true},
+		{[]string{"-profile", "docs"}, false},
+	} {
+		r := scheduleRun(t, dir, append([]string{"install", "-dry-run", "-scheduler", "cron", "-every", "daily"}, tc.args...)...)
+		if r.code != ExitOK || strings.Contains(r.stderr, "profile rel: source local:./Documents is relative") != tc.warn {
+			t.Errorf("%v: exit %d, stderr %q; want a warning: %v", tc.args, r.code, r.stderr, tc.warn)
 		}
 	}
 }

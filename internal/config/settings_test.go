@@ -65,3 +65,24 @@ func TestProfileJSONNames(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileKeysCoverProfile: every key of a profile entry is listed
+// once in ProfileKeys, and nothing else is.
+func TestProfileKeysCoverProfile(t *testing.T) {
+	t.Parallel()
+	listed := map[string]int{}
+	for _, k := range ProfileKeys {
+		listed[k.Key]++
+	}
+	keys := yamlKeys(reflect.TypeFor[Profile]())
+	for k := range keys {
+		if listed[k] != 1 {
+			t.Errorf("profile key %s is listed %d times in ProfileKeys, want 1", k, listed[k])
+		}
+	}
+	for k := range listed {
+		if !keys[k] {
+			t.Errorf("ProfileKeys lists %s, which a profile entry does not have", k)
+		}
+	}
+}
