@@ -125,7 +125,7 @@ func (g *globals) setting(s config.Setting) *string {
 	case "recovery-key":
 		return &g.recoveryKey
 	}
-	panic("config.StoreSettings: -" + s.Flag + " has no field in globals") // TestEveryCommandsFlags registers them all
+	panic("config.StoreSettings: -" + s.Flag + " has no field in globals") // every command registers the globals: any CLI test finds this
 }
 
 // flags returns a FlagSet holding the global flags.
