@@ -47,8 +47,9 @@ func newProfileWorld(t *testing.T) *profileWorld {
 	}
 	t.Chdir(dir) // a relative source is relative to the working directory, as -source
 	w := &profileWorld{dir: dir, profiles: filepath.Join(dir, "profiles.yaml"), store: "local:" + filepath.Join(dir, "repo"),
-		env:  map[string]string{"HOME": dir, "CLOUDSTIC_CONFIG_DIR": filepath.Join(dir, "cfg")},
-		keep: map[string]int{"local:" + dir + "/data1": 1, "local:" + dir + "/data2": 2, "local:" + dir + "/data3": 1, "local:" + dir + "/data4": 2}}
+		env: map[string]string{"HOME": dir, "CLOUDSTIC_CONFIG_DIR": filepath.Join(dir, "cfg")},
+		keep: map[string]int{"local:" + filepath.Join(dir, "data1"): 1, "local:" + filepath.Join(dir, "data2"): 2,
+			"local:" + filepath.Join(dir, "data3"): 1, "local:" + filepath.Join(dir, "data4"): 2}}
 	yaml := fmt.Sprintf(`version: 1
 stores:
   s1:
