@@ -32,11 +32,11 @@ func TestDeepMount(t *testing.T) {
 		}
 	}
 	dir := serve(t, r, mount.Options{Warnf: warnf})
-	fd, err := unix.Open(filepath.Join(dir, "ids", h.Deep.ID.String()[:8]), unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	fd, err := openatRetrying(unix.AT_FDCWD, filepath.Join(dir, "ids", h.Deep.ID.String()[:8]))
 	must(t, err)
 	depth := 0
 	for {
-		next, err := unix.Openat(fd, "d", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		next, err := openatRetrying(fd, "d")
 		must(t, unix.Close(fd))
 		if err != nil {
 			if !errors.Is(err, unix.EIO) {
@@ -52,5 +52,18 @@ func TestDeepMount(t *testing.T) {
 	}
 	if depth != tree.MaxDepth || warned.Load() == 0 {
 		t.Errorf("stopped at depth %d with %d warnings, want %d and a warning of the depth error", depth, warned.Load(), tree.MaxDepth)
+	}
+}
+
+// openatRetrying opens dir/name as a directory, trying again when a
+// signal interrupts the call: the Go runtime preempts goroutines with
+// signals, and a FUSE request in flight is then answered with EINTR.
+// The raw unix call does not retry as the os package does.
+func openatRetrying(dir int, name string) (int, error) {
+	for {
+		fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		if !errors.Is(err, unix.EINTR) {
+			return fd, err
+		}
 	}
 }
