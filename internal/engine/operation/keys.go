@@ -12,7 +12,7 @@ import (
 // lock: it removes the old slot.
 func KeyPasswd(ctx context.Context, kr *Keyring, newPassword, label string) (repo.KeySlot, error) {
 	var s repo.KeySlot
-	err := withLock(ctx, kr.env, kr.Store(), exclusive, "key passwd", func(ctx context.Context, lease *lock.Lock) error {
+	err := withLock(ctx, kr.env, kr.st, exclusive, "key passwd", func(ctx context.Context, lease *lock.Lock) error {
 		var err error
 		s, err = kr.ChangePassword(ctx, lease, newPassword, label)
 		return err
@@ -26,7 +26,7 @@ func KeyPasswd(ctx context.Context, kr *Keyring, newPassword, label string) (rep
 // repository. It returns the slot removed.
 func KeyRemove(ctx context.Context, kr *Keyring, ref string) (repo.KeySlot, error) {
 	var s repo.KeySlot
-	err := withLock(ctx, kr.env, kr.Store(), exclusive, "key remove", func(ctx context.Context, lease *lock.Lock) error {
+	err := withLock(ctx, kr.env, kr.st, exclusive, "key remove", func(ctx context.Context, lease *lock.Lock) error {
 		var err error
 		if s, err = kr.Find(ctx, ref); err != nil {
 			return err
@@ -44,7 +44,7 @@ func BindConfig(ctx context.Context, r *Repo) error {
 	if !r.Config().Encrypted || r.ConfigAuthenticated() {
 		return repo.ErrNothingToBind
 	}
-	return withLock(ctx, r.env, r.Store(), exclusive, "repair config", func(ctx context.Context, lease *lock.Lock) error {
+	return withLock(ctx, r.env, r.st, exclusive, "repair config", func(ctx context.Context, lease *lock.Lock) error {
 		return r.BindConfig(ctx, lease)
 	})
 }

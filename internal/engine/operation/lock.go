@@ -33,7 +33,7 @@ const (
 // entry points require. The lock is released afterwards, also on error or
 // Ctrl-C.
 func WithSharedLock(ctx context.Context, r *Repo, op string, fn func(ctx context.Context, lease *lock.Lock) error) error {
-	return withLock(ctx, r.env, r.Store(), shared, op, fn)
+	return withLock(ctx, r.env, r.st, shared, op, fn)
 }
 
 // withLock takes the lock of mode m, runs fn and releases the lock.

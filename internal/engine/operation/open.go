@@ -276,5 +276,5 @@ func (r *Repo) Fresh() *Repo { return &Repo{Repository: r.Repository.Fresh(), st
 // Locks lists the repository's lock objects, as the `locks` command does
 // (lock.List with r's lock settings).
 func (r *Repo) Locks(ctx context.Context) ([]lock.Info, error) {
-	return lock.List(ctx, r.Store(), r.env.lock)
+	return lock.List(ctx, r.st, r.env.lock)
 }

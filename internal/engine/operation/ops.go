@@ -107,7 +107,7 @@ func Prune(ctx context.Context, r *Repo, opts prune.Options) (*prune.Result, err
 		return prune.Run(ctx, r.Repository, nil, opts)
 	}
 	var res *prune.Result
-	err := withLock(ctx, r.env, r.Store(), exclusive, "prune", func(ctx context.Context, lease *lock.Lock) error {
+	err := withLock(ctx, r.env, r.st, exclusive, "prune", func(ctx context.Context, lease *lock.Lock) error {
 		var err error
 		res, err = prune.Run(ctx, r.Repository, lease, opts)
 		return err

@@ -24,7 +24,7 @@ func RepairIndex(ctx context.Context, r *Repo, opts repair.IndexOptions) (*repai
 		return repair.Index(ctx, r.Repository, nil, opts)
 	}
 	var res *repair.IndexResult
-	err := withLock(ctx, r.env, r.Store(), exclusive, "repair index", func(ctx context.Context, lease *lock.Lock) error {
+	err := withLock(ctx, r.env, r.st, exclusive, "repair index", func(ctx context.Context, lease *lock.Lock) error {
 		var err error
 		res, err = repair.Index(ctx, r.Repository, lease, opts)
 		return err

@@ -2,7 +2,6 @@ package prune
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"sort"
@@ -115,7 +114,7 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, lease *lock.Lock
 	}
 	res.IndexFilesWritten += len(newFiles)
 	for _, f := range newFiles {
-		written[repo.IndexKey(f)] = true
+		written.indexFiles[f] = true
 	}
 	opts.logf("merged index written: %d packs in %d files", kept, len(newFiles))
 	if err := p.checkUnchanged(ctx, r, lease, written); err != nil {
@@ -128,7 +127,7 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, lease *lock.Lock
 	// could deduplicate against.
 	var idxFiles []repo.ObjectEntry
 	for _, f := range p.indexFiles {
-		if !written[f.Key] {
+		if !written.indexFiles[f.ID] {
 			idxFiles = append(idxFiles, f)
 		}
 	}
@@ -138,7 +137,7 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, lease *lock.Lock
 	res.IndexFilesDeleted = len(idxFiles)
 	var packs []repo.ObjectEntry
 	for _, ps := range append(p.sorted(actDelete), p.sorted(actRepack)...) {
-		if written[ps.obj.Key] {
+		if written.packs[ps.id] {
 			continue
 		}
 		packs = append(packs, ps.obj)
@@ -182,10 +181,15 @@ func (p *plan) writeMergedIndex(ctx context.Context, r *repo.Repository) (int, [
 	return len(keep), files, nil
 }
 
+// stored is what this run wrote: packs and index files, by id.
+type stored struct {
+	packs, indexFiles map[id.ID]bool
+}
+
 // repack copies the used blobs of the packs to repack into new packs
-// (with their own index files) and returns the keys of the packs it wrote.
-func (p *plan) repack(ctx context.Context, r *repo.Repository, opts Options, res *Result) (map[string]bool, error) {
-	written := make(map[string]bool)
+// (with their own index files) and returns what it wrote.
+func (p *plan) repack(ctx context.Context, r *repo.Repository, opts Options, res *Result) (stored, error) {
+	written := stored{packs: make(map[id.ID]bool), indexFiles: make(map[id.ID]bool)}
 	todo := p.sorted(actRepack)
 	if len(todo) == 0 {
 		return written, nil
@@ -210,28 +214,28 @@ func (p *plan) repack(ctx context.Context, r *repo.Repository, opts Options, res
 	}
 	if err := g.Wait(); err != nil {
 		saver.Abort()
-		return nil, err
+		return written, err
 	}
 	if err := saver.Flush(ctx); err != nil {
-		return nil, err
+		return written, err
 	}
 	st := saver.Stats()
 	res.PacksWritten = int(st.PacksStored)
 	res.IndexFilesWritten = int(st.IndexFiles)
 	res.BytesWritten = st.BytesAdded
 	for _, pid := range r.Index().Packs() {
-		written[repo.PackKey(pid)] = true
+		written.packs[pid] = true
 	}
 	return written, nil
 }
 
 func repackOne(ctx context.Context, r *repo.Repository, saver *repo.Saver, ps *packState) error {
-	data, err := r.Store().Get(ctx, ps.obj.Key, r.MaxPackSize())
+	data, err := r.ReadPack(ctx, ps.id)
+	if errors.Is(err, repo.ErrCorrupt) {
+		return fmt.Errorf("%w: pack %s does not match its name", ErrDamaged, ps.id.Short())
+	}
 	if err != nil {
 		return fmt.Errorf("reading pack %s to repack: %w", ps.id.Short(), err)
-	}
-	if id.ID(sha256.Sum256(data)) != ps.id {
-		return fmt.Errorf("%w: pack %s does not match its name", ErrDamaged, ps.id.Short())
 	}
 	for _, e := range ps.used {
 		plain, err := r.DecodeBlobFromPack(data, e)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 )
 
@@ -12,10 +13,10 @@ import (
 // index file appeared since the mark phase: another process wrote to the
 // repository despite the lock (a backup whose lock was broken, say), and
 // its new snapshot's blobs were not marked, or its index file names packs
-// this run may think unused. written holds the keys this run stored; an
-// index file the repacking saver wrote is recognised by naming only packs
-// of written.
-func (p *plan) checkUnchanged(ctx context.Context, r *repo.Repository, lease *lock.Lock, written map[string]bool) error {
+// this run may think unused. written is what this run stored; an index
+// file the repacking saver wrote is recognised by naming only packs of
+// written.
+func (p *plan) checkUnchanged(ctx context.Context, r *repo.Repository, lease *lock.Lock, written stored) error {
 	if err := lease.Check(ctx); err != nil {
 		return err
 	}
@@ -28,17 +29,16 @@ func (p *plan) checkUnchanged(ctx context.Context, r *repo.Repository, lease *lo
 			return fmt.Errorf("%w: snapshot %s is new", ErrConcurrentChange, s.Short())
 		}
 	}
-	seen := make(map[string]bool, len(p.indexFiles))
+	seen := make(map[id.ID]bool, len(p.indexFiles))
 	for _, f := range p.indexFiles {
-		seen[f.Key] = true
+		seen[f.ID] = true
 	}
 	files, _, err := r.ListIDs(ctx, repo.IndexPrefix)
 	if err != nil {
 		return fmt.Errorf("listing index files: %w", err)
 	}
 	for _, fid := range files {
-		key := repo.IndexKey(fid)
-		if seen[key] || written[key] {
+		if seen[fid] || written.indexFiles[fid] {
 			continue
 		}
 		f, err := r.IndexFile(ctx, fid)
@@ -46,7 +46,7 @@ func (p *plan) checkUnchanged(ctx context.Context, r *repo.Repository, lease *lo
 			return fmt.Errorf("reading new index file %s: %w", fid.Short(), err)
 		}
 		for _, pk := range f.Packs {
-			if !written[repo.PackKey(pk.ID)] {
+			if !written.packs[pk.ID] {
 				return fmt.Errorf("%w: index file %s is new", ErrConcurrentChange, fid.Short())
 			}
 		}
