@@ -36,7 +36,7 @@ func runCheck(ctx context.Context, a *app, args []string) error {
 	}
 	defer a.closeStore()
 	stopProgress := a.checkProgress(&opts)
-	res, err := check.Run(ctx, r.Repository, opts)
+	res, err := check.Run(ctx, r.Reader(), opts)
 	stopProgress()
 	if err != nil {
 		return err

@@ -13,7 +13,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
 
@@ -35,8 +34,8 @@ func runDump(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	return operation.WithSharedLock(ctx, r, "dump", func(ctx context.Context, _ *lock.Lock) error {
-		return a.dump(ctx, r.Repository, pos[0], pos[1], *archive)
+	return operation.WithSharedLock(ctx, r, "dump", func(ctx context.Context, rr *repo.Repository) error {
+		return a.dump(ctx, rr, pos[0], pos[1], *archive)
 	})
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/find"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 	"github.com/cloudstic/cloudstic/internal/termtext"
@@ -63,8 +62,8 @@ func runFind(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	return operation.WithSharedLock(ctx, r, "find", func(ctx context.Context, _ *lock.Lock) error {
-		return a.find(ctx, r.Repository, snapRefs, opts)
+	return operation.WithSharedLock(ctx, r, "find", func(ctx context.Context, rr *repo.Repository) error {
+		return a.find(ctx, rr, snapRefs, opts)
 	})
 }
 

@@ -29,7 +29,7 @@ func newPackFixture(t *testing.T) *packFixture {
 	ctx := context.Background()
 	r, st := newTestRepo(t)
 	f := &packFixture{r: r, st: st, data: map[id.ID][]byte{}}
-	s := r.NewSaver(ctx, 1, pack.Zstd)
+	s := writerFor(t, r, st).NewSaver(ctx, 1, pack.Zstd)
 	for i := range 3 {
 		data := bytes.Repeat([]byte{byte(i + 1)}, 1000+i)
 		bid := r.Key().ID(data)
@@ -80,13 +80,13 @@ func TestReadAndVerifyPack(t *testing.T) {
 		return e[0]
 	}
 	tests := []struct {
-		name       string
-		edit       func(f *packFixture) func([]byte) []byte
-		readErr    error // ReadPack's
-		verifyErr  error // VerifyPack's
-		mismatch   bool
-		headerErr  bool
-		badBlobs   int
+		name      string
+		edit      func(f *packFixture) func([]byte) []byte
+		readErr   error // ReadPack's
+		verifyErr error // VerifyPack's
+		mismatch  bool
+		headerErr bool
+		badBlobs  int
 	}{
 		{name: "sound"},
 		{name: "flipped byte in a blob", edit: func(f *packFixture) func([]byte) []byte {

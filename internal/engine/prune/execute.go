@@ -11,7 +11,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 )
 
@@ -95,7 +94,7 @@ func (p *plan) summarize(opts Options) *Result {
 
 // execute repacks, writes the merged index, then deletes superseded index
 // files and, last, old packs.
-func (p *plan) execute(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Options, res *Result) error {
+func (p *plan) execute(ctx context.Context, w *repo.ExclusiveWriter, opts Options, res *Result) error {
 	if pr := opts.Progress; pr != nil {
 		// Objects: packs to repack, then index files and packs to delete.
 		repack, del := p.sorted(actRepack), p.sorted(actDelete)
@@ -104,11 +103,11 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, lease *lock.Lock
 			pr.BytesTotal.Add(ps.obj.Size)
 		}
 	}
-	written, err := p.repack(ctx, r, opts, res)
+	written, err := p.repack(ctx, w, opts, res)
 	if err != nil {
 		return err
 	}
-	kept, newFiles, err := p.writeMergedIndex(ctx, r)
+	kept, newFiles, err := p.writeMergedIndex(ctx, w)
 	if err != nil {
 		return err
 	}
@@ -117,7 +116,7 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, lease *lock.Lock
 		written.indexFiles[f] = true
 	}
 	opts.logf("merged index written: %d packs in %d files", kept, len(newFiles))
-	if err := p.checkUnchanged(ctx, r, lease, written); err != nil {
+	if err := p.checkUnchanged(ctx, w, written); err != nil {
 		return err
 	}
 	// Superseded index files go before the packs they name: a crash in
@@ -131,7 +130,7 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, lease *lock.Lock
 			idxFiles = append(idxFiles, f)
 		}
 	}
-	if err := deleteAll(ctx, r, lease, opts, "index files", idxFiles); err != nil {
+	if err := deleteAll(ctx, w, opts, "index files", idxFiles); err != nil {
 		return err
 	}
 	res.IndexFilesDeleted = len(idxFiles)
@@ -152,7 +151,7 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, lease *lock.Lock
 			res.UnindexedPacksDeleted++
 		}
 	}
-	if err := deleteAll(ctx, r, lease, opts, "packs", packs); err != nil {
+	if err := deleteAll(ctx, w, opts, "packs", packs); err != nil {
 		return err
 	}
 	return nil
@@ -164,7 +163,7 @@ const mergedIndexBatch = 4096
 
 // writeMergedIndex writes index files naming the blobs of every pack kept,
 // a batch of packs at a time, and returns how many packs they name.
-func (p *plan) writeMergedIndex(ctx context.Context, r *repo.Repository) (int, []id.ID, error) {
+func (p *plan) writeMergedIndex(ctx context.Context, w *repo.ExclusiveWriter) (int, []id.ID, error) {
 	keep := p.sorted(actKeep)
 	var files []id.ID
 	for start := 0; start < len(keep); start += mergedIndexBatch {
@@ -172,7 +171,7 @@ func (p *plan) writeMergedIndex(ctx context.Context, r *repo.Repository) (int, [
 		for _, ps := range keep[start:min(start+mergedIndexBatch, len(keep))] {
 			batch = append(batch, index.PackBlobs{ID: ps.id, Blobs: p.index.PackEntries(ps.id)})
 		}
-		ids, err := r.WriteIndex(ctx, batch)
+		ids, err := w.WriteIndex(ctx, batch)
 		files = append(files, ids...)
 		if err != nil {
 			return 0, files, err
@@ -188,7 +187,7 @@ type stored struct {
 
 // repack copies the used blobs of the packs to repack into new packs
 // (with their own index files) and returns what it wrote.
-func (p *plan) repack(ctx context.Context, r *repo.Repository, opts Options, res *Result) (stored, error) {
+func (p *plan) repack(ctx context.Context, w *repo.ExclusiveWriter, opts Options, res *Result) (stored, error) {
 	written := stored{packs: make(map[id.ID]bool), indexFiles: make(map[id.ID]bool)}
 	todo := p.sorted(actRepack)
 	if len(todo) == 0 {
@@ -196,12 +195,12 @@ func (p *plan) repack(ctx context.Context, r *repo.Repository, opts Options, res
 	}
 	// Repacked data is compressed with zstd whatever the backup used: it
 	// is data that stayed, and prune is not on a backup's clock.
-	saver := r.NewSaver(ctx, 2, pack.Zstd)
+	saver := w.NewSaver(ctx, 2, pack.Zstd)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.Workers)
 	for i, ps := range todo {
 		g.Go(func() error {
-			if err := repackOne(gctx, r, saver, ps); err != nil {
+			if err := repackOne(gctx, w.Repository, saver, ps); err != nil {
 				return err
 			}
 			if pr := opts.Progress; pr != nil {
@@ -223,7 +222,7 @@ func (p *plan) repack(ctx context.Context, r *repo.Repository, opts Options, res
 	res.PacksWritten = int(st.PacksStored)
 	res.IndexFilesWritten = int(st.IndexFiles)
 	res.BytesWritten = st.BytesAdded
-	for _, pid := range r.Index().Packs() {
+	for _, pid := range w.Index().Packs() {
 		written.packs[pid] = true
 	}
 	return written, nil

@@ -6,7 +6,6 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 )
 
 // checkUnchanged stops the run before any delete when a snapshot or an
@@ -16,11 +15,11 @@ import (
 // this run may think unused. written is what this run stored; an index
 // file the repacking saver wrote is recognised by naming only packs of
 // written.
-func (p *plan) checkUnchanged(ctx context.Context, r *repo.Repository, lease *lock.Lock, written stored) error {
-	if err := lease.Check(ctx); err != nil {
+func (p *plan) checkUnchanged(ctx context.Context, w *repo.ExclusiveWriter, written stored) error {
+	if err := w.Lease().Check(ctx); err != nil {
 		return err
 	}
-	ids, _, err := r.ListIDs(ctx, repo.SnapshotPrefix)
+	ids, _, err := w.ListIDs(ctx, repo.SnapshotPrefix)
 	if err != nil {
 		return fmt.Errorf("listing snapshots: %w", err)
 	}
@@ -33,7 +32,7 @@ func (p *plan) checkUnchanged(ctx context.Context, r *repo.Repository, lease *lo
 	for _, f := range p.indexFiles {
 		seen[f.ID] = true
 	}
-	files, _, err := r.ListIDs(ctx, repo.IndexPrefix)
+	files, _, err := w.ListIDs(ctx, repo.IndexPrefix)
 	if err != nil {
 		return fmt.Errorf("listing index files: %w", err)
 	}
@@ -41,7 +40,7 @@ func (p *plan) checkUnchanged(ctx context.Context, r *repo.Repository, lease *lo
 		if seen[fid] || written.indexFiles[fid] {
 			continue
 		}
-		f, err := r.IndexFile(ctx, fid)
+		f, err := w.IndexFile(ctx, fid)
 		if err != nil {
 			return fmt.Errorf("reading new index file %s: %w", fid.Short(), err)
 		}
@@ -54,12 +53,12 @@ func (p *plan) checkUnchanged(ctx context.Context, r *repo.Repository, lease *lo
 	return nil
 }
 
-// deleteAll deletes objs through the repository, which checks the lease
+// deleteAll deletes objs through the writer, which checks the lease
 // before each delete: a run that lost its lease deletes nothing more,
 // since a backup may hold the repository by then.
-func deleteAll(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Options, what string, objs []repo.ObjectEntry) error {
+func deleteAll(ctx context.Context, w *repo.ExclusiveWriter, opts Options, what string, objs []repo.ObjectEntry) error {
 	for i, obj := range objs {
-		if err := r.DeleteUnused(ctx, lease, obj); err != nil {
+		if err := w.DeleteUnused(ctx, obj); err != nil {
 			return err
 		}
 		if pr := opts.Progress; pr != nil {
