@@ -19,6 +19,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -29,6 +30,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
@@ -59,10 +61,26 @@ func run(ctx context.Context, dir, password string, blobs, perPack, perFile int,
 	if dir == "" || blobs <= 0 || perPack <= 0 || perFile <= 0 || unused < 0 || unused > 1 {
 		return fmt.Errorf("bad arguments (see -h)")
 	}
-	r, err := repo.Open(ctx, local.New(dir), repo.Credentials{Password: password})
+	st := local.New(dir)
+	r, err := repo.Open(ctx, st, repo.Credentials{Password: password})
 	if err != nil {
 		return err
 	}
+	// Writes need a writer, which only a lease gives: a shared lock, as a
+	// backup takes.
+	lease, err := lock.AcquireShared(ctx, st, "synthrepo", lock.Options{})
+	if err != nil {
+		return err
+	}
+	wr, err := r.Writer(lease)
+	if err == nil {
+		err = synthesize(ctx, wr, dir, blobs, perPack, perFile, unused)
+	}
+	return errors.Join(err, lease.Release(ctx))
+}
+
+// synthesize writes the packs, index files, trees and snapshot through r.
+func synthesize(ctx context.Context, r *repo.Writer, dir string, blobs, perPack, perFile int, unused float64) error {
 	rng := rand.New(rand.NewPCG(1, 2))
 	packs := (blobs + perPack - 1) / perPack
 	usedPacks := packs - int(float64(packs)*unused)
@@ -70,7 +88,7 @@ func run(ctx context.Context, dir, password string, blobs, perPack, perFile int,
 	w := &treeWriter{r: r, saver: r.NewSaver(ctx, 2, pack.Zstd), perFile: perFile}
 	for p := 0; p < packs; p++ {
 		n := min(perPack, blobs-p*perPack)
-		pb, err := writePack(r, dir, rng, n)
+		pb, err := writePack(r.Repository, dir, rng, n)
 		if err != nil {
 			return err
 		}
@@ -142,7 +160,7 @@ func writePack(r *repo.Repository, dir string, rng *rand.Rand, n int) (index.Pac
 // treeWriter groups blob ids into file nodes, files into directories and
 // directories under one root, saving each tree as it fills.
 type treeWriter struct {
-	r       *repo.Repository
+	r       *repo.Writer
 	saver   *repo.Saver
 	perFile int
 	content []id.ID

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/cli"
+	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk/walktest"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
@@ -31,7 +32,8 @@ func TestCraftedTrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := walktest.WriteHostile(t, r)
+	var h walktest.Hostile
+	checktest.Write(t, local.New(store), r, func(w *repo.Writer) { h = walktest.WriteHostile(t, w) })
 	deep, shared, twins := h.Deep.ID.Short(), h.Shared.ID.Short(), h.Twins.ID.Short()
 	tooDeep := "snapshot " + deep + ": " // then the path, then the error
 	tooMany := "snapshot " + shared + ": " + tree.ErrTooManyEntries.Error()

@@ -100,7 +100,7 @@ func (a *app) catSealed(ctx context.Context, kind, ref string) (any, error) {
 	}
 	defer a.closeStore()
 	if kind == "snapshot" {
-		snaps, damaged, err := r.Snapshots(ctx)
+		snaps, damaged, err := r.Reader().Snapshots(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -121,10 +121,10 @@ func (a *app) catSealed(ctx context.Context, kind, ref string) (any, error) {
 	if err != nil {
 		return nil, usageErr("tree id %q: give the 64 hex digits shown by 'cloudstic cat snapshot ID' (field tree)", ref)
 	}
-	if _, err := r.LoadIndex(ctx); err != nil {
+	if _, err := r.Reader().LoadIndex(ctx); err != nil {
 		return nil, err
 	}
-	t, err := r.LoadTree(ctx, tid)
+	t, err := r.Reader().LoadTree(ctx, tid)
 	if errors.Is(err, repo.ErrBlobNotFound) {
 		return nil, fmt.Errorf("no tree %s in the repository: run 'cloudstic cat snapshot ID' to find tree ids", ref)
 	}

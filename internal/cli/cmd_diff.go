@@ -42,7 +42,7 @@ func runDiff(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	var changes []diffChange
-	if err := diff.Trees(ctx, r.Repository, s1.Tree, s2.Tree, "", func(c diffChange) { changes = append(changes, c) }); err != nil {
+	if err := diff.Trees(ctx, r.Reader(), s1.Tree, s2.Tree, "", func(c diffChange) { changes = append(changes, c) }); err != nil {
 		if treewalk.IsBounds(err) {
 			return fmt.Errorf("snapshots %s and %s: %w", s1.ID.Short(), s2.ID.Short(), err)
 		}

@@ -13,7 +13,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
 
@@ -35,13 +34,13 @@ func runDump(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	return operation.WithSharedLock(ctx, r, "dump", func(ctx context.Context, _ *lock.Lock) error {
-		return a.dump(ctx, r, pos[0], pos[1], *archive)
+	return operation.WithSharedLock(ctx, r, "dump", func(ctx context.Context, rr *repo.Repository) error {
+		return a.dump(ctx, rr, pos[0], pos[1], *archive)
 	})
 }
 
-func (a *app) dump(ctx context.Context, r *operation.Repo, ref, p, archive string) error {
-	snaps, err := r.IndexedSnapshots(ctx)
+func (a *app) dump(ctx context.Context, r *repo.Repository, ref, p, archive string) error {
+	snaps, err := operation.IndexedSnapshots(ctx, r)
 	if err != nil {
 		return err
 	}
@@ -50,7 +49,7 @@ func (a *app) dump(ctx context.Context, r *operation.Repo, ref, p, archive strin
 		return err
 	}
 	rel := treewalk.Relative(snap.Snapshot, p)
-	n, err := treewalk.Lookup(ctx, r.Repository, snap.Tree, rel)
+	n, err := treewalk.Lookup(ctx, r, snap.Tree, rel)
 	if errors.Is(err, treewalk.ErrNotFound) || errors.Is(err, treewalk.ErrNotDir) {
 		return fmt.Errorf("snapshot %s has no %s (%w): run 'cloudstic ls %s' to see its files", snap.ID.Short(), p, err, snap.ID.Short())
 	}
@@ -71,9 +70,9 @@ func (a *app) dump(ctx context.Context, r *operation.Repo, ref, p, archive strin
 	}
 	out := bufio.NewWriterSize(a.io.Stdout, 256<<10)
 	if archive == "" {
-		err = dump.Contents(ctx, r.Repository, &n, out)
+		err = dump.Contents(ctx, r, &n, out)
 	} else {
-		err = dump.Archive(ctx, r.Repository, treewalk.Root(snap.Tree, snap.Root), rel, archive, out)
+		err = dump.Archive(ctx, r, treewalk.Root(snap.Tree, snap.Root), rel, archive, out)
 	}
 	if treewalk.IsBounds(err) {
 		return fmt.Errorf("snapshot %s: %w", snap.ID.Short(), err)

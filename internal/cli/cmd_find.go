@@ -13,7 +13,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 	"github.com/cloudstic/cloudstic/internal/termtext"
@@ -64,13 +63,13 @@ func runFind(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	return operation.WithSharedLock(ctx, r, "find", func(ctx context.Context, _ *lock.Lock) error {
-		return a.find(ctx, r, snapRefs, opts)
+	return operation.WithSharedLock(ctx, r, "find", func(ctx context.Context, rr *repo.Repository) error {
+		return a.find(ctx, rr, snapRefs, opts)
 	})
 }
 
-func (a *app) find(ctx context.Context, r *operation.Repo, refs []string, opts find.Options) error {
-	snaps, err := r.IndexedSnapshots(ctx)
+func (a *app) find(ctx context.Context, r *repo.Repository, refs []string, opts find.Options) error {
+	snaps, err := operation.IndexedSnapshots(ctx, r)
 	if err != nil {
 		return err
 	}
@@ -80,7 +79,7 @@ func (a *app) find(ctx context.Context, r *operation.Repo, refs []string, opts f
 		}
 	}
 	hits := []findHit{}
-	err = find.Run(ctx, r.Repository, snaps, opts, func(m find.Match) error {
+	err = find.Run(ctx, r, snaps, opts, func(m find.Match) error {
 		h := findHit{SnapshotID: m.Snapshot.ID.String(), SnapshotTime: m.Snapshot.Time, Path: m.Path, Type: m.Node.Type,
 			Size: m.Node.Size, Mode: modeString(m.Node), MTime: time.Unix(0, m.Node.MTime).UTC()}
 		if a.g.json {

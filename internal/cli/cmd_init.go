@@ -35,7 +35,7 @@ func runInit(ctx context.Context, a *app, args []string) error {
 			return usageErr("give -password (or CLOUDSTIC_PASSWORD), -encryption-key, -kms-key-arn, or -no-encryption")
 		}
 	}
-	r, words, err := repo.Init(ctx, st, opts)
+	r, words, err := operation.Init(ctx, st, opts)
 	if errors.Is(err, repo.ErrAlreadyInitialized) {
 		return fmt.Errorf("a repository already exists at %s; nothing was changed", a.g.repo.URI)
 	}

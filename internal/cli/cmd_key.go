@@ -187,7 +187,7 @@ func (a *app) keyAdd(ctx context.Context, kr *operation.Keyring, label, newPassw
 		}
 		secret = []byte(pw)
 	}
-	s, err := kr.Add(ctx, kind, label, secret)
+	s, err := operation.KeyAdd(ctx, kr, kind, label, secret)
 	if errors.Is(err, repo.ErrLabelTaken) {
 		return usageErr("%v: choose another -label (see 'cloudstic key list')", err)
 	}
@@ -203,7 +203,7 @@ func (a *app) keyAddKMS(ctx context.Context, kr *operation.Keyring, label, keyAR
 	if err != nil {
 		return err
 	}
-	s, err := kr.AddKMS(ctx, c, label)
+	s, err := operation.KeyAddKMS(ctx, kr, c, label)
 	if errors.Is(err, repo.ErrLabelTaken) {
 		return usageErr("%v: choose another -label (see 'cloudstic key list')", err)
 	}
@@ -218,7 +218,7 @@ func (a *app) keyAddRecovery(ctx context.Context, kr *operation.Keyring, label s
 	if err != nil {
 		return err
 	}
-	s, err := kr.Add(ctx, crypt.SlotRecovery, label, entropy)
+	s, err := operation.KeyAdd(ctx, kr, crypt.SlotRecovery, label, entropy)
 	if errors.Is(err, repo.ErrLabelTaken) {
 		return usageErr("%v: choose another -label (see 'cloudstic key list')", err)
 	}

@@ -27,7 +27,7 @@ func runList(ctx context.Context, a *app, args []string) error {
 	defer a.closeStore()
 	// Damaged snapshots are skipped with a warning each (noteDamage):
 	// list's document is an array, with no room for them.
-	snaps, _, err := r.Snapshots(ctx)
+	snaps, _, err := r.Reader().Snapshots(ctx)
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func runLs(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	entries := []lsEntry{}
-	err = treewalk.Walk(ctx, r.Repository, snap.Tree, "", func(p string, n *tree.Node) error {
+	err = treewalk.Walk(ctx, r.Reader(), snap.Tree, "", func(p string, n *tree.Node) error {
 		if a.g.json {
 			entries = append(entries, lsEntry{Path: p, Type: n.Type, Size: n.Size, Mode: fmt.Sprintf("%04o", n.Mode),
 				MTime: time.Unix(0, n.MTime).UTC(), UID: n.UID, GID: n.GID, Target: n.LinkTarget})

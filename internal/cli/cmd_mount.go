@@ -7,8 +7,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/mount"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
-	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/repo"
 )
 
 func runMount(ctx context.Context, a *app, args []string) error {
@@ -39,11 +38,11 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	}
 	defer a.closeStore()
 	opts := mount.Options{CacheBytes: cacheBytes, AllowOther: *allowOther, Warnf: a.warnf,
-		FsName: "cloudstic:" + store.Describe(r.Store())}
-	return operation.WithSharedLock(ctx, r, "mount", func(lockCtx context.Context, _ *lock.Lock) error {
+		FsName: "cloudstic:" + r.Describe()}
+	return operation.WithSharedLock(ctx, r, "mount", func(lockCtx context.Context, rr *repo.Repository) error {
 		a.infof("Serving the snapshots of %s at %s (read-only); press Ctrl-C or run 'fusermount -u %s' to unmount",
 			a.g.repo.URI, mountpoint, mountpoint)
-		err := mount.Serve(lockCtx, r.Repository, mountpoint, opts)
+		err := mount.Serve(lockCtx, rr, mountpoint, opts)
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			err = nil // Ctrl-C is how a mount normally ends
 		}

@@ -70,7 +70,7 @@ type repairConfigResult struct {
 // repairConfig adds the MAC to an encrypted repository's config written
 // before configs had one (under the exclusive lock; none on a dry run).
 func (a *app) repairConfig(ctx context.Context, r *operation.Repo, dryRun bool) error {
-	out := repairConfigResult{Bound: r.ConfigAuthenticated(), DryRun: dryRun, Encrypted: r.Config().Encrypted}
+	out := repairConfigResult{Bound: r.Reader().ConfigAuthenticated(), DryRun: dryRun, Encrypted: r.Reader().Config().Encrypted}
 	var msg string
 	switch {
 	case !out.Encrypted:

@@ -12,7 +12,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/stats"
 	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
 
@@ -40,8 +39,8 @@ func runStats(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	return operation.WithSharedLock(ctx, r, "stats", func(ctx context.Context, _ *lock.Lock) error {
-		snaps, err := r.IndexedSnapshots(ctx)
+	return operation.WithSharedLock(ctx, r, "stats", func(ctx context.Context, rr *repo.Repository) error {
+		snaps, err := operation.IndexedSnapshots(ctx, rr)
 		if err != nil {
 			return err
 		}
@@ -51,9 +50,9 @@ func runStats(ctx context.Context, a *app, args []string) error {
 			}
 		}
 		if *growth {
-			return a.statsGrowth(ctx, r.Repository, snaps)
+			return a.statsGrowth(ctx, rr, snaps)
 		}
-		return a.stats(ctx, r.Repository, snaps, *mode)
+		return a.stats(ctx, rr, snaps, *mode)
 	})
 }
 

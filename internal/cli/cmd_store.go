@@ -201,7 +201,7 @@ func storeVerify(ctx context.Context, a *app, args []string) error {
 	}
 	a.st = r
 	defer a.closeStore()
-	cfg := r.Config()
+	cfg := r.Reader().Config()
 	if a.g.json {
 		a.writeJSON(storeVerifyResult{Store: name, URI: a.g.repo.URI, OK: true, Repository: cfg.ID, Encrypted: cfg.Encrypted})
 		return nil

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
@@ -16,22 +15,20 @@ var ErrNothingToBind = errors.New("the repository config needs no binding")
 
 // BindConfig adds the MAC to an encrypted repository's config written
 // before configs had one, so that from then on every open proves the
-// config unchanged. The config is mutable only here: lease is the
-// exclusive lock's, whose fence refuses the write once the lease is lost;
-// where the store has compare-and-swap the write also fails if the config
-// changed since it was read.
+// config unchanged. The config is mutable only here, under the exclusive
+// lock: the write goes through the lease's fence, which refuses it once
+// the lease is lost; where the store has compare-and-swap the write also
+// fails if the config changed since it was read. The repository the
+// writer was made from sees the bound config too.
 //
 // The MAC seals the config as this repository was opened with it. Its
 // fields were not authenticated before, but the data already written
 // follows them, and DecodeConfig bounds each one.
-func (r *Repository) BindConfig(ctx context.Context, lease *lock.Lock) error {
-	if !r.cfg.Encrypted || r.authenticated {
+func (w *ExclusiveWriter) BindConfig(ctx context.Context) error {
+	if !w.cfg.Encrypted || w.authenticated {
 		return ErrNothingToBind
 	}
-	if err := RequireLease(lease, true); err != nil {
-		return err
-	}
-	st := lease.Fence(r.st)
+	st := w.st
 	var opts store.PutOptions
 	if st.Capabilities().CompareAndSwap {
 		info, err := st.Stat(ctx, ConfigKey)
@@ -42,13 +39,13 @@ func (r *Repository) BindConfig(ctx context.Context, lease *lock.Lock) error {
 		if err != nil {
 			return err
 		}
-		if cur != r.cfg {
+		if cur != w.cfg {
 			return fmt.Errorf("%w: the config changed since the repository was opened", ErrConfigTampered)
 		}
 		opts.IfVersion = info.Version
 	}
-	cfg := r.cfg
-	if err := cfg.sign(r.key); err != nil {
+	cfg := w.cfg
+	if err := cfg.sign(w.key); err != nil {
 		return err
 	}
 	data, err := cfg.encode()
@@ -58,7 +55,8 @@ func (r *Repository) BindConfig(ctx context.Context, lease *lock.Lock) error {
 	if _, err := st.Put(ctx, ConfigKey, data, opts); err != nil {
 		return fmt.Errorf("writing config: %w", err)
 	}
-	r.cfg, r.authenticated = cfg, true
+	w.cfg, w.authenticated = cfg, true
+	w.from.cfg, w.from.authenticated = cfg, true
 	return nil
 }
 

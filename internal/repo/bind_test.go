@@ -29,6 +29,35 @@ func exclusiveLease(t *testing.T, st store.Store) *lock.Lock {
 	return l
 }
 
+// bindConfig binds r's config under lease (repo.ExclusiveWriter.BindConfig).
+func bindConfig(ctx context.Context, r *repo.Repository, lease *lock.Lock) error {
+	w, err := r.ExclusiveWriter(lease)
+	if err != nil {
+		return err
+	}
+	return w.BindConfig(ctx)
+}
+
+// sharedWriter returns a writer on r, opened on st, under a shared lock
+// held until the test ends.
+func sharedWriter(t *testing.T, r *repo.Repository, st store.Store) *repo.Writer {
+	t.Helper()
+	l, err := lock.AcquireShared(context.Background(), st, "test", lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := l.Release(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	w, err := r.Writer(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // downgrade edits the config in dir as a store writer without the key
 // would to switch encryption off: encrypted false, a chunker key of its
 // choosing, the MAC dropped.
@@ -114,7 +143,7 @@ func TestConfigBindingUnencrypted(t *testing.T) {
 	if _, err := repo.OpenKeyring(ctx, st, repo.Credentials{Password: "pw"}); !errors.Is(err, repo.ErrNotEncrypted) {
 		t.Errorf("OpenKeyring: %v, want ErrNotEncrypted", err)
 	}
-	if err := r.BindConfig(ctx, exclusiveLease(t, st)); !errors.Is(err, repo.ErrNothingToBind) {
+	if err := bindConfig(ctx, r, exclusiveLease(t, st)); !errors.Is(err, repo.ErrNothingToBind) {
 		t.Errorf("BindConfig: %v, want ErrNothingToBind", err)
 	}
 }
@@ -135,7 +164,7 @@ func TestBindConfig(t *testing.T) {
 	if !r.ConfigAuthenticated() {
 		t.Fatal("a new repository's config is not authenticated")
 	}
-	if err := r.BindConfig(ctx, lease); !errors.Is(err, repo.ErrNothingToBind) {
+	if err := bindConfig(ctx, r, lease); !errors.Is(err, repo.ErrNothingToBind) {
 		t.Errorf("BindConfig of a bound config: %v, want ErrNothingToBind", err)
 	}
 
@@ -147,10 +176,10 @@ func TestBindConfig(t *testing.T) {
 	if legacy.ConfigAuthenticated() {
 		t.Fatal("a config without a MAC reported as authenticated")
 	}
-	if err := legacy.BindConfig(ctx, nil); !errors.Is(err, repo.ErrNoLease) {
+	if err := bindConfig(ctx, legacy, nil); !errors.Is(err, repo.ErrNoLease) {
 		t.Errorf("BindConfig without a lease: %v, want ErrNoLease", err)
 	}
-	if err := legacy.BindConfig(ctx, lease); err != nil {
+	if err := bindConfig(ctx, legacy, lease); err != nil {
 		t.Fatal(err)
 	}
 	if !legacy.ConfigAuthenticated() {
@@ -182,7 +211,7 @@ func TestBindConfigRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	editJSON(t, filepath.Join(dir, "config"), func(m map[string]any) { m["pack_size"] = 1 << 21 })
-	if err := r.BindConfig(ctx, exclusiveLease(t, st)); !errors.Is(err, repo.ErrConfigTampered) {
+	if err := bindConfig(ctx, r, exclusiveLease(t, st)); !errors.Is(err, repo.ErrConfigTampered) {
 		t.Errorf("BindConfig over a changed config: %v, want ErrConfigTampered", err)
 	}
 }

@@ -46,8 +46,9 @@ func TestCacheSavesDownloads(t *testing.T) {
 	}
 	cacheDir := t.TempDir()
 	r, _ := cachedRepo(t, st, cacheDir)
+	w := writerFor(t, r, st)
 	var trees []id.ID
-	s := r.NewSaver(ctx, 1, pack.Zstd)
+	s := w.NewSaver(ctx, 1, pack.Zstd)
 	for i := 0; i < 20; i++ {
 		data, err := tree.Encode(&tree.Tree{Nodes: []tree.Node{{Name: "f", Type: tree.TypeFile, Size: uint64(i)}}})
 		if err != nil {
@@ -62,7 +63,7 @@ func TestCacheSavesDownloads(t *testing.T) {
 	if err := s.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.SaveSnapshot(ctx, &snapshot.Snapshot{Time: time.Unix(1, 0), Tree: trees[0], Nonce: []byte{1}}); err != nil {
+	if _, err := w.SaveSnapshot(ctx, &snapshot.Snapshot{Time: time.Unix(1, 0), Tree: trees[0], Nonce: []byte{1}}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -62,19 +62,19 @@ func junk(t *testing.T, n int) []byte {
 // stores one damaged object under prefix and returns its key.
 var damages = []struct {
 	name  string
-	plant func(t *testing.T, r *repo.Repository, dir, prefix string) string
+	plant func(t *testing.T, r *repo.Repository, st store.Store, dir, prefix string) string
 }{
-	{"junk named by its hash (fails authentication)", func(t *testing.T, r *repo.Repository, _, prefix string) string {
-		return putNamed(t, r.Store(), prefix, junk(t, 300))
+	{"junk named by its hash (fails authentication)", func(t *testing.T, r *repo.Repository, st store.Store, _, prefix string) string {
+		return putNamed(t, st, prefix, junk(t, 300))
 	}},
-	{"sealed with our key, not decodable", func(t *testing.T, r *repo.Repository, _, prefix string) string {
+	{"sealed with our key, not decodable", func(t *testing.T, r *repo.Repository, st store.Store, _, prefix string) string {
 		sealed, err := r.Codec().EncodeRaw([]byte("not a snapshot nor an index file"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return putNamed(t, r.Store(), prefix, sealed)
+		return putNamed(t, st, prefix, sealed)
 	}},
-	{"content that does not hash to its name", func(t *testing.T, _ *repo.Repository, dir, prefix string) string {
+	{"content that does not hash to its name", func(t *testing.T, _ *repo.Repository, _ store.Store, dir, prefix string) string {
 		key := prefix + strings.Repeat("ab", 32)
 		p := filepath.Join(dir, filepath.FromSlash(key))
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
@@ -85,8 +85,8 @@ var damages = []struct {
 		}
 		return key
 	}},
-	{"empty", func(t *testing.T, r *repo.Repository, _, prefix string) string {
-		return putNamed(t, r.Store(), prefix, nil)
+	{"empty", func(t *testing.T, r *repo.Repository, st store.Store, _, prefix string) string {
+		return putNamed(t, st, prefix, nil)
 	}},
 }
 
@@ -112,11 +112,11 @@ func TestSnapshotsSkipDamaged(t *testing.T) {
 				heard = append(heard, d.Key)
 				mu.Unlock()
 			})
-			good, err := r.SaveSnapshot(ctx, &snapshot.Snapshot{Time: time.Unix(1, 0), Tree: id.ID{1}, Hostname: "h", Source: "local:/s"})
+			good, err := sharedWriter(t, r, st).SaveSnapshot(ctx, &snapshot.Snapshot{Time: time.Unix(1, 0), Tree: id.ID{1}, Hostname: "h", Source: "local:/s"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			bad := dm.plant(t, r, dir, repo.SnapshotPrefix)
+			bad := dm.plant(t, r, st, dir, repo.SnapshotPrefix)
 
 			snaps, damaged, err := r.Snapshots(ctx)
 			if err != nil || len(snaps) != 1 || snaps[0].ID != good {
@@ -161,10 +161,10 @@ func TestLoadIndexSkipsDamaged(t *testing.T) {
 				t.Fatal(err)
 			}
 			blob := id.ID{9}
-			if _, err := r.WriteIndex(ctx, []index.PackBlobs{{ID: id.ID{7}, Blobs: []pack.Entry{{Type: pack.DataBlob, ID: blob, Length: 10}}}}); err != nil {
+			if _, err := sharedWriter(t, r, st).WriteIndex(ctx, []index.PackBlobs{{ID: id.ID{7}, Blobs: []pack.Entry{{Type: pack.DataBlob, ID: blob, Length: 10}}}}); err != nil {
 				t.Fatal(err)
 			}
-			bad := dm.plant(t, r, dir, repo.IndexPrefix)
+			bad := dm.plant(t, r, st, dir, repo.IndexPrefix)
 
 			fresh := r.Fresh()
 			damaged, err := fresh.LoadIndex(ctx)

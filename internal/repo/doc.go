@@ -15,4 +15,11 @@
 //
 // Everything a backup writes is immutable and uniquely named (content
 // hashes), so concurrent backups never overwrite each other's work.
+//
+// A Repository only reads, and owns all pack I/O (whole packs checked
+// against their names, headers, ranges into a caller's buffer, trees from
+// another index: packio.go). Writes hang off a Writer (shared lock or
+// stronger) or an ExclusiveWriter, made only from a lease, whose every
+// request goes through the lease's fence (writer.go); the few writes the
+// seed runs with no lock hang off WithoutLock (unlocked.go).
 package repo

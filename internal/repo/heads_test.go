@@ -29,7 +29,8 @@ func TestSnapshotHeads(t *testing.T) {
 		t.Fatal(err)
 	}
 	cacheDir := t.TempDir()
-	w, _ := cachedRepo(t, st, t.TempDir()) // another host's writer
+	other, _ := cachedRepo(t, st, t.TempDir())
+	w := writerFor(t, other, st) // another host's writer
 	save := func(i int) id.ID {
 		t.Helper()
 		sid, err := w.SaveSnapshot(ctx, &snapshot.Snapshot{Time: time.Unix(int64(i%7), 0), Tree: id.ID{1},
@@ -104,7 +105,8 @@ func TestSnapshotHeadsDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	cacheDir := t.TempDir()
-	w, _ := cachedRepo(t, st, t.TempDir())
+	other, _ := cachedRepo(t, st, t.TempDir())
+	w := writerFor(t, other, st)
 	good, err := w.SaveSnapshot(ctx, &snapshot.Snapshot{Time: time.Unix(1, 0), Tree: id.ID{1}, Hostname: "h", Source: "local:/a"})
 	if err != nil {
 		t.Fatal(err)

@@ -209,7 +209,7 @@ func TestKeySlotPermissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kr.Add(ctx, crypt.SlotPassword, "second", []byte("pw2")); err != nil {
+	if _, err := kr.WithoutLock().Add(ctx, crypt.SlotPassword, "second", []byte("pw2")); err != nil {
 		t.Fatal(err)
 	}
 	files := slotFiles(t, dir)
@@ -278,7 +278,7 @@ func TestHugeBlobClaims(t *testing.T) {
 		}
 	})
 	t.Run("index names a 4 GiB blob", func(t *testing.T) {
-		if _, err := r.WriteIndex(ctx, []index.PackBlobs{{ID: id.ID{7}, Blobs: []pack.Entry{{Type: pack.DataBlob, ID: id.ID{8}, Length: 0xffffffff}}}}); err != nil {
+		if _, err := sharedWriter(t, r, st).WriteIndex(ctx, []index.PackBlobs{{ID: id.ID{7}, Blobs: []pack.Entry{{Type: pack.DataBlob, ID: id.ID{8}, Length: 0xffffffff}}}}); err != nil {
 			t.Fatal(err)
 		}
 		r2, err := repo.Open(ctx, st, repo.Credentials{PlatformKey: hostileKey})

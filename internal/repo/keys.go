@@ -131,9 +131,6 @@ func OpenKeyring(ctx context.Context, st store.Store, creds Credentials) (*Keyri
 // Current returns the id of the slot the keyring was opened with.
 func (k *Keyring) Current() string { return k.current }
 
-// Store returns the store the keyring was opened on (where its lock goes).
-func (k *Keyring) Store() store.Store { return k.st }
-
 // List returns every slot, marking the current one.
 func (k *Keyring) List(ctx context.Context) ([]KeySlot, error) {
 	slots, err := ListKeys(ctx, k.st)
@@ -143,18 +140,18 @@ func (k *Keyring) List(ctx context.Context) ([]KeySlot, error) {
 	return slots, err
 }
 
-// Add stores a new slot of the given kind (crypt.SlotPassword,
+// addSlot stores a new slot of the given kind (crypt.SlotPassword,
 // SlotPlatform or SlotRecovery) wrapping the master secret with secret.
 // Labels are unique; an empty label becomes "<kind> N".
-func (k *Keyring) Add(ctx context.Context, kind, label string, secret []byte) (KeySlot, error) {
+func (k *Keyring) addSlot(ctx context.Context, kind, label string, secret []byte) (KeySlot, error) {
 	return k.add(ctx, kind, label, func(label string) error {
-		return AddSlot(ctx, k.st, kind, label, secret, k.master)
+		return addSecretSlot(ctx, k.st, kind, label, secret, k.master)
 	})
 }
 
-// AddKMS stores a new kms-platform slot: the master secret encrypted by
+// addKMS stores a new kms-platform slot: the master secret encrypted by
 // c's key for this repository (checked to decrypt back first).
-func (k *Keyring) AddKMS(ctx context.Context, c *kms.Client, label string) (KeySlot, error) {
+func (k *Keyring) addKMS(ctx context.Context, c *kms.Client, label string) (KeySlot, error) {
 	return k.add(ctx, crypt.SlotKMS, label, func(label string) error {
 		return addKMSSlot(ctx, k.st, c, label, k.repoID, k.master)
 	})
@@ -231,15 +228,37 @@ func findKey(slots []KeySlot, ref string) (KeySlot, error) {
 	return KeySlot{}, fmt.Errorf("%w: %q matches %d slots; give the slot id", ErrKeyAmbiguous, ref, len(found))
 }
 
-// Remove deletes the slot with the given id, refusing when no other
-// usable slot would remain. It runs only under the exclusive lock (lease):
-// two removals at once could each see the other's slot and together delete
-// the last key, and with it the repository.
-func (k *Keyring) Remove(ctx context.Context, lease *lock.Lock, slotID string) error {
-	if err := RequireLease(lease, true); err != nil {
-		return err
+// KeyringWriter removes key slots, under the exclusive lock: two removals
+// at once could each see the other's slot and together delete the last
+// key, and with it the repository. Every store request it makes goes
+// through the lease's fence.
+type KeyringWriter struct {
+	k     *Keyring // the keyring seen through the fence
+	from  *Keyring // the keyring it was made from (ChangePassword moves its current slot)
+	lease *lock.Lock
+}
+
+// ExclusiveWriter returns a writer on the keyring under lease, the
+// exclusive lock; ErrNoLease without a lease, ErrSharedLease with a shared
+// one.
+func (k *Keyring) ExclusiveWriter(lease *lock.Lock) (*KeyringWriter, error) {
+	if err := requireLease(lease, true); err != nil {
+		return nil, err
 	}
-	slots, err := ListKeys(ctx, k.st)
+	fenced := &Keyring{st: lease.Fence(k.st), repoID: k.repoID, master: k.master, current: k.current}
+	return &KeyringWriter{k: fenced, from: k, lease: lease}, nil
+}
+
+// Find resolves ref, a label or an id prefix, to one slot, reading
+// through the fence.
+func (w *KeyringWriter) Find(ctx context.Context, ref string) (KeySlot, error) {
+	return w.k.Find(ctx, ref)
+}
+
+// Remove deletes the slot with the given id, refusing when no other
+// usable slot would remain.
+func (w *KeyringWriter) Remove(ctx context.Context, slotID string) error {
+	slots, err := ListKeys(ctx, w.k.st)
 	if err != nil {
 		return err
 	}
@@ -258,10 +277,10 @@ func (k *Keyring) Remove(ctx context.Context, lease *lock.Lock, slotID string) e
 	if others == 0 {
 		return ErrLastKey
 	}
-	if err := lease.Check(ctx); err != nil {
+	if err := w.lease.Check(ctx); err != nil {
 		return fmt.Errorf("before removing key slot %s: %w", slotID, err)
 	}
-	if err := lease.Fence(k.st).Delete(ctx, KeysPrefix+slotID); err != nil {
+	if err := w.k.st.Delete(ctx, KeysPrefix+slotID); err != nil {
 		return fmt.Errorf("removing key slot %s: %w", slotID, err)
 	}
 	return nil
@@ -270,25 +289,22 @@ func (k *Keyring) Remove(ctx context.Context, lease *lock.Lock, slotID string) e
 // ChangePassword replaces the current slot with a password slot for
 // newPassword: the new slot is written first, then the old one removed, so
 // an interruption leaves both, never neither. label names the new slot
-// (empty: "password N"). Like Remove, it needs the exclusive lock (lease).
-func (k *Keyring) ChangePassword(ctx context.Context, lease *lock.Lock, newPassword, label string) (KeySlot, error) {
-	if err := RequireLease(lease, true); err != nil {
-		return KeySlot{}, err
-	}
+// (empty: "password N").
+func (w *KeyringWriter) ChangePassword(ctx context.Context, newPassword, label string) (KeySlot, error) {
 	if newPassword == "" {
 		return KeySlot{}, errors.New("the new password is empty")
 	}
-	old, err := k.Find(ctx, k.current)
+	old, err := w.k.Find(ctx, w.k.current)
 	if err != nil {
 		return KeySlot{}, err
 	}
-	added, err := k.Add(ctx, crypt.SlotPassword, label, []byte(newPassword))
+	added, err := w.k.addSlot(ctx, crypt.SlotPassword, label, []byte(newPassword))
 	if err != nil {
 		return KeySlot{}, err
 	}
-	if err := k.Remove(ctx, lease, old.ID); err != nil {
+	if err := w.Remove(ctx, old.ID); err != nil {
 		return added, fmt.Errorf("new password slot %s added, but the old slot %s was not removed: %w", added.ID, old.ID, err)
 	}
-	k.current = added.ID
+	w.k.current, w.from.current = added.ID, added.ID
 	return added, nil
 }

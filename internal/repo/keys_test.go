@@ -30,6 +30,17 @@ func acquire(t *testing.T, st store.Store, exclusive bool) *lock.Lock {
 	return l
 }
 
+// writerFor returns a writer on r, which was opened on st, under a shared
+// lock held until the test ends.
+func writerFor(t *testing.T, r *Repository, st store.Store) *Writer {
+	t.Helper()
+	w, err := r.Writer(acquire(t, st, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 func TestKeyring(t *testing.T) {
 	ctx := context.Background()
 	st := local.New(t.TempDir())
@@ -40,16 +51,25 @@ func TestKeyring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kr.Add(ctx, crypt.SlotPassword, "laptop", []byte("two")); err != nil {
+	if _, err := kr.WithoutLock().Add(ctx, crypt.SlotPassword, "laptop", []byte("two")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kr.Add(ctx, crypt.SlotPassword, "laptop", []byte("x")); !errors.Is(err, ErrLabelTaken) {
+	if _, err := kr.WithoutLock().Add(ctx, crypt.SlotPassword, "laptop", []byte("x")); !errors.Is(err, ErrLabelTaken) {
 		t.Fatalf("duplicate label: %v", err)
 	}
 	// Removing a slot needs the exclusive lock: without one, or with a
-	// shared one, nothing is removed.
+	// shared one, there is no writer; with a lease that ended, every
+	// request is refused (changing the password once wrote its new slot
+	// past the lease), and nothing is added or removed.
 	laptop, err := kr.Find(ctx, "laptop")
 	if err != nil {
+		t.Fatal(err)
+	}
+	ended, err := lock.AcquireExclusive(ctx, st, "test", lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ended.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
 	shared := acquire(t, st, false)
@@ -61,33 +81,41 @@ func TestKeyring(t *testing.T) {
 		{"no lease", nil, ErrNoLease},
 		{"zero lease", &lock.Lock{}, ErrNoLease},
 		{"shared lease", shared, ErrSharedLease},
+		{"ended lease", ended, lock.ErrLeaseLost},
 	}
 	for _, c := range refused {
 		t.Run("remove with "+c.name, func(t *testing.T) {
-			if err := kr.Remove(ctx, c.lease, laptop.ID); !errors.Is(err, c.want) {
+			w, err := kr.ExclusiveWriter(c.lease)
+			if err == nil {
+				err = w.Remove(ctx, laptop.ID)
+				if _, cerr := w.ChangePassword(ctx, "other", ""); !errors.Is(cerr, c.want) {
+					t.Fatalf("change password: got %v, want %v", cerr, c.want)
+				}
+			}
+			if !errors.Is(err, c.want) {
 				t.Fatalf("got %v, want %v", err, c.want)
 			}
-			if _, err := kr.ChangePassword(ctx, c.lease, "other", ""); !errors.Is(err, c.want) {
-				t.Fatalf("change password: got %v, want %v", err, c.want)
-			}
 			if slots, err := kr.List(ctx); err != nil || len(slots) != 2 {
-				t.Fatalf("slots after a refused removal: %v %+v", err, slots)
+				t.Fatalf("slots after a refused change: %v %+v", err, slots)
 			}
 		})
 	}
 	if err := shared.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	lease := acquire(t, st, true)
+	kw, err := kr.ExclusiveWriter(acquire(t, st, true))
+	if err != nil {
+		t.Fatal(err)
+	}
 	steps := []struct {
 		name string
 		do   func() error
 		want error
 	}{
 		{"open with second password", func() error { _, err := Open(ctx, st, Credentials{Password: "two"}); return err }, nil},
-		{"remove unknown", func() error { return kr.Remove(ctx, lease, "ffff") }, ErrKeyNotFound},
+		{"remove unknown", func() error { return kw.Remove(ctx, "ffff") }, ErrKeyNotFound},
 		{"find ambiguous", func() error { _, err := kr.Find(ctx, ""); return err }, ErrKeyNotFound},
-		{"change password", func() error { _, err := kr.ChangePassword(ctx, lease, "three", ""); return err }, nil},
+		{"change password", func() error { _, err := kw.ChangePassword(ctx, "three", ""); return err }, nil},
 		{"old password fails", func() error { _, err := Open(ctx, st, Credentials{Password: "one"}); return err }, ErrWrongCredential},
 		{"new password opens", func() error { _, err := Open(ctx, st, Credentials{Password: "three"}); return err }, nil},
 		{"remove laptop", func() error {
@@ -95,9 +123,9 @@ func TestKeyring(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			return kr.Remove(ctx, lease, s.ID)
+			return kw.Remove(ctx, s.ID)
 		}, nil},
-		{"remove last", func() error { return kr.Remove(ctx, lease, kr.Current()) }, ErrLastKey},
+		{"remove last", func() error { return kw.Remove(ctx, kr.Current()) }, ErrLastKey},
 		{"still opens", func() error { _, err := Open(ctx, st, Credentials{Password: "three"}); return err }, nil},
 	}
 	for _, s := range steps {

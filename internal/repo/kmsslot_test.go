@@ -165,7 +165,7 @@ func TestKMSKeyring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	added, err := kr.AddKMS(ctx, c, "")
+	added, err := kr.WithoutLock().AddKMS(ctx, c, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestKMSKeyring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kr2.Add(ctx, crypt.SlotRecovery, "", entropy); err != nil {
+	if _, err := kr2.WithoutLock().Add(ctx, crypt.SlotRecovery, "", entropy); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := repo.Open(ctx, st, repo.Credentials{RecoveryKey: words}); err != nil {

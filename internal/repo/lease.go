@@ -5,10 +5,9 @@ import (
 	"fmt"
 
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
-	"github.com/cloudstic/cloudstic/internal/store"
 )
 
-// Sentinel errors of RequireLease.
+// Sentinel errors of taking a writer (or a locked view) from a lease.
 var (
 	// ErrNoLease: a write was asked for without a lock acquired by package
 	// lock (nil, or a Lock value not made by lock.AcquireShared or
@@ -19,12 +18,11 @@ var (
 	ErrSharedLease = errors.New("this operation needs the exclusive repository lock, not a shared one")
 )
 
-// RequireLease returns nil when l is a lock acquired by package lock, and
-// an exclusive one when exclusive is set. Every writing entry point calls
-// it first, so that no caller can write without the lock the seed assigns
-// to its operation. It does not ask the store whether the lease still
-// holds: that is l.Check, called right before the writes that need it.
-func RequireLease(l *lock.Lock, exclusive bool) error {
+// requireLease returns nil when l is a lock acquired by package lock, and
+// an exclusive one when exclusive is set. It does not ask the store whether
+// the lease still holds: that is l.Check, called right before the writes
+// that need it, and the fence, which refuses every request after it.
+func requireLease(l *lock.Lock, exclusive bool) error {
 	// Only package lock sets a Lock's context; a zero Lock has none.
 	if l == nil || l.Context() == nil {
 		return ErrNoLease
@@ -37,20 +35,21 @@ func RequireLease(l *lock.Lock, exclusive bool) error {
 	return nil
 }
 
-// Under returns a view of r whose every store request goes through lease's
-// fence (lock.Lock.Fence): refused once the lease is lost, released or past
-// its safe end, so a holder that lost its lease writes nothing more. It
-// shares r's keys, index and cache. Writing entry points run on it.
-func (r *Repository) Under(lease *lock.Lock) *Repository {
-	return &Repository{st: lease.Fence(r.st), unfenced: r.store(), cfg: r.cfg, authenticated: r.authenticated,
-		key: r.key, codec: r.codec, idx: r.idx, cache: r.cache, damage: r.damage}
+// Under returns a read-only view of r whose every store request goes
+// through lease's fence (lock.Lock.Fence): refused once the lease is lost,
+// released or past its safe end. Reads that must hold a lock run on it (a
+// restore, a copy's source, find, dump, stats, mount: a prune must not
+// delete what they read). It shares r's keys, index and cache.
+// ErrNoLease when lease is not a lock package lock acquired.
+func (r *Repository) Under(lease *lock.Lock) (*Repository, error) {
+	if err := requireLease(lease, false); err != nil {
+		return nil, err
+	}
+	return r.fencedBy(lease), nil
 }
 
-// store is the store below any fence: for what a fence does not forward
-// (store.TempCleaner), called only after a lease check.
-func (r *Repository) store() store.Store {
-	if r.unfenced != nil {
-		return r.unfenced
-	}
-	return r.st
+// fencedBy is the view of r through lease's fence.
+func (r *Repository) fencedBy(lease *lock.Lock) *Repository {
+	return &Repository{st: lease.Fence(r.st), cfg: r.cfg, authenticated: r.authenticated,
+		key: r.key, codec: r.codec, idx: r.idx, cache: r.cache, damage: r.damage}
 }

@@ -1,12 +1,10 @@
 package repo
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
 	"github.com/cloudstic/cloudstic/internal/repo/crypt"
-	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
@@ -47,17 +45,6 @@ const indexFileTarget = 16 << 20
 // ErrTooLarge means an object to be stored would be larger than its read
 // bound, and so unreadable: it is not written.
 var ErrTooLarge = errors.New("object would be larger than the repository format allows")
-
-// MaxPackSize is the bound of every read of a whole pack of this
-// repository: the largest pack a writer makes with the config's pack size
-// (see pack.MaxSize; 181 MiB for the default 16 MiB packs).
-func (r *Repository) MaxPackSize() int64 { return pack.MaxSize(r.cfg.PackSize) }
-
-// ReadPack reads a whole pack, at most MaxPackSize bytes of it, without
-// checking its content (callers compare its hash with its name).
-func (r *Repository) ReadPack(ctx context.Context, packID id.ID) ([]byte, error) {
-	return r.st.Get(ctx, PackKey(packID), r.MaxPackSize())
-}
 
 // checkMetadataSize refuses the plaintext of a snapshot or an index file
 // (under prefix) of n bytes when it is over pack.MaxBlobSize, the most a

@@ -276,9 +276,6 @@ func (r *Repository) fetchPack(ctx context.Context, loc index.Location) ([]byte,
 	if err != nil {
 		return nil, err
 	}
-	if sha256.Sum256(data) != loc.Pack {
-		return nil, fmt.Errorf("%s: %w: content does not match its name", key, ErrCorrupt)
-	}
 	if err := r.cache.Put(key, data); err != nil {
 		return nil, err
 	}
@@ -295,15 +292,6 @@ func sealedBlob(packData []byte, e pack.Entry) ([]byte, error) {
 	return packData[e.Offset:end], nil
 }
 
-// DecodeBlobFromPack extracts and verifies one blob from a whole pack's bytes.
-func (r *Repository) DecodeBlobFromPack(packData []byte, e pack.Entry) ([]byte, error) {
-	end := int64(e.Offset) + int64(e.Length)
-	if end > int64(len(packData)) {
-		return nil, fmt.Errorf("blob %s: %w: beyond the end of its pack", e.ID.Short(), ErrCorrupt)
-	}
-	return r.codec.Decode(packData[e.Offset:end], e.ID)
-}
-
 // LoadTree reads and decodes a tree blob.
 func (r *Repository) LoadTree(ctx context.Context, tid id.ID) (*tree.Tree, error) {
 	data, err := r.LoadBlob(ctx, tid)
@@ -315,32 +303,6 @@ func (r *Repository) LoadTree(ctx context.Context, tid id.ID) (*tree.Tree, error
 		return nil, fmt.Errorf("tree %s: %w", tid.Short(), err)
 	}
 	return t, nil
-}
-
-// ReadPackHeader reads the entries of a pack from its own header (used by
-// check and prune, which must not trust the index alone).
-func (r *Repository) ReadPackHeader(ctx context.Context, packID id.ID, size int64) ([]pack.Entry, error) {
-	key := PackKey(packID)
-	if size < 4 {
-		return nil, fmt.Errorf("%s: %w: %d bytes", key, pack.ErrCorrupt, size)
-	}
-	tail, err := r.st.GetRange(ctx, key, size-4, 4)
-	if err != nil {
-		return nil, err
-	}
-	n, err := pack.HeaderLength(tail, size)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", key, err)
-	}
-	hdr, err := r.st.GetRange(ctx, key, size-4-n, n)
-	if err != nil {
-		return nil, err
-	}
-	entries, err := pack.ParseHeader(r.key, hdr, size-4-n)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", key, err)
-	}
-	return entries, nil
 }
 
 // onceErr keeps the first error of many goroutines.

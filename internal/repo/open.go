@@ -62,12 +62,12 @@ type InitOptions struct {
 	PackSize int
 }
 
-// Repository is an opened repository. Safe for concurrent use.
+// Repository is an opened repository, for reading: it has no method that
+// writes to the store (those hang off a Writer, made from a lease; see
+// writer.go) and does not hand its store out. Safe for concurrent use.
 type Repository struct {
-	st store.Store
-	// unfenced is st without the lease's fence, in a view made by Under.
-	unfenced store.Store
-	cfg      Config
+	st  store.Store
+	cfg Config
 	// authenticated: the config carries a MAC that this key verified.
 	authenticated bool
 	key           *crypt.Key
@@ -79,9 +79,6 @@ type Repository struct {
 	// goroutines reading trees of the same pack download it once.
 	packMu sync.Mutex
 }
-
-// Store returns the underlying store.
-func (r *Repository) Store() store.Store { return r.st }
 
 // Config returns the repository's config.
 func (r *Repository) Config() Config { return r.cfg }
@@ -113,7 +110,7 @@ func (r *Repository) SetCache(c *cache.Cache) { r.cache = c }
 // anew into a fresh view for each request, so that it never looks up a
 // pack a prune has deleted since an earlier load.
 func (r *Repository) Fresh() *Repository {
-	return &Repository{st: r.st, unfenced: r.unfenced, cfg: r.cfg, authenticated: r.authenticated,
+	return &Repository{st: r.st, cfg: r.cfg, authenticated: r.authenticated,
 		key: r.key, codec: r.codec, idx: index.New(), cache: r.cache, damage: r.damage}
 }
 
@@ -177,7 +174,7 @@ func Init(ctx context.Context, st store.Store, opts InitOptions) (*Repository, s
 			if err != nil {
 				return nil, "", err
 			}
-			if err := AddSlot(ctx, st, kind, "initial "+kind, secret, master); err != nil {
+			if err := addSecretSlot(ctx, st, kind, "initial "+kind, secret, master); err != nil {
 				return nil, "", err
 			}
 		}
@@ -186,7 +183,7 @@ func Init(ctx context.Context, st store.Store, opts InitOptions) (*Repository, s
 			if err != nil {
 				return nil, "", err
 			}
-			if err := AddSlot(ctx, st, crypt.SlotRecovery, "recovery", entropy, master); err != nil {
+			if err := addSecretSlot(ctx, st, crypt.SlotRecovery, "recovery", entropy, master); err != nil {
 				return nil, "", err
 			}
 			words = w
@@ -221,8 +218,8 @@ func Init(ctx context.Context, st store.Store, opts InitOptions) (*Repository, s
 	return r, words, err
 }
 
-// AddSlot wraps master with a new credential and stores the slot.
-func AddSlot(ctx context.Context, st store.Store, kind, label string, secret, master []byte) error {
+// addSecretSlot wraps master with a new credential and stores the slot.
+func addSecretSlot(ctx context.Context, st store.Store, kind, label string, secret, master []byte) error {
 	slot, err := crypt.NewSlot(kind, label, secret, master)
 	if err != nil {
 		return err

@@ -83,7 +83,7 @@ func TestSaveLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	blobs := map[id.ID][]byte{}
-	s := r.NewSaver(ctx, 2, pack.Zstd)
+	s := writerFor(t, r, st).NewSaver(ctx, 2, pack.Zstd)
 	for i := 0; i < 40; i++ {
 		data := make([]byte, 1<<20)
 		if i%2 == 0 {
@@ -116,7 +116,7 @@ func TestSaveLoad(t *testing.T) {
 		}
 	}
 	snap := &snapshot.Snapshot{Time: time.Now(), Tree: id.ID{7}, Source: "local:/x", Hostname: "h", Nonce: []byte{1}}
-	sid, err := r2.SaveSnapshot(ctx, snap)
+	sid, err := writerFor(t, r2, st).SaveSnapshot(ctx, snap)
 	if err != nil {
 		t.Fatal(err)
 	}

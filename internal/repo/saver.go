@@ -68,9 +68,10 @@ type Saver struct {
 	stats    struct{ blobs, bytes, packs, files atomic.Int64 }
 }
 
-// NewSaver starts uploaders goroutines (at least 1) that store full packs;
-// data blobs are compressed as dataComp says.
-func (r *Repository) NewSaver(ctx context.Context, uploaders int, dataComp pack.Compression) *Saver {
+// NewSaver starts uploaders goroutines (at least 1) that store full packs,
+// through the writer's fence; data blobs are compressed as dataComp says.
+func (w *Writer) NewSaver(ctx context.Context, uploaders int, dataComp pack.Compression) *Saver {
+	r := w.Repository
 	ctx, cancel := context.WithCancel(ctx)
 	if uploaders < 1 {
 		uploaders = 1

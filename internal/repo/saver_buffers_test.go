@@ -16,12 +16,13 @@ import (
 // with its context.
 func TestSaverPackBuffers(t *testing.T) {
 	ctx := context.Background()
-	r, _, err := Init(ctx, local.New(t.TempDir()), InitOptions{Credentials: Credentials{PlatformKey: testPlatformKey}})
+	st := local.New(t.TempDir())
+	r, _, err := Init(ctx, st, InitOptions{Credentials: Credentials{PlatformKey: testPlatformKey}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	const uploaders = 2
-	s := r.NewSaver(ctx, uploaders, pack.Zstd)
+	s := writerFor(t, r, st).NewSaver(ctx, uploaders, pack.Zstd)
 	defer s.Abort()
 
 	var before, after runtime.MemStats

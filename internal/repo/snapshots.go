@@ -14,23 +14,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
-// SaveSnapshot stores a snapshot and returns its id. A snapshot over
-// MaxSnapshotSize is refused with ErrTooLarge.
-func (r *Repository) SaveSnapshot(ctx context.Context, s *snapshot.Snapshot) (id.ID, error) {
-	if err := checkSnapshotLists(s); err != nil {
-		return id.ID{}, fmt.Errorf("saving snapshot: %w", err)
-	}
-	plain, err := snapshot.Encode(s)
-	if err != nil {
-		return id.ID{}, err
-	}
-	sid, err := r.saveSealed(ctx, SnapshotPrefix, plain)
-	if err != nil {
-		return id.ID{}, fmt.Errorf("saving snapshot: %w", err)
-	}
-	return sid, nil
-}
-
 // LoadSnapshot reads one snapshot.
 func (r *Repository) LoadSnapshot(ctx context.Context, sid id.ID) (*snapshot.Snapshot, error) {
 	plain, err := r.loadSealed(ctx, SnapshotKey(sid))

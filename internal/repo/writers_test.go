@@ -42,7 +42,7 @@ func TestWriteIndexSplits(t *testing.T) {
 		}
 		packs = append(packs, pb)
 	}
-	ids, err := r.WriteIndex(ctx, packs)
+	ids, err := writerFor(t, r, st).WriteIndex(ctx, packs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,13 +74,13 @@ func TestWriteIndexSplits(t *testing.T) {
 // reader could decode it again).
 func TestSnapshotTooLarge(t *testing.T) {
 	ctx := context.Background()
-	r, _ := newTestRepo(t)
+	r, st := newTestRepo(t)
 	snap := &snapshot.Snapshot{Time: time.Now(), Tree: id.ID{7}, Source: "local:/", Hostname: "h", Nonce: []byte{1},
 		Paths: []string{"/" + strings.Repeat("a", pack.MaxBlobSize)}}
 	if err := CheckSnapshotSize(snap); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("CheckSnapshotSize: %v, want ErrTooLarge", err)
 	}
-	if _, err := r.SaveSnapshot(ctx, snap); !errors.Is(err, ErrTooLarge) {
+	if _, err := writerFor(t, r, st).SaveSnapshot(ctx, snap); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("SaveSnapshot: %v, want ErrTooLarge", err)
 	}
 	ids, _, err := r.ListIDs(ctx, SnapshotPrefix)

@@ -22,13 +22,13 @@ func TestCraftedTrees(t *testing.T) {
 	at := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) // between nothing: the fixture's are in March
 
 	shared := newFixture(t, nil)
-	c := walktest.NewCrafter(t, shared.repo.Repository)
+	c := walktest.NewCrafter(t, shared.writer(t))
 	s := c.Snapshot(c.Shared(walktest.SharedLevels, c.File("f", []byte("everywhere\n"))), at).ID.String()
 	twin := c.Tree(c.File("f", []byte("twin\n")))
 	twins := c.Snapshot(c.Tree(walktest.Dir("a", twin), walktest.Dir("b", twin)), at.Add(time.Hour)).ID.String()
 
 	deep := newFixture(t, nil)
-	c = walktest.NewCrafter(t, deep.repo.Repository)
+	c = walktest.NewCrafter(t, deep.writer(t))
 	d := c.Snapshot(c.Deep(walktest.DeepLevels, c.File("f", []byte("at the bottom\n"))), at).ID.String()
 	tooDeepPath := strings.Repeat("d/", tree.MaxDepth+1)
 

@@ -25,7 +25,7 @@ func TestDamagedSnapshotPages(t *testing.T) {
 			t.Fatal(err)
 		}
 		key := prefix + fmt.Sprintf("%x", sha256.Sum256(junk))
-		if _, err := f.repo.Store().Put(context.Background(), key, junk, store.PutOptions{}); err != nil {
+		if _, err := f.st.Put(context.Background(), key, junk, store.PutOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		keys = append(keys, key)

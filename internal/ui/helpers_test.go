@@ -18,10 +18,12 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
+	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 	"github.com/cloudstic/cloudstic/internal/ui"
 )
@@ -39,6 +41,7 @@ type fixture struct {
 	handler  *ui.Server // what srv serves, for requests made in process
 	cfg      frontend.Config
 	repo     *operation.Repo
+	st       store.Store // the repository's store, for what a test plants past the dashboard
 	src      string
 	s1, s2   snapshot.WithID
 	contents map[string]string // path in the snapshots -> bytes (s2)
@@ -71,7 +74,7 @@ func newFixture(t *testing.T, tweak func(*frontend.Config)) *fixture {
 	}
 	t.Cleanup(func() { _ = r.Close() }) // a local store's Close fails never
 	src := t.TempDir()
-	f := &fixture{repo: r, src: src, contents: map[string]string{
+	f := &fixture{repo: r, st: local.New(dir), src: src, contents: map[string]string{
 		"docs/report.txt":     "quarterly numbers\n",
 		"docs/" + hostileName: "<script>alert('x')</script>\n",
 		"photos/beach.jpg":    strings.Repeat("jpeg", 5000),
@@ -102,6 +105,21 @@ func newFixture(t *testing.T, tweak func(*frontend.Config)) *fixture {
 	f.srv = httptest.NewServer(s)
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+// writer returns a writer on the fixture's repository (index loaded)
+// under a shared lock held until the test ends, for what a test writes
+// past the operation layer.
+func (f *fixture) writer(t *testing.T) *repo.Writer {
+	t.Helper()
+	r, err := repo.Open(context.Background(), f.st, repo.Credentials{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.LoadIndex(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return checktest.Writer(t, f.st, r)
 }
 
 // backupAt backs up src through the operation layer, as the CLI does.

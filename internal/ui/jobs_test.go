@@ -173,7 +173,7 @@ func TestLockPanelLive(t *testing.T) {
 	evs := f.events(t, c, "/r/0/locks")
 	waitEvent(t, evs, "locks", "No locks")
 	ctx := context.Background()
-	l, err := lock.AcquireShared(ctx, f.repo.Store(), "backup", lock.Options{Hostname: "<b>web1</b>", PID: 42})
+	l, err := lock.AcquireShared(ctx, f.st, "backup", lock.Options{Hostname: "<b>web1</b>", PID: 42})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestLockPanelHostileHolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.repo.Store().Put(context.Background(), lock.SharedPrefix+"20260101T000000Z-0123456789abcdef", payload, store.PutOptions{}); err != nil {
+	if _, err := f.st.Put(context.Background(), lock.SharedPrefix+"20260101T000000Z-0123456789abcdef", payload, store.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ev := waitEvent(t, f.events(t, c, "/r/0/locks"), "locks", "holder-evil")

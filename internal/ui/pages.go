@@ -40,7 +40,7 @@ func (s *Server) handleRepo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rp := s.cfg.Repos[i]
-	snaps, damaged, err := rp.Repo.Fresh().Snapshots(r.Context())
+	snaps, damaged, err := rp.Repo.Fresh().Reader().Snapshots(r.Context())
 	if err != nil {
 		s.readError(w, r, err)
 		return

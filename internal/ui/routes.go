@@ -66,12 +66,15 @@ type readFunc func(ctx context.Context, rr *repo.Repository, snaps []snapshot.Wi
 // do: a prune must not delete what the page reads.
 func (s *Server) read(ctx context.Context, i int, op string, fn readFunc) error {
 	rr := s.cfg.Repos[i].Repo.Fresh()
-	return operation.WithSharedLock(ctx, rr, op, func(ctx context.Context, _ *lock.Lock) error {
-		snaps, err := rr.IndexedSnapshots(ctx)
+	return operation.WithSharedLock(ctx, rr, op, func(ctx context.Context, view *repo.Repository) error {
+		if _, err := view.LoadIndex(ctx); err != nil {
+			return err
+		}
+		snaps, _, err := view.Snapshots(ctx)
 		if err != nil {
 			return err
 		}
-		return fn(ctx, rr.Repository, snaps)
+		return fn(ctx, view, snaps)
 	})
 }
 

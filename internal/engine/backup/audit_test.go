@@ -55,7 +55,7 @@ func TestEncryptionAudit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := backup.Run(ctx, r, lease(t, r), heads, backup.Options{Path: src, Hostname: "quetzalcoatl-host", Tags: []string{"tag-periwinkle"}})
+		res, err := backup.Run(ctx, checktest.Writer(t, st, r), heads, backup.Options{Path: src, Hostname: "quetzalcoatl-host", Tags: []string{"tag-periwinkle"}})
 		if err != nil || len(res.Errors) > 0 {
 			t.Fatalf("backup: %v %v", err, res)
 		}

@@ -16,7 +16,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/chunker"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/source"
@@ -119,21 +118,33 @@ type Result struct {
 	Errors    []error // files and directories that could not be read
 }
 
-// Run backs up opts.Path into r under lease, a shared (or exclusive) lock on
-// r's store; only a dry run, which stores nothing, may run without one.
-// Run checks the lease right before it writes the snapshot: a backup whose
-// lease was lost leaves only packs and index files, which the next prune
-// may remove, never a snapshot naming data a prune may have deleted. r's
-// index must be loaded. heads are the heads of the repository's snapshots,
-// oldest first (to find the parent, which Run then loads from r; see
-// repo.SnapshotHeads); nil means none.
-func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, heads []snapshot.Head, opts Options) (*Result, error) {
-	if !opts.DryRun {
-		if err := repo.RequireLease(lease, false); err != nil {
-			return nil, err
-		}
-		r = r.Under(lease) // nothing is written after the lease's safe end
+// Run backs up opts.Path into the repository wr writes to, under wr's
+// lease (a shared lock or stronger). Run checks the lease right before it
+// writes the snapshot: a backup whose lease was lost leaves only packs and
+// index files, which the next prune may remove, never a snapshot naming
+// data a prune may have deleted. The repository's index must be loaded.
+// heads are the heads of the repository's snapshots, oldest first (to
+// find the parent, which Run then loads; see repo.SnapshotHeads); nil
+// means none. With opts.DryRun, Run is DryRun on wr's view.
+func Run(ctx context.Context, wr *repo.Writer, heads []snapshot.Head, opts Options) (*Result, error) {
+	if wr == nil {
+		return nil, repo.ErrNoLease
 	}
+	if opts.DryRun {
+		return DryRun(ctx, wr.Repository, heads, opts)
+	}
+	return run(ctx, wr.Repository, wr, heads, opts)
+}
+
+// DryRun is Run storing nothing (opts.DryRun is implied): it reads r, with
+// no lock, and computes everything else.
+func DryRun(ctx context.Context, r *repo.Repository, heads []snapshot.Head, opts Options) (*Result, error) {
+	opts.DryRun = true
+	return run(ctx, r, nil, heads, opts)
+}
+
+// run is Run reading r, writing through wr (nil on a dry run).
+func run(ctx context.Context, r *repo.Repository, wr *repo.Writer, heads []snapshot.Head, opts Options) (*Result, error) {
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
 	}
@@ -146,7 +157,7 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, heads []snap
 		when = opts.Time
 	}
 	if opts.Stream != nil {
-		return runStreamSnapshot(ctx, r, lease, heads, opts, start, when)
+		return runStreamSnapshot(ctx, r, wr, heads, opts, start, when)
 	}
 	if opts.Source == nil {
 		opts.Source = local.New()
@@ -186,7 +197,7 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, heads []snap
 
 	gear := chunker.NewGear(r.Key().ChunkerKey())
 	cfg := r.Config().Chunker
-	w, err := newWalker(ctx, r, opts, filter, gear, chunker.Params{Min: cfg.Min, Avg: cfg.Avg, Max: cfg.Max})
+	w, err := newWalker(ctx, r, wr, opts, filter, gear, chunker.Params{Min: cfg.Min, Avg: cfg.Avg, Max: cfg.Max})
 	if err != nil {
 		return nil, err
 	}
@@ -217,13 +228,13 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, heads []snap
 	res.Errors = w.errs.list()
 	sum.Errors = int64(len(res.Errors))
 	sum.DurationSeconds = opts.Clock.Now().Sub(start).Seconds()
-	return saveSnapshot(ctx, r, lease, snap, res, opts)
+	return saveSnapshot(ctx, wr, snap, res, opts)
 }
 
 // saveSnapshot ends a backup of any source: no snapshot for -dry-run or
 // for an unchanged tree with -ignore-empty-snapshot, else the lease is
-// checked right before the snapshot is written.
-func saveSnapshot(ctx context.Context, r *repo.Repository, lease *lock.Lock, snap *snapshot.Snapshot, res *Result, opts Options) (*Result, error) {
+// checked right before wr writes the snapshot.
+func saveSnapshot(ctx context.Context, wr *repo.Writer, snap *snapshot.Snapshot, res *Result, opts Options) (*Result, error) {
 	if opts.IgnoreEmpty && res.Parent != nil && sameAsParent(snap, res.Parent.Snapshot) {
 		res.Unchanged = true
 		return res, nil
@@ -231,10 +242,10 @@ func saveSnapshot(ctx context.Context, r *repo.Repository, lease *lock.Lock, sna
 	if opts.DryRun {
 		return res, nil
 	}
-	if err := lease.Check(ctx); err != nil {
+	if err := wr.Lease().Check(ctx); err != nil {
 		return nil, fmt.Errorf("before writing the snapshot: %w", err)
 	}
-	sid, err := r.SaveSnapshot(ctx, snap)
+	sid, err := wr.SaveSnapshot(ctx, snap)
 	if err != nil {
 		return nil, err
 	}

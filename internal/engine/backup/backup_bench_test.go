@@ -59,7 +59,11 @@ func BenchmarkBackup(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := Run(ctx, r, l, nil, Options{Path: src, Hostname: "bench"}); err != nil {
+				w, err := r.Writer(l)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Run(ctx, w, nil, Options{Path: src, Hostname: "bench"}); err != nil {
 					b.Fatal(err)
 				}
 				if err := l.Release(ctx); err != nil {

@@ -83,7 +83,7 @@ func TestEndlessSourceDepth(t *testing.T) {
 	if _, err := r.LoadIndex(ctx); err != nil {
 		t.Fatal(err)
 	}
-	res, err := backup.Run(ctx, r, lease(t, r), nil, backup.Options{Path: root, Source: &endlessSource{root: root},
+	res, err := backup.Run(ctx, checktest.Writer(t, st, r), nil, backup.Options{Path: root, Source: &endlessSource{root: root},
 		Hostname: "test", Workers: 2})
 	if err != nil {
 		t.Fatal(err)

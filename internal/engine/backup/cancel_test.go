@@ -35,7 +35,8 @@ func TestCancelStopsReadingKnownChunks(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r := checktest.Open(t, checktest.NewRepo(t, t.TempDir()))
+	st := checktest.NewRepo(t, t.TempDir())
+	r := checktest.Open(t, st)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	progress := &backup.Progress{}
@@ -53,7 +54,7 @@ func TestCancelStopsReadingKnownChunks(t *testing.T) {
 		}
 		cancel()
 	}()
-	_, err = backup.Run(ctx, r, lease(t, r), nil, backup.Options{Path: src, Progress: progress})
+	_, err = backup.Run(ctx, checktest.Writer(t, st, r), nil, backup.Options{Path: src, Progress: progress})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("backup.Run = %v, want context.Canceled", err)
 	}
@@ -105,7 +106,7 @@ func TestCancelWhileReadingParent(t *testing.T) {
 	}
 	var warnings []string
 	snaps := []snapshot.WithID{{ID: first.ID, Snapshot: first.Snapshot}}
-	_, err := backup.Run(ctx, r, lease(t, r), snapshot.Heads(snaps), backup.Options{Path: src, Hostname: "test", Workers: 2,
+	_, err := backup.Run(ctx, checktest.Writer(t, st, r), snapshot.Heads(snaps), backup.Options{Path: src, Hostname: "test", Workers: 2,
 		Warnf: func(format string, args ...any) { warnings = append(warnings, fmt.Sprintf(format, args...)) }})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("backup.Run = %v, want context.Canceled", err)

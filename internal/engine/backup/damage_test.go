@@ -32,7 +32,7 @@ func TestDamagedParent(t *testing.T) {
 		if _, err := r.LoadIndex(ctx); err != nil {
 			t.Fatal(err)
 		}
-		res, err := backup.Run(ctx, r, lease(t, r), heads, backup.Options{Path: src, Hostname: "a", Workers: 2,
+		res, err := backup.Run(ctx, checktest.Writer(t, st, r), heads, backup.Options{Path: src, Hostname: "a", Workers: 2,
 			Time: time.Unix(int64(100+len(heads)), 0)})
 		if err != nil {
 			t.Fatal(err)

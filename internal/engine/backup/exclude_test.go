@@ -33,7 +33,7 @@ func runWith(t *testing.T, st store.Store, src string, opts backup.Options) *bac
 		t.Fatal(err)
 	}
 	opts.Path, opts.Hostname, opts.Workers = src, "test", 2
-	res, err := backup.Run(ctx, r, lease(t, r), nil, opts)
+	res, err := backup.Run(ctx, checktest.Writer(t, st, r), nil, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestBadExcludeRefused(t *testing.T) {
 	t.Parallel()
 	st := checktest.NewRepo(t, t.TempDir())
 	r := checktest.Open(t, st)
-	_, err := backup.Run(context.Background(), r, lease(t, r), nil, backup.Options{Path: t.TempDir(), Excludes: []string{"[oops"}})
+	_, err := backup.Run(context.Background(), checktest.Writer(t, st, r), nil, backup.Options{Path: t.TempDir(), Excludes: []string{"[oops"}})
 	if !errors.Is(err, exclude.ErrPattern) {
 		t.Fatalf("Run with pattern [oops = %v, want ErrPattern", err)
 	}

@@ -44,7 +44,7 @@ func run(t *testing.T, st store.Store, src string, ready func(p *backup.Progress
 			during(p)
 		}()
 	}
-	res, err := backup.Run(ctx, r, lease(t, r), nil, backup.Options{Path: src, Hostname: "test", Workers: 2, Progress: p,
+	res, err := backup.Run(ctx, checktest.Writer(t, st, r), nil, backup.Options{Path: src, Hostname: "test", Workers: 2, Progress: p,
 		Warnf: func(format string, args ...any) {
 			mu.Lock()
 			warnings = append(warnings, fmt.Sprintf(format, args...))
@@ -64,7 +64,7 @@ func restoreSnapshot(t *testing.T, st store.Store, res *backup.Result) string {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	if _, err := restore.Run(ctx, r, lease(t, r), res.Snapshot.Tree, restore.Options{Output: out}); err != nil {
+	if _, err := restore.Run(ctx, r, checktest.Lease(t, st), res.Snapshot.Tree, restore.Options{Output: out}); err != nil {
 		t.Fatalf("restoring what the backup stored: %v", err)
 	}
 	return out
@@ -175,7 +175,7 @@ func TestBackupSourceVanishes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := restore.Run(context.Background(), r, lease(t, r), s.Tree, restore.Options{Output: t.TempDir()}); err != nil {
+	if _, err := restore.Run(context.Background(), r, checktest.Lease(t, st), s.Tree, restore.Options{Output: t.TempDir()}); err != nil {
 		t.Fatalf("the earlier snapshot no longer restores: %v", err)
 	}
 }

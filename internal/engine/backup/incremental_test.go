@@ -155,7 +155,7 @@ func backupOf(t *testing.T, st store.Store, src string, parent *backup.Result, s
 	if parent != nil {
 		snaps = []snapshot.WithID{{ID: parent.ID, Snapshot: parent.Snapshot}}
 	}
-	res, err := backup.Run(ctx, r, lease(t, r), snapshot.Heads(snaps), backup.Options{Path: src, Hostname: "test", Workers: 2, Clock: clock.NewFake(start)})
+	res, err := backup.Run(ctx, checktest.Writer(t, st, r), snapshot.Heads(snaps), backup.Options{Path: src, Hostname: "test", Workers: 2, Clock: clock.NewFake(start)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,25 +9,8 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
 	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
-	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 )
-
-// lease holds a shared lock on r's store for the rest of the test, as the
-// operation layer does around a backup.
-func lease(t testing.TB, r *repo.Repository) *lock.Lock {
-	t.Helper()
-	l, err := lock.AcquireShared(context.Background(), r.Store(), "backup", lock.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := l.Release(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
-	return l
-}
 
 // TestBackupFencedByItsLease: a backup whose lease has ended (here:
 // released) stores nothing, not even a pack: every request goes through
@@ -46,7 +29,12 @@ func TestBackupFencedByItsLease(t *testing.T) {
 	if err := l.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := backup.Run(ctx, r, l, nil, backup.Options{Path: src}); !errors.Is(err, lock.ErrLeaseLost) {
+	// A writer made from a lease that ended refuses every request.
+	w, err := r.Writer(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := backup.Run(ctx, w, nil, backup.Options{Path: src}); !errors.Is(err, lock.ErrLeaseLost) {
 		t.Fatalf("backup under a released lease: %v, want %v", err, lock.ErrLeaseLost)
 	}
 	for _, sub := range []string{"data", "snapshots"} {

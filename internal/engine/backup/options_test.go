@@ -29,7 +29,7 @@ func TestIgnoreEmptyAndTime(t *testing.T) {
 			t.Fatal(err)
 		}
 		opts.Path, opts.Workers, opts.Clock = src, 2, clock.NewFake(now)
-		return backup.Run(ctx, r, lease(t, r), snapshot.Heads(snaps), opts)
+		return backup.Run(ctx, checktest.Writer(t, st, r), snapshot.Heads(snaps), opts)
 	}
 	old := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
 	first, err := runAt(backup.Options{Hostname: "h", Time: old}, nil)

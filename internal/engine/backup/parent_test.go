@@ -27,7 +27,7 @@ func TestParentFromHeads(t *testing.T) {
 		if _, err := r.LoadIndex(ctx); err != nil {
 			t.Fatal(err)
 		}
-		return backup.Run(ctx, r, lease(t, r), heads, backup.Options{Path: src, Hostname: host, Workers: 2})
+		return backup.Run(ctx, checktest.Writer(t, st, r), heads, backup.Options{Path: src, Hostname: host, Workers: 2})
 	}
 	first, err := run("a", nil)
 	if err != nil {

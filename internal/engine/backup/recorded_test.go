@@ -54,7 +54,7 @@ func TestRecordedIsWhatRunRecords(t *testing.T) {
 			}
 			opts := tc.opts
 			opts.DryRun = true
-			res, err := backup.Run(ctx, r, nil, nil, opts)
+			res, err := backup.DryRun(ctx, r, nil, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

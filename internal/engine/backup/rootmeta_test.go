@@ -60,7 +60,7 @@ func TestRootMetadata(t *testing.T) {
 				}
 			}
 			opts := restore.Options{Output: out, RootMeta: res.Snapshot.Root}
-			if _, err := restore.Run(ctx, r, lease(t, r), res.Snapshot.Tree, opts); err != nil {
+			if _, err := restore.Run(ctx, r, checktest.Lease(t, st), res.Snapshot.Tree, opts); err != nil {
 				t.Fatal(err)
 			}
 			fi, err := os.Stat(out)

@@ -69,7 +69,7 @@ func TestSeveralRoots(t *testing.T) {
 	if other.Parent != nil {
 		t.Errorf("other roots got parent %s", other.Parent.ID.Short())
 	}
-	if _, err := backup.Run(context.Background(), checktest.Open(t, st), nil, nil,
+	if _, err := backup.DryRun(context.Background(), checktest.Open(t, st), nil,
 		backup.Options{Paths: []string{filepath.Join(base, "missing")}, DryRun: true}); !errors.Is(err, backup.ErrSource) {
 		t.Errorf("missing root: %v, want ErrSource", err)
 	}
@@ -90,7 +90,7 @@ func runRoots(t *testing.T, st store.Store, paths []string, earlier []*backup.Re
 	}
 	// A minute ahead: the tree's change times (now) have settled.
 	at := clock.NewFake(time.Now().Add(time.Minute + time.Duration(len(earlier))*time.Second))
-	res, err := backup.Run(ctx, r, lease(t, r), snapshot.Heads(snaps), backup.Options{Paths: paths, Hostname: "test", Workers: 2, Clock: at})
+	res, err := backup.Run(ctx, checktest.Writer(t, st, r), snapshot.Heads(snaps), backup.Options{Paths: paths, Hostname: "test", Workers: 2, Clock: at})
 	if err != nil {
 		t.Fatal(err)
 	}

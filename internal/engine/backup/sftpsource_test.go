@@ -141,7 +141,7 @@ func TestSFTPSourceBackup(t *testing.T) {
 			snaps = []snapshot.WithID{{ID: parent.ID, Snapshot: parent.Snapshot}}
 		}
 		src := &countingSource{Source: openSFTPSource(t, cfg)}
-		res, err := backup.Run(ctx, r, lease(t, r), snapshot.Heads(snaps), backup.Options{Path: dir, Source: src, Hostname: "test",
+		res, err := backup.Run(ctx, checktest.Writer(t, st, r), snapshot.Heads(snaps), backup.Options{Path: dir, Source: src, Hostname: "test",
 			Workers: 2, Excludes: []string{"*.log"}})
 		if err != nil {
 			t.Fatal(err)
@@ -249,7 +249,7 @@ func TestSFTPSourceDropped(t *testing.T) {
 	if _, err := r.LoadIndex(ctx); err != nil {
 		t.Fatal(err)
 	}
-	_, err := backup.Run(ctx, r, lease(t, r), nil, backup.Options{Path: dir, Source: openSFTPSource(t, cfg), Hostname: "test", Workers: 2})
+	_, err := backup.Run(ctx, checktest.Writer(t, st, r), nil, backup.Options{Path: dir, Source: openSFTPSource(t, cfg), Hostname: "test", Workers: 2})
 	if !errors.Is(err, source.ErrLost) {
 		t.Fatalf("backup.Run = %v, want source.ErrLost", err)
 	}

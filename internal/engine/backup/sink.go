@@ -19,6 +19,15 @@ type sink interface {
 	Stats() repo.SaverStats
 }
 
+// newSink returns wr's saver, or the dry-run stand-in when wr is nil (a
+// dry run, reading r).
+func newSink(ctx context.Context, r *repo.Repository, wr *repo.Writer, opts Options) sink {
+	if wr == nil {
+		return newDryRun(r)
+	}
+	return wr.NewSaver(ctx, opts.Uploaders, opts.Compression)
+}
+
 // dryRun counts what a real run would store.
 type dryRun struct {
 	r     *repo.Repository

@@ -77,7 +77,7 @@ func TestSourceLostWritesNoSnapshot(t *testing.T) {
 				t.Fatal(err)
 			}
 			src := &losingSource{kind: tt.kind, lostAfter: tt.lostAfter}
-			_, err := backup.Run(ctx, r, lease(t, r), nil, backup.Options{Path: root, Source: src, Hostname: "test", Workers: 2})
+			_, err := backup.Run(ctx, checktest.Writer(t, st, r), nil, backup.Options{Path: root, Source: src, Hostname: "test", Workers: 2})
 			if !errors.Is(err, source.ErrLost) {
 				t.Fatalf("backup.Run = %v, want source.ErrLost", err)
 			}

@@ -16,7 +16,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/chunker"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
@@ -53,7 +52,7 @@ func ValidStdinName(name string) error {
 // read and new chunks are saved by opts.Workers goroutines, so memory is
 // bounded by the chunker's buffer, the chunks being saved and the saver's
 // packs, whatever the stream's length.
-func runStream(ctx context.Context, r *repo.Repository, snap *snapshot.Snapshot, res *Result, opts Options) error {
+func runStream(ctx context.Context, r *repo.Repository, wr *repo.Writer, snap *snapshot.Snapshot, res *Result, opts Options) error {
 	st := opts.Stream
 	var parentNode *tree.Node
 	if res.Parent != nil {
@@ -61,12 +60,7 @@ func runStream(ctx context.Context, r *repo.Repository, snap *snapshot.Snapshot,
 			parentNode = &t.Nodes[0]
 		}
 	}
-	var s sink
-	if opts.DryRun {
-		s = newDryRun(r)
-	} else {
-		s = r.NewSaver(ctx, opts.Uploaders, opts.Compression)
-	}
+	s := newSink(ctx, r, wr, opts)
 	content, read, err := saveStream(ctx, r, s, st.Reader, opts)
 	if err != nil {
 		s.Abort()
@@ -190,7 +184,7 @@ func chunkStream(ctx context.Context, r *repo.Repository, s sink, ch *chunker.Ch
 }
 
 // runStreamSnapshot is Run for opts.Stream, from the snapshot's time on.
-func runStreamSnapshot(ctx context.Context, r *repo.Repository, lease *lock.Lock, heads []snapshot.Head, opts Options, start, when time.Time) (*Result, error) {
+func runStreamSnapshot(ctx context.Context, r *repo.Repository, wr *repo.Writer, heads []snapshot.Head, opts Options, start, when time.Time) (*Result, error) {
 	name := opts.Stream.Filename
 	if err := ValidStdinName(name); err != nil {
 		return nil, err
@@ -209,7 +203,7 @@ func runStreamSnapshot(ctx context.Context, r *repo.Repository, lease *lock.Lock
 	}
 	in := &firstError{r: opts.Stream.Reader}
 	opts.Stream = &Stream{Reader: in, Filename: name}
-	if err := runStream(ctx, r, snap, res, opts); err != nil {
+	if err := runStream(ctx, r, wr, snap, res, opts); err != nil {
 		if in.err != nil {
 			return nil, fmt.Errorf("reading %s: %w", name, in.err)
 		}
@@ -219,7 +213,7 @@ func runStreamSnapshot(ctx context.Context, r *repo.Repository, lease *lock.Lock
 		opts.Progress.Files.Add(1)
 	}
 	snap.Summary.DurationSeconds = opts.Clock.Now().Sub(start).Seconds()
-	return saveSnapshot(ctx, r, lease, snap, res, opts)
+	return saveSnapshot(ctx, wr, snap, res, opts)
 }
 
 // firstError keeps the first read error other than io.EOF of r, which the

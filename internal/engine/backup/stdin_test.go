@@ -52,7 +52,7 @@ func TestStream(t *testing.T) {
 		{"no name", bytes.NewReader(data), "", backup.ErrStdinName},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := backup.Run(ctx, r, lease(t, r), nil, backup.Options{Hostname: "h", Workers: 2,
+			res, err := backup.Run(ctx, checktest.Writer(t, st, r), nil, backup.Options{Hostname: "h", Workers: 2,
 				Stream: &backup.Stream{Reader: tt.in, Filename: tt.file}})
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("Run: %v, want %v", err, tt.wantErr)

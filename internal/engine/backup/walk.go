@@ -91,7 +91,7 @@ type walker struct {
 	}
 }
 
-func newWalker(ctx context.Context, r *repo.Repository, opts Options, filter *exclude.Filter, gear *chunker.Gear, p chunker.Params) (*walker, error) {
+func newWalker(ctx context.Context, r *repo.Repository, wr *repo.Writer, opts Options, filter *exclude.Filter, gear *chunker.Gear, p chunker.Params) (*walker, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -106,11 +106,7 @@ func newWalker(ctx context.Context, r *repo.Repository, opts Options, filter *ex
 	for range cap(w.chunkers) {
 		w.chunkers <- nil
 	}
-	if opts.DryRun {
-		w.sink = newDryRun(r)
-	} else {
-		w.sink = r.NewSaver(ctx, opts.Uploaders, opts.Compression)
-	}
+	w.sink = newSink(ctx, r, wr, opts)
 	return w, nil
 }
 

@@ -17,7 +17,7 @@ import (
 // corrupt (no reader accepts them), and nothing else.
 func TestCrafted(t *testing.T) {
 	r := walktest.New(t)
-	h := walktest.WriteHostile(t, r.Repository)
+	h := r.WriteHostile(t)
 	res, err := check.Run(walktest.Guard(t), r.Reopen(t), check.Options{})
 	if err != nil {
 		t.Fatal(err)

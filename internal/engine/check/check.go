@@ -206,7 +206,7 @@ func (c *checker) readIndex(ctx context.Context) ([]id.ID, error) {
 	})
 	for pid := range c.packs {
 		if !idx.HasPack(pid) {
-			c.add(KindNote, repo.PackKey(pid), "%s", unindexedNote(damagedIndex))
+			c.add(KindNote, repo.DescribePack(pid), "%s", unindexedNote(damagedIndex))
 		}
 	}
 	return idx.Packs(), nil

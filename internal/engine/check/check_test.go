@@ -54,7 +54,7 @@ func dropIndexEntry(t *testing.T, st store.Store) string {
 			}
 		}
 	}
-	if _, err := r.WriteIndex(ctx, packs); err != nil {
+	if _, err := checktest.Writer(t, st, r).WriteIndex(ctx, packs); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range files {

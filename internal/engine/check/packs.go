@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 
@@ -77,7 +76,7 @@ func (c *checker) isDamaged(pid id.ID) bool {
 }
 
 func (c *checker) checkHeader(ctx context.Context, pid id.ID, size int64, entries []pack.Entry) {
-	key := repo.PackKey(pid)
+	key := repo.DescribePack(pid)
 	hdr, err := c.r.ReadPackHeader(ctx, pid, size)
 	if err != nil {
 		c.packError(key, pid, err)
@@ -119,53 +118,33 @@ func (c *checker) compare(key string, pid id.ID, hdr, entries []pack.Entry) {
 	}
 }
 
-// readPack downloads a pack, checks its hash, header and every blob.
+// readPack downloads a pack and checks its hash, header and every blob
+// (repo.Repository.VerifyPack).
 func (c *checker) readPack(ctx context.Context, pid id.ID, size int64, entries []pack.Entry) {
-	key := repo.PackKey(pid)
-	data, err := c.r.ReadPack(ctx, pid)
+	key := repo.DescribePack(pid)
+	v, err := c.r.VerifyPack(ctx, pid, entries)
 	if err != nil {
 		c.packError(key, pid, err)
 		return
 	}
 	c.mu.Lock()
 	c.res.PacksRead++
-	c.res.BytesRead += int64(len(data))
+	c.res.BytesRead += v.Size
 	c.mu.Unlock()
-	if id.ID(sha256.Sum256(data)) != pid {
+	if v.NameMismatch {
 		c.markDamaged(pid)
-		c.add(KindCorrupt, key, "content does not hash to the pack's name (%d bytes, listed as %d)", len(data), size)
+		c.add(KindCorrupt, key, "content does not hash to the pack's name (%d bytes, listed as %d)", v.Size, size)
 	}
-	n := int64(len(data))
-	if n < 4 {
-		c.packError(key, pid, fmt.Errorf("%w: %d bytes", pack.ErrCorrupt, n))
+	if v.HeaderErr != nil {
+		c.packError(key, pid, v.HeaderErr)
 		return
 	}
-	hl, err := pack.HeaderLength(data[n-4:], n)
-	if err != nil {
-		c.packError(key, pid, err)
-		return
-	}
-	hdr, err := pack.ParseHeader(c.r.Key(), data[n-4-hl:n-4], n-4-hl)
-	if err != nil {
-		c.packError(key, pid, err)
-		return
-	}
-	c.compare(key, pid, hdr, entries)
-	bad := 0
-	var first error
-	for _, e := range entries {
-		if _, err := c.r.DecodeBlobFromPack(data, e); err != nil {
-			bad++
-			if first == nil {
-				first = err
-			}
-		}
-	}
+	c.compare(key, pid, v.Header, entries)
 	c.mu.Lock()
 	c.res.BlobsRead += len(entries)
 	c.mu.Unlock()
-	if bad > 0 {
+	if v.BadBlobs > 0 {
 		c.markDamaged(pid)
-		c.add(KindCorrupt, key, "%d of %d blobs do not decrypt or hash to their ids (e.g. %v)", bad, len(entries), first)
+		c.add(KindCorrupt, key, "%d of %d blobs do not decrypt or hash to their ids (e.g. %v)", v.BadBlobs, len(entries), v.FirstBadBlob)
 	}
 }

@@ -58,13 +58,13 @@ func (c *checker) checkSnapshots(ctx context.Context, indexed []id.ID) error {
 		c.logf("checked snapshot %s (%d/%d)", s.ID.Short(), i+1, len(snaps))
 	}
 	for pid, m := range w.missing {
-		c.add(KindMissing, repo.PackKey(pid), "pack does not exist; %d referenced blobs were in it (e.g. %s)", m.blobs, m.example)
+		c.add(KindMissing, repo.DescribePack(pid), "pack does not exist; %d referenced blobs were in it (e.g. %s)", m.blobs, m.example)
 	}
 	for _, pid := range indexed {
 		if _, ok := c.packs[pid]; !ok && w.missing[pid] == nil {
 			// An error even when no snapshot needs it: a backup could
 			// deduplicate against these entries and lose data.
-			c.add(KindMissing, repo.PackKey(pid), "the index names this pack but it does not exist (no checked snapshot needs its blobs; prune drops the entries)")
+			c.add(KindMissing, repo.DescribePack(pid), "the index names this pack but it does not exist (no checked snapshot needs its blobs; prune drops the entries)")
 		}
 	}
 	c.res.Blobs = w.seen.Len()
@@ -149,7 +149,7 @@ func (w *walker) walk(ctx context.Context, s snapshot.WithID) error {
 		t, err := w.c.r.LoadTree(ctx, it.tree)
 		if err != nil {
 			loc, _ := w.c.r.Index().Lookup(it.tree) // found by locate above
-			w.c.addErr(repo.PackKey(loc.Pack), err, "tree %s (%s): %v", it.tree.Short(), "/"+it.dir.Join(""), err)
+			w.c.addErr(repo.DescribePack(loc.Pack), err, "tree %s (%s): %v", it.tree.Short(), "/"+it.dir.Join(""), err)
 			continue
 		}
 		for _, n := range t.Nodes {

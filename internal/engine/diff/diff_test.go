@@ -18,8 +18,9 @@ import (
 // emitted; twin directories are compared path by path.
 func TestCrafted(t *testing.T) {
 	r := walktest.New(t)
-	h := walktest.WriteHostile(t, r.Repository)
-	c := walktest.NewCrafter(t, r.Repository)
+	h := r.WriteHostile(t)
+	w, _ := r.Writer(t)
+	c := walktest.NewCrafter(t, w)
 	otherShared := c.Shared(walktest.SharedLevels, c.File("f", []byte("elsewhere\n")))
 	twin := c.Tree(c.File("f", []byte("twin\n")), walktest.Dir("d", c.Tree(c.File("g", []byte("g\n")))))
 	changed := c.Tree(c.File("f", []byte("changed twin\n")), walktest.Dir("d", c.Tree(c.File("g", []byte("g\n")))))

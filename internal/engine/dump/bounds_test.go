@@ -18,7 +18,7 @@ import (
 // once per path.
 func TestCrafted(t *testing.T) {
 	r := walktest.New(t)
-	h := walktest.WriteHostile(t, r.Repository)
+	h := r.WriteHostile(t)
 	tests := []struct {
 		name string
 		snap snapshot.WithID

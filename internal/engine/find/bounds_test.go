@@ -16,7 +16,7 @@ import (
 // snapshot; identical directories are searched once per path.
 func TestCrafted(t *testing.T) {
 	r := walktest.New(t)
-	h := walktest.WriteHostile(t, r.Repository)
+	h := r.WriteHostile(t)
 	tests := []struct {
 		name    string
 		snap    snapshot.WithID

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
 	"github.com/cloudstic/cloudstic/internal/engine/forget"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
@@ -51,9 +52,10 @@ func TestForgetSkipsDamaged(t *testing.T) {
 		return r
 	}
 	r := open(st)
+	w := checktest.Writer(t, st, r)
 	var good []id.ID
 	for i := range 3 {
-		sid, err := r.SaveSnapshot(ctx, &snapshot.Snapshot{Time: time.Unix(int64(100+i), 0), Tree: id.ID{1},
+		sid, err := w.SaveSnapshot(ctx, &snapshot.Snapshot{Time: time.Unix(int64(100+i), 0), Tree: id.ID{1},
 			Hostname: "h", Source: "local:/s", Path: "/s"})
 		if err != nil {
 			t.Fatal(err)
@@ -70,10 +72,10 @@ func TestForgetSkipsDamaged(t *testing.T) {
 	}
 	policy := forget.Options{Policy: forget.Policy{Last: 2}}
 
-	if _, err := forget.Run(ctx, open(flakyGets{Store: st, key: bad}), policy); !errors.Is(err, errFlaky) {
+	if _, err := forget.Run(ctx, open(flakyGets{Store: st, key: bad}).WithoutLock(), policy); !errors.Is(err, errFlaky) {
 		t.Fatalf("forget with a failing read: %v, want the read's error", err)
 	}
-	res, err := forget.Run(ctx, r, policy)
+	res, err := forget.Run(ctx, r.WithoutLock(), policy)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,27 +114,44 @@ func planIDs(snaps []snapshot.WithID, refs []string) (*Result, error) {
 	return &Result{Groups: []GroupResult{gr}}, nil
 }
 
-// Run loads r's snapshots, plans, and deletes the snapshots to remove
-// unless opts.DryRun. On a deletion error the snapshots removed so far are
-// in the result. Damaged snapshots (repo.Snapshots skips them) take no
-// part: a retention policy never counts one as kept, nor deletes one, and
-// an id names none (repair snapshots removes them, on a second proof).
-func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error) {
-	snaps, _, err := r.Snapshots(ctx)
-	if err != nil {
-		return nil, err
+// Run loads the repository's snapshots, plans, and deletes the snapshots
+// to remove through u, the repository's write that needs no lock (forget
+// takes none: see repo.Unlocked). On a deletion error the snapshots
+// removed so far are in the result. Damaged snapshots (repo.Snapshots
+// skips them) take no part: a retention policy never counts one as kept,
+// nor deletes one, and an id names none (repair snapshots removes them, on
+// a second proof). With opts.DryRun, Run is DryRun.
+func Run(ctx context.Context, u *repo.Unlocked, opts Options) (*Result, error) {
+	if opts.DryRun {
+		return DryRun(ctx, u.Repository, opts)
 	}
-	res, err := Plan(snaps, opts)
-	if err != nil || opts.DryRun {
+	res, err := load(ctx, u.Repository, opts)
+	if err != nil {
 		return res, err
 	}
 	for _, g := range res.Groups {
 		for _, d := range g.Remove {
-			if err := r.DeleteSnapshot(ctx, d.ID); err != nil {
+			if err := u.DeleteSnapshot(ctx, d.ID); err != nil {
 				return res, err
 			}
 			res.Removed = append(res.Removed, d.ID)
 		}
 	}
 	return res, nil
+}
+
+// DryRun loads r's snapshots and plans what Run would remove, deleting
+// nothing.
+func DryRun(ctx context.Context, r *repo.Repository, opts Options) (*Result, error) {
+	opts.DryRun = true
+	return load(ctx, r, opts)
+}
+
+// load loads r's snapshots and plans.
+func load(ctx context.Context, r *repo.Repository, opts Options) (*Result, error) {
+	snaps, _, err := r.Snapshots(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return Plan(snaps, opts)
 }

@@ -22,7 +22,7 @@ import (
 // depth error.
 func TestDeepMount(t *testing.T) {
 	r := walktest.New(t)
-	h := walktest.WriteHostile(t, r.Repository)
+	h := r.WriteHostile(t)
 	var warned atomic.Int32
 	warnf := func(format string, args ...any) {
 		for _, a := range args {

@@ -18,6 +18,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
+	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // TestWrongPlainSize mounts a repository whose index files record a wrong
@@ -36,7 +37,9 @@ func TestWrongPlainSize(t *testing.T) {
 	if len(n.Content) < 3 {
 		t.Fatalf("%d blobs: the test needs several", len(n.Content))
 	}
-	lie(t, r.Repository, n.Content[0])
+	w, release := r.Writer(t)
+	lie(t, w, r.Rec, n.Content[0])
+	release()
 	// A fresh view of the repository reads the rewritten index files.
 	hostile, err := repo.Open(ctx, r.Rec, repo.Credentials{Password: "pw"})
 	must(t, err)
@@ -62,9 +65,9 @@ func TestWrongPlainSize(t *testing.T) {
 	}
 }
 
-// lie rewrites every index file so that blob's plain size is 1000 bytes
-// more than it is.
-func lie(t *testing.T, r *repo.Repository, blob id.ID) {
+// lie rewrites every index file of the repository r writes to, in st, so
+// that blob's plain size is 1000 bytes more than it is.
+func lie(t *testing.T, r *repo.Writer, st store.Store, blob id.ID) {
 	t.Helper()
 	ctx := context.Background()
 	files, _, err := r.ListIDs(ctx, repo.IndexPrefix)
@@ -81,10 +84,10 @@ func lie(t *testing.T, r *repo.Repository, blob id.ID) {
 		}
 		_, err = r.WriteIndex(ctx, f.Packs)
 		must(t, err)
-		must(t, r.Store().Delete(ctx, repo.IndexKey(fid)))
+		must(t, st.Delete(ctx, repo.IndexKey(fid)))
 	}
 	var found bool
-	fresh, err := repo.Open(ctx, r.Store(), repo.Credentials{Password: "pw"})
+	fresh, err := repo.Open(ctx, st, repo.Credentials{Password: "pw"})
 	must(t, err)
 	_, err = fresh.LoadIndex(ctx)
 	must(t, err)

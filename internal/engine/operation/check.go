@@ -14,5 +14,5 @@ func Check(ctx context.Context, r *Repo, opts check.Options, begin func(*check.O
 	if begin != nil {
 		defer begin(&opts)()
 	}
-	return check.Run(ctx, r.Fresh().Repository, opts)
+	return check.Run(ctx, r.Fresh().r, opts)
 }

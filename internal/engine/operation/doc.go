@@ -20,14 +20,22 @@
 //	key passwd/remove exclusive (two removals at once could delete the last key)
 //	repair snapshots  none (as forget: it only deletes damaged snapshot objects)
 //	repair index      exclusive (none with DryRun)
+//	repair config     exclusive (it rewrites the config, a mutable key)
+//	init, key add     none (a new config, a new uniquely named key slot)
 //	WithSharedLock    shared: what reads snapshot data (find, dump, stats, mount)
 //
 // The README's command table says the same per command;
 // internal/cli's TestLocksAsDocumented holds them to it.
 //
 // Each function validates its options, takes the lock, loads what the
-// engine needs, runs the engine entry point with the lease, and releases the
-// lock also on error or cancellation. The engine's writing entry points
-// (backup.Run, restore.Run, prune.Run, repo.Keyring's removals) refuse to run
-// without a lease of the right kind, which only package lock can make.
+// engine needs, runs the engine entry point with a writer made from the
+// lease, and releases the lock also on error or cancellation. A write
+// needs a lease by type: repo.Repository only reads, and the engine writes
+// only through the repo.Writer or repo.ExclusiveWriter (repo.KeyringWriter
+// for the keyring) that a lease of the right kind gives, every request of
+// which goes through the lease's fence; a dry run gets the read-only
+// repository. Repo and Keyring hand front ends a reader, never a store or
+// a writer. The commands the table above runs with no lock write through
+// unlocked.go, the one way to repo's WithoutLock (TestWritesNeedAWriter
+// and forbidigo in .golangci.yml hold all this).
 package operation

@@ -12,9 +12,9 @@ import (
 // lock: it removes the old slot.
 func KeyPasswd(ctx context.Context, kr *Keyring, newPassword, label string) (repo.KeySlot, error) {
 	var s repo.KeySlot
-	err := withLock(ctx, kr.env, kr.Store(), exclusive, "key passwd", func(ctx context.Context, lease *lock.Lock) error {
+	err := withKeyringWriter(ctx, kr, "key passwd", func(ctx context.Context, w *repo.KeyringWriter) error {
 		var err error
-		s, err = kr.ChangePassword(ctx, lease, newPassword, label)
+		s, err = w.ChangePassword(ctx, newPassword, label)
 		return err
 	})
 	return s, err
@@ -26,25 +26,37 @@ func KeyPasswd(ctx context.Context, kr *Keyring, newPassword, label string) (rep
 // repository. It returns the slot removed.
 func KeyRemove(ctx context.Context, kr *Keyring, ref string) (repo.KeySlot, error) {
 	var s repo.KeySlot
-	err := withLock(ctx, kr.env, kr.Store(), exclusive, "key remove", func(ctx context.Context, lease *lock.Lock) error {
+	err := withKeyringWriter(ctx, kr, "key remove", func(ctx context.Context, w *repo.KeyringWriter) error {
 		var err error
-		if s, err = kr.Find(ctx, ref); err != nil {
+		if s, err = w.Find(ctx, ref); err != nil {
 			return err
 		}
-		return kr.Remove(ctx, lease, s.ID)
+		return w.Remove(ctx, s.ID)
 	})
 	return s, err
 }
 
+// withKeyringWriter runs fn holding the exclusive lock on kr's store,
+// named op, with a writer of the keyring under its lease.
+func withKeyringWriter(ctx context.Context, kr *Keyring, op string, fn func(ctx context.Context, w *repo.KeyringWriter) error) error {
+	return withLock(ctx, kr.env, kr.st, exclusive, op, func(ctx context.Context, lease *lock.Lock) error {
+		w, err := kr.kr.ExclusiveWriter(lease)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, w)
+	})
+}
+
 // BindConfig adds the MAC to r's config when it was written before configs
-// had one (repo.Repository.BindConfig), under the exclusive lock and its
-// fence: the config is a mutable key. repo.ErrNothingToBind when there is
-// nothing to add.
+// had one (repo.ExclusiveWriter.BindConfig), under the exclusive lock and
+// its fence: the config is a mutable key. repo.ErrNothingToBind when there
+// is nothing to add.
 func BindConfig(ctx context.Context, r *Repo) error {
-	if !r.Config().Encrypted || r.ConfigAuthenticated() {
+	if !r.r.Config().Encrypted || r.r.ConfigAuthenticated() {
 		return repo.ErrNothingToBind
 	}
-	return withLock(ctx, r.env, r.Store(), exclusive, "repair config", func(ctx context.Context, lease *lock.Lock) error {
-		return r.BindConfig(ctx, lease)
+	return withExclusiveWriter(ctx, r, "repair config", func(ctx context.Context, w *repo.ExclusiveWriter) error {
+		return w.BindConfig(ctx)
 	})
 }

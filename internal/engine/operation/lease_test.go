@@ -21,13 +21,14 @@ import (
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
-// TestEntryPointsRefuseWithoutLease calls each writing entry point of the
-// engine directly, past this package, with no lease, a zero one, a
-// released one and (where the exclusive lock is needed) a shared one:
-// each refuses, and no object of the repository changes and no restore
-// output appears, though each had work to do. A dry run of backup, tag or
-// prune needs no lease; a restore needs one even then (a prune must not
-// delete what it reads).
+// TestEntryPointsRefuseWithoutLease runs each writing entry point of the
+// engine directly, past this package, with the writer (for a restore, the
+// reading view) of no lease, a zero one, a released one and (where the
+// exclusive lock is needed) a shared one: no writer is made, or each
+// request of the one made is refused, and no object of the repository
+// changes and no restore output appears, though each had work to do. A
+// dry run of backup, tag or prune needs no lease; a restore needs one even
+// then (a prune must not delete what it reads).
 func TestEntryPointsRefuseWithoutLease(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -42,7 +43,7 @@ func TestEntryPointsRefuseWithoutLease(t *testing.T) {
 	checktest.Backup(t, st, src)
 	checktest.WriteFile(t, src, "newer", 3, 100<<10)
 	// Forgetting the first snapshot leaves a pack for prune to delete.
-	if _, err := forget.Run(ctx, checktest.Open(t, st), forget.Options{IDs: []string{firstSnapshot(t, st)}}); err != nil {
+	if _, err := forget.Run(ctx, checktest.Open(t, st).WithoutLock(), forget.Options{IDs: []string{firstSnapshot(t, st)}}); err != nil {
 		t.Fatal(err)
 	}
 	var out string // the restore's output, new in each case
@@ -66,7 +67,14 @@ func TestEntryPointsRefuseWithoutLease(t *testing.T) {
 		run       func(r *repo.Repository, lease *lock.Lock, dryRun bool) error
 	}{
 		{"backup", false, func(r *repo.Repository, lease *lock.Lock, dryRun bool) error {
-			_, err := backup.Run(ctx, r, lease, nil, backup.Options{Path: src, DryRun: dryRun})
+			if dryRun {
+				_, err := backup.DryRun(ctx, r, nil, backup.Options{Path: src})
+				return err
+			}
+			w, err := r.Writer(lease)
+			if err == nil {
+				_, err = backup.Run(ctx, w, nil, backup.Options{Path: src})
+			}
 			return err
 		}},
 		{"restore", false, func(r *repo.Repository, lease *lock.Lock, dryRun bool) error {
@@ -75,11 +83,26 @@ func TestEntryPointsRefuseWithoutLease(t *testing.T) {
 			return err
 		}},
 		{"tag", false, func(r *repo.Repository, lease *lock.Lock, dryRun bool) error {
-			_, err := tag.Run(ctx, r, lease, tag.Options{Add: []string{"x"}, IDs: []string{"latest"}, DryRun: dryRun})
+			opts := tag.Options{Add: []string{"x"}, IDs: []string{"latest"}}
+			if dryRun {
+				_, err := tag.DryRun(ctx, r, opts)
+				return err
+			}
+			w, err := r.Writer(lease)
+			if err == nil {
+				_, err = tag.Run(ctx, w, opts)
+			}
 			return err
 		}},
 		{"prune", true, func(r *repo.Repository, lease *lock.Lock, dryRun bool) error {
-			_, err := prune.Run(ctx, r, lease, prune.Options{DryRun: dryRun})
+			if dryRun {
+				_, err := prune.DryRun(ctx, r, prune.Options{})
+				return err
+			}
+			w, err := r.ExclusiveWriter(lease)
+			if err == nil {
+				_, err = prune.Run(ctx, w, prune.Options{})
+			}
 			return err
 		}},
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
@@ -27,13 +28,46 @@ const (
 )
 
 // WithSharedLock runs fn holding a shared lock on r, named op in the lock
-// object, for operations that read snapshot data or add immutable objects
-// (backup, restore; a mount or a copy's source). fn runs under the lock's
-// context, cancelled when the lease is lost, and gets the lease the engine's
-// entry points require. The lock is released afterwards, also on error or
-// Ctrl-C.
-func WithSharedLock(ctx context.Context, r *Repo, op string, fn func(ctx context.Context, lease *lock.Lock) error) error {
-	return withLock(ctx, r.env, r.Store(), shared, op, fn)
+// object, for what reads snapshot data and must not have a prune delete
+// it meanwhile (find, dump, stats, mount, the dashboard's pages). fn gets
+// the repository to read through the lease's fence, and runs under the
+// lock's context, cancelled when the lease is lost. The lock is released
+// afterwards, also on error or Ctrl-C.
+func WithSharedLock(ctx context.Context, r *Repo, op string, fn func(ctx context.Context, rr *repo.Repository) error) error {
+	return withLock(ctx, r.env, r.st, shared, op, func(ctx context.Context, lease *lock.Lock) error {
+		rr, err := r.r.Under(lease)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, rr)
+	})
+}
+
+// withWriter runs fn holding a shared lock on r, named op, with a writer
+// under its lease: what adds immutable, uniquely named objects (backup,
+// tag, rewrite, a copy's destination).
+func withWriter(ctx context.Context, r *Repo, op string, fn func(ctx context.Context, w *repo.Writer) error) error {
+	return withLock(ctx, r.env, r.st, shared, op, func(ctx context.Context, lease *lock.Lock) error {
+		w, err := r.r.Writer(lease)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, w)
+	})
+}
+
+// withExclusiveWriter runs fn holding the exclusive lock on r, named op,
+// with a writer under its lease: what deletes what others read or
+// deduplicate against, or rewrites a mutable key (prune, repair index,
+// the config's binding).
+func withExclusiveWriter(ctx context.Context, r *Repo, op string, fn func(ctx context.Context, w *repo.ExclusiveWriter) error) error {
+	return withLock(ctx, r.env, r.st, exclusive, op, func(ctx context.Context, lease *lock.Lock) error {
+		w, err := r.r.ExclusiveWriter(lease)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, w)
+	})
 }
 
 // withLock takes the lock of mode m, runs fn and releases the lock.

@@ -85,12 +85,22 @@ func (o Options) env() env {
 }
 
 // Repo is an opened repository: the only value the operations of this
-// package run on. Close it when done.
+// package run on. It hands out the repository for reading (Reader), never
+// its store or a writer: every write is one of this package's operations,
+// under the lock the seed gives it. Close it when done.
 type Repo struct {
-	*repo.Repository
+	r   *repo.Repository
 	st  *wrap.Logging
 	env env
 }
+
+// Reader returns the repository, for reads that need no lock (listing,
+// check, diff, cat). It has no method that writes.
+func (r *Repo) Reader() *repo.Repository { return r.r }
+
+// Describe names the repository's store, e.g. "local:/backups" or
+// "s3:bucket/prefix".
+func (r *Repo) Describe() string { return store.Describe(r.st) }
 
 // Counts returns the store requests made so far.
 func (r *Repo) Counts() wrap.Counts { return r.st.Counts() }
@@ -115,7 +125,7 @@ func Open(ctx context.Context, o Options) (*Repo, error) {
 		_ = st.Close() // the open failed; that error is the one to report
 		return nil, withOldSFTPPath(ctx, o.Store, err)
 	}
-	return &Repo{Repository: r, st: st, env: o.env()}, nil
+	return &Repo{r: r, st: st, env: o.env()}, nil
 }
 
 // openRepository reads the config in st and unlocks the repository.
@@ -230,12 +240,23 @@ func useCache(r *repo.Repository, o Options) {
 	r.SetCache(c)
 }
 
-// Keyring is an opened keyring, for the key operations. Close it when
-// done.
+// Keyring is an opened keyring, for the key operations. Like Repo, it
+// reads; its writes are this package's key operations. Close it when done.
 type Keyring struct {
-	*repo.Keyring
+	kr  *repo.Keyring
 	st  *wrap.Logging
 	env env
+}
+
+// Current returns the id of the slot the keyring was opened with.
+func (k *Keyring) Current() string { return k.kr.Current() }
+
+// List returns every key slot, marking the current one.
+func (k *Keyring) List(ctx context.Context) ([]repo.KeySlot, error) { return k.kr.List(ctx) }
+
+// Find resolves ref, a label or an id prefix, to one slot.
+func (k *Keyring) Find(ctx context.Context, ref string) (repo.KeySlot, error) {
+	return k.kr.Find(ctx, ref)
 }
 
 // Counts returns the store requests made so far.
@@ -264,17 +285,17 @@ func OpenKeyring(ctx context.Context, o Options) (*Keyring, error) {
 		_ = st.Close() // the open failed; that error is the one to report
 		return nil, err
 	}
-	return &Keyring{Keyring: kr, st: st, env: o.env()}, nil
+	return &Keyring{kr: kr, st: st, env: o.env()}, nil
 }
 
 // Fresh returns a view of r with an empty index (repo.Repository.Fresh)
 // and r's store and lock settings. A long-running reader (the web
 // dashboard) opens one per request, so that it never looks up a pack a
 // prune deleted since an earlier load. Close r, not the view.
-func (r *Repo) Fresh() *Repo { return &Repo{Repository: r.Repository.Fresh(), st: r.st, env: r.env} }
+func (r *Repo) Fresh() *Repo { return &Repo{r: r.r.Fresh(), st: r.st, env: r.env} }
 
 // Locks lists the repository's lock objects, as the `locks` command does
 // (lock.List with r's lock settings).
 func (r *Repo) Locks(ctx context.Context) ([]lock.Info, error) {
-	return lock.List(ctx, r.Store(), r.env.lock)
+	return lock.List(ctx, r.st, r.env.lock)
 }

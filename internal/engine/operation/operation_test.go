@@ -105,7 +105,7 @@ func TestKeyRemovalTakesExclusiveLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = kr.Close() }) // a local store's Close fails never
-	if _, err := kr.Add(ctx, crypt.SlotPassword, "laptop", []byte("pw")); err != nil {
+	if _, err := operation.KeyAdd(ctx, kr, crypt.SlotPassword, "laptop", []byte("pw")); err != nil {
 		t.Fatal(err)
 	}
 	held := hold(t, st, false)

@@ -2,12 +2,10 @@ package operation
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
 	"github.com/cloudstic/cloudstic/internal/engine/exclude"
-	"github.com/cloudstic/cloudstic/internal/engine/forget"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 	"github.com/cloudstic/cloudstic/internal/engine/rewrite"
@@ -21,7 +19,7 @@ import (
 
 // Backup stores one snapshot of opts.Path in r under a shared lock (none
 // on a dry run): it loads the index and the snapshots' heads (see
-// repo.SnapshotHeads), then runs backup.Run.
+// repo.SnapshotHeads), then runs backup.Run (backup.DryRun).
 // begin, when set, is called with the options right before the engine
 // runs, and the function it returns right after (progress rendering).
 func Backup(ctx context.Context, r *Repo, opts backup.Options, begin func(*backup.Options) (end func())) (*backup.Result, error) {
@@ -34,28 +32,37 @@ func Backup(ctx context.Context, r *Repo, opts backup.Options, begin func(*backu
 		opts.Clock = r.env.clock
 	}
 	var res *backup.Result
-	run := func(ctx context.Context, lease *lock.Lock) error {
+	// run reads through rr and writes through w (nil on a dry run).
+	run := func(ctx context.Context, rr *repo.Repository, w *repo.Writer) error {
 		// A damaged index file is skipped (Options.OnDamage reports it):
 		// the blobs only it names are stored again, which is safe, and
 		// nothing a backup writes makes prune delete them (prune refuses
 		// while the file is damaged). A damaged snapshot is no parent.
-		if _, err := r.LoadIndex(ctx); err != nil {
+		if _, err := rr.LoadIndex(ctx); err != nil {
 			return err
 		}
-		heads, _, err := r.SnapshotHeads(ctx)
+		heads, _, err := rr.SnapshotHeads(ctx)
 		if err != nil {
 			return err
 		}
 		if begin != nil {
 			defer begin(&opts)()
 		}
-		res, err = backup.Run(ctx, r.Repository, lease, heads, opts)
+		if w == nil {
+			res, err = backup.DryRun(ctx, rr, heads, opts)
+		} else {
+			res, err = backup.Run(ctx, w, heads, opts)
+		}
 		return err
 	}
+	var err error
 	if opts.DryRun {
-		return res, run(ctx, nil)
+		err = run(ctx, r.r, nil)
+	} else {
+		err = withWriter(ctx, r, "backup", func(ctx context.Context, w *repo.Writer) error {
+			return run(ctx, w.Repository, w)
+		})
 	}
-	err := WithSharedLock(ctx, r, "backup", run)
 	return res, err
 }
 
@@ -77,8 +84,12 @@ func Restore(ctx context.Context, r *Repo, ref string, opts restore.Options,
 		return nil, err
 	}
 	var out *RestoreResult
-	err := WithSharedLock(ctx, r, "restore", func(ctx context.Context, lease *lock.Lock) error {
-		snaps, err := r.IndexedSnapshots(ctx)
+	err := withLock(ctx, r.env, r.st, shared, "restore", func(ctx context.Context, lease *lock.Lock) error {
+		rr, err := r.r.Under(lease)
+		if err != nil {
+			return err
+		}
+		snaps, err := IndexedSnapshots(ctx, rr)
 		if err != nil {
 			return err
 		}
@@ -90,7 +101,7 @@ func Restore(ctx context.Context, r *Repo, ref string, opts restore.Options,
 		if begin != nil {
 			defer begin(snap, &opts)()
 		}
-		res, err := restore.Run(ctx, r.Repository, lease, snap.Tree, opts)
+		res, err := restore.Run(ctx, r.r, lease, snap.Tree, opts)
 		if res != nil {
 			out = &RestoreResult{Snapshot: snap, Result: res}
 		}
@@ -109,45 +120,15 @@ func Prune(ctx context.Context, r *Repo, opts prune.Options) (*prune.Result, err
 		opts.Clock = r.env.clock
 	}
 	if opts.DryRun {
-		return prune.Run(ctx, r.Repository, nil, opts)
+		return prune.DryRun(ctx, r.r, opts)
 	}
 	var res *prune.Result
-	err := withLock(ctx, r.env, r.Store(), exclusive, "prune", func(ctx context.Context, lease *lock.Lock) error {
+	err := withExclusiveWriter(ctx, r, "prune", func(ctx context.Context, w *repo.ExclusiveWriter) error {
 		var err error
-		res, err = prune.Run(ctx, r.Repository, lease, opts)
+		res, err = prune.Run(ctx, w, opts)
 		return err
 	})
 	return res, err
-}
-
-// ErrPruneAfterForget marks a Forget whose snapshots were removed (its
-// result says which) but whose prune step failed: the repository is
-// changed, its space not yet reclaimed.
-var ErrPruneAfterForget = errors.New("prune after forget failed")
-
-// Forget removes snapshots (no lock: deleting a snapshot object is its
-// only write, seed rule), then, when pruneOpts is set and forget succeeded,
-// prunes under the exclusive lock (a dry run forgets and prunes nothing).
-// beginPrune, when set, is called with the prune options right before the
-// prune step, and the function it returns right after it. The forget
-// result is nil only when forget could not decide at all; a failed prune
-// step wraps ErrPruneAfterForget.
-func Forget(ctx context.Context, r *Repo, opts forget.Options, pruneOpts *prune.Options,
-	beginPrune func(*prune.Options) (end func())) (*forget.Result, *prune.Result, error) {
-	res, err := forget.Run(ctx, r.Repository, opts)
-	if err != nil || pruneOpts == nil {
-		return res, nil, err
-	}
-	po := *pruneOpts
-	po.DryRun = opts.DryRun
-	if beginPrune != nil {
-		defer beginPrune(&po)()
-	}
-	pres, err := Prune(ctx, r, po)
-	if err != nil {
-		err = fmt.Errorf("%w: %w", ErrPruneAfterForget, err)
-	}
-	return res, pres, err
 }
 
 // Tag changes the tags of the snapshots opts selects under a shared lock
@@ -156,12 +137,12 @@ func Forget(ctx context.Context, r *Repo, opts forget.Options, pruneOpts *prune.
 // meanwhile. The result is nil only when tag could not decide at all.
 func Tag(ctx context.Context, r *Repo, opts tag.Options) (*tag.Result, error) {
 	if opts.DryRun {
-		return tag.Run(ctx, r.Repository, nil, opts)
+		return tag.DryRun(ctx, r.r, opts)
 	}
 	var res *tag.Result
-	err := WithSharedLock(ctx, r, "tag", func(ctx context.Context, lease *lock.Lock) error {
+	err := withWriter(ctx, r, "tag", func(ctx context.Context, w *repo.Writer) error {
 		var err error
-		res, err = tag.Run(ctx, r.Repository, lease, opts)
+		res, err = tag.Run(ctx, w, opts)
 		return err
 	})
 	return res, err
@@ -172,6 +153,12 @@ func Tag(ctx context.Context, r *Repo, opts tag.Options) (*tag.Result, error) {
 // and snapshots are skipped (Options.OnDamage reports them): what they
 // alone name is missing to the caller.
 func (r *Repo) IndexedSnapshots(ctx context.Context) ([]snapshot.WithID, error) {
+	return IndexedSnapshots(ctx, r.r)
+}
+
+// IndexedSnapshots is Repo.IndexedSnapshots for the repository a lock's
+// callback was given.
+func IndexedSnapshots(ctx context.Context, r *repo.Repository) ([]snapshot.WithID, error) {
 	if _, err := r.LoadIndex(ctx); err != nil {
 		return nil, err
 	}
@@ -186,23 +173,33 @@ func (r *Repo) IndexedSnapshots(ctx context.Context) ([]snapshot.WithID, error) 
 // prune there must not delete either. The source is locked first. The
 // result is nil only when copy could not decide at all.
 func Copy(ctx context.Context, src, dst *Repo, opts snapcopy.Options) (*snapcopy.Result, error) {
-	run := func(ctx context.Context, srcLease, dstLease *lock.Lock) (*snapcopy.Result, error) {
-		if _, err := src.LoadIndex(ctx); err != nil {
-			return nil, fmt.Errorf("source: %w", err)
+	load := func(ctx context.Context, s, d *repo.Repository) error {
+		if _, err := s.LoadIndex(ctx); err != nil {
+			return fmt.Errorf("source: %w", err)
 		}
-		if _, err := dst.LoadIndex(ctx); err != nil {
-			return nil, fmt.Errorf("destination: %w", err)
+		if _, err := d.LoadIndex(ctx); err != nil {
+			return fmt.Errorf("destination: %w", err)
 		}
-		return snapcopy.Run(ctx, src.Repository, dst.Repository, srcLease, dstLease, opts)
+		return nil
 	}
 	if opts.DryRun {
-		return run(ctx, nil, nil)
+		if err := load(ctx, src.r, dst.r); err != nil {
+			return nil, err
+		}
+		return snapcopy.DryRun(ctx, src.r, dst.r, opts)
 	}
 	var res *snapcopy.Result
-	err := WithSharedLock(ctx, src, "copy (source)", func(ctx context.Context, srcLease *lock.Lock) error {
-		return WithSharedLock(ctx, dst, "copy", func(ctx context.Context, dstLease *lock.Lock) error {
+	err := withLock(ctx, src.env, src.st, shared, "copy (source)", func(ctx context.Context, srcLease *lock.Lock) error {
+		s, err := src.r.Under(srcLease)
+		if err != nil {
+			return err
+		}
+		return withWriter(ctx, dst, "copy", func(ctx context.Context, w *repo.Writer) error {
+			if err := load(ctx, s, w.Repository); err != nil {
+				return err
+			}
 			var err error
-			res, err = run(ctx, srcLease, dstLease)
+			res, err = snapcopy.Run(ctx, src.r, srcLease, w, opts)
 			return err
 		})
 	})
@@ -222,19 +219,19 @@ func Rewrite(ctx context.Context, r *Repo, opts rewrite.Options) (*rewrite.Resul
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	run := func(ctx context.Context, lease *lock.Lock) (*rewrite.Result, error) {
-		if _, err := r.LoadIndex(ctx); err != nil {
+	if opts.DryRun {
+		if _, err := r.r.LoadIndex(ctx); err != nil {
 			return nil, err
 		}
-		return rewrite.Run(ctx, r.Repository, lease, opts)
-	}
-	if opts.DryRun {
-		return run(ctx, nil)
+		return rewrite.DryRun(ctx, r.r, opts)
 	}
 	var res *rewrite.Result
-	err := WithSharedLock(ctx, r, "rewrite", func(ctx context.Context, lease *lock.Lock) error {
+	err := withWriter(ctx, r, "rewrite", func(ctx context.Context, w *repo.Writer) error {
+		if _, err := w.LoadIndex(ctx); err != nil {
+			return err
+		}
 		var err error
-		res, err = run(ctx, lease)
+		res, err = rewrite.Run(ctx, w, opts)
 		return err
 	})
 	return res, err

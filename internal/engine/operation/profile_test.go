@@ -20,7 +20,7 @@ import (
 // whose tags are tags, in any order.
 func snapshotsOf(t *testing.T, r *operation.Repo, dir string, tags ...string) []snapshot.WithID {
 	t.Helper()
-	snaps, _, err := r.Fresh().Snapshots(context.Background())
+	snaps, _, err := r.Fresh().Reader().Snapshots(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,11 +126,22 @@ func initRepo(tb testing.TB, o operation.Options) {
 func addSnapshots(tb testing.TB, o operation.Options, n int) {
 	tb.Helper()
 	ctx := context.Background()
-	r, err := operation.Open(ctx, o)
+	// Past the operation layer, which writes only in its operations: the
+	// store itself, a shared lock and a writer under it.
+	st, err := operation.OpenStore(ctx, o.Store)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer r.Close() //nolint:errcheck // only drops idle connections
+	defer st.Close() //nolint:errcheck // only drops idle connections
+	creds, err := o.Credentials(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rr, err := repo.Open(ctx, st, creds)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r := checktest.Writer(tb, st, rr)
 	list, _, err := r.Snapshots(ctx)
 	if err != nil || len(list) != 1 {
 		tb.Fatalf("snapshots before copying: %v, %v", list, err)

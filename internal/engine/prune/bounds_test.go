@@ -17,13 +17,15 @@ import (
 // deletes the garbage and keeps every blob the crafted snapshots name.
 func TestCrafted(t *testing.T) {
 	r := walktest.New(t)
-	h := walktest.WriteHostile(t, r.Repository)
-	c := walktest.NewCrafter(t, r.Repository)
+	h := r.WriteHostile(t)
+	w, release := r.Writer(t)
+	c := walktest.NewCrafter(t, w)
 	garbage := c.Snapshot(c.Tree(c.File("g", []byte("forgotten\n"))), time.Now())
-	if err := r.DeleteSnapshot(context.Background(), garbage.ID); err != nil {
+	if err := w.DeleteSnapshot(context.Background(), garbage.ID); err != nil {
 		t.Fatal(err)
 	}
-	res, err := pruneLocked(t, r.Reopen(t), prune.Options{})
+	release()
+	res, err := pruneLocked(t, r.Rec, r.Reopen(t), prune.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,10 @@ func TestPruneHelper(t *testing.T) {
 	// The lock's writes count too: a kill may leave it behind, as a real
 	// crash does.
 	checktest.Locked(t, ks, true, func(lease *lock.Lock) {
-		_, err = prune.Run(context.Background(), r, lease, prune.Options{MaxUnused: 0.05})
+		var w *repo.ExclusiveWriter
+		if w, err = r.ExclusiveWriter(lease); err == nil {
+			_, err = prune.Run(context.Background(), w, prune.Options{MaxUnused: 0.05})
+		}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +145,7 @@ func TestPruneKilled(t *testing.T) {
 	for _, src := range srcs {
 		ids = append(ids, checktest.Backup(t, st, src))
 	}
-	if err := checktest.Open(t, st).DeleteSnapshot(context.Background(), ids[1]); err != nil {
+	if err := checktest.Open(t, st).WithoutLock().DeleteSnapshot(context.Background(), ids[1]); err != nil {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
@@ -185,7 +188,7 @@ func TestPruneKilled(t *testing.T) {
 		mustCheck(t, kst)
 		checktest.RestoreEqual(t, kst, ids[0], srcs[0])
 		checktest.RestoreEqual(t, kst, ids[2], srcs[2])
-		if _, err := pruneLocked(t, checktest.Open(t, kst), prune.Options{MaxUnused: 0.05}); err != nil {
+		if _, err := pruneLocked(t, kst, checktest.Open(t, kst), prune.Options{MaxUnused: 0.05}); err != nil {
 			t.Fatalf("point %+v: prune after the kill: %v", p, err)
 		}
 		mustCheck(t, kst)

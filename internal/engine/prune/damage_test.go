@@ -71,7 +71,7 @@ func TestPruneRefusesDamage(t *testing.T) {
 				sid := checktest.Backup(t, st, src)
 				if i == 0 {
 					// Its data is garbage for prune to collect.
-					if err := checktest.Open(t, st).DeleteSnapshot(context.Background(), sid); err != nil {
+					if err := checktest.Open(t, st).WithoutLock().DeleteSnapshot(context.Background(), sid); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -79,7 +79,7 @@ func TestPruneRefusesDamage(t *testing.T) {
 			key := tc.damage(t, dir)
 			before := listing(t, dir)
 			for _, dry := range []bool{true, false} {
-				_, err := pruneLocked(t, checktest.Open(t, st), prune.Options{DryRun: dry})
+				_, err := pruneLocked(t, st, checktest.Open(t, st), prune.Options{DryRun: dry})
 				if !errors.Is(err, tc.want) {
 					t.Fatalf("dry run %v: %v, want %v", dry, err, tc.want)
 				}

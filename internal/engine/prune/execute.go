@@ -2,7 +2,6 @@ package prune
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"sort"
@@ -12,7 +11,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 )
 
@@ -96,7 +94,7 @@ func (p *plan) summarize(opts Options) *Result {
 
 // execute repacks, writes the merged index, then deletes superseded index
 // files and, last, old packs.
-func (p *plan) execute(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Options, res *Result) error {
+func (p *plan) execute(ctx context.Context, w *repo.ExclusiveWriter, opts Options, res *Result) error {
 	if pr := opts.Progress; pr != nil {
 		// Objects: packs to repack, then index files and packs to delete.
 		repack, del := p.sorted(actRepack), p.sorted(actDelete)
@@ -105,20 +103,20 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, lease *lock.Lock
 			pr.BytesTotal.Add(ps.obj.Size)
 		}
 	}
-	written, err := p.repack(ctx, r, opts, res)
+	written, err := p.repack(ctx, w, opts, res)
 	if err != nil {
 		return err
 	}
-	kept, newFiles, err := p.writeMergedIndex(ctx, r)
+	kept, newFiles, err := p.writeMergedIndex(ctx, w)
 	if err != nil {
 		return err
 	}
 	res.IndexFilesWritten += len(newFiles)
 	for _, f := range newFiles {
-		written[repo.IndexKey(f)] = true
+		written.indexFiles[f] = true
 	}
 	opts.logf("merged index written: %d packs in %d files", kept, len(newFiles))
-	if err := p.checkUnchanged(ctx, r, lease, written); err != nil {
+	if err := p.checkUnchanged(ctx, w, written); err != nil {
 		return err
 	}
 	// Superseded index files go before the packs they name: a crash in
@@ -128,17 +126,17 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, lease *lock.Lock
 	// could deduplicate against.
 	var idxFiles []repo.ObjectEntry
 	for _, f := range p.indexFiles {
-		if !written[f.Key] {
+		if !written.indexFiles[f.ID] {
 			idxFiles = append(idxFiles, f)
 		}
 	}
-	if err := deleteAll(ctx, r, lease, opts, "index files", idxFiles); err != nil {
+	if err := deleteAll(ctx, w, opts, "index files", idxFiles); err != nil {
 		return err
 	}
 	res.IndexFilesDeleted = len(idxFiles)
 	var packs []repo.ObjectEntry
 	for _, ps := range append(p.sorted(actDelete), p.sorted(actRepack)...) {
-		if written[ps.obj.Key] {
+		if written.packs[ps.id] {
 			continue
 		}
 		packs = append(packs, ps.obj)
@@ -153,7 +151,7 @@ func (p *plan) execute(ctx context.Context, r *repo.Repository, lease *lock.Lock
 			res.UnindexedPacksDeleted++
 		}
 	}
-	if err := deleteAll(ctx, r, lease, opts, "packs", packs); err != nil {
+	if err := deleteAll(ctx, w, opts, "packs", packs); err != nil {
 		return err
 	}
 	return nil
@@ -165,7 +163,7 @@ const mergedIndexBatch = 4096
 
 // writeMergedIndex writes index files naming the blobs of every pack kept,
 // a batch of packs at a time, and returns how many packs they name.
-func (p *plan) writeMergedIndex(ctx context.Context, r *repo.Repository) (int, []id.ID, error) {
+func (p *plan) writeMergedIndex(ctx context.Context, w *repo.ExclusiveWriter) (int, []id.ID, error) {
 	keep := p.sorted(actKeep)
 	var files []id.ID
 	for start := 0; start < len(keep); start += mergedIndexBatch {
@@ -173,7 +171,7 @@ func (p *plan) writeMergedIndex(ctx context.Context, r *repo.Repository) (int, [
 		for _, ps := range keep[start:min(start+mergedIndexBatch, len(keep))] {
 			batch = append(batch, index.PackBlobs{ID: ps.id, Blobs: p.index.PackEntries(ps.id)})
 		}
-		ids, err := r.WriteIndex(ctx, batch)
+		ids, err := w.WriteIndex(ctx, batch)
 		files = append(files, ids...)
 		if err != nil {
 			return 0, files, err
@@ -182,22 +180,27 @@ func (p *plan) writeMergedIndex(ctx context.Context, r *repo.Repository) (int, [
 	return len(keep), files, nil
 }
 
+// stored is what this run wrote: packs and index files, by id.
+type stored struct {
+	packs, indexFiles map[id.ID]bool
+}
+
 // repack copies the used blobs of the packs to repack into new packs
-// (with their own index files) and returns the keys of the packs it wrote.
-func (p *plan) repack(ctx context.Context, r *repo.Repository, opts Options, res *Result) (map[string]bool, error) {
-	written := make(map[string]bool)
+// (with their own index files) and returns what it wrote.
+func (p *plan) repack(ctx context.Context, w *repo.ExclusiveWriter, opts Options, res *Result) (stored, error) {
+	written := stored{packs: make(map[id.ID]bool), indexFiles: make(map[id.ID]bool)}
 	todo := p.sorted(actRepack)
 	if len(todo) == 0 {
 		return written, nil
 	}
 	// Repacked data is compressed with zstd whatever the backup used: it
 	// is data that stayed, and prune is not on a backup's clock.
-	saver := r.NewSaver(ctx, 2, pack.Zstd)
+	saver := w.NewSaver(ctx, 2, pack.Zstd)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.Workers)
 	for i, ps := range todo {
 		g.Go(func() error {
-			if err := repackOne(gctx, r, saver, ps); err != nil {
+			if err := repackOne(gctx, w.Repository, saver, ps); err != nil {
 				return err
 			}
 			if pr := opts.Progress; pr != nil {
@@ -210,28 +213,28 @@ func (p *plan) repack(ctx context.Context, r *repo.Repository, opts Options, res
 	}
 	if err := g.Wait(); err != nil {
 		saver.Abort()
-		return nil, err
+		return written, err
 	}
 	if err := saver.Flush(ctx); err != nil {
-		return nil, err
+		return written, err
 	}
 	st := saver.Stats()
 	res.PacksWritten = int(st.PacksStored)
 	res.IndexFilesWritten = int(st.IndexFiles)
 	res.BytesWritten = st.BytesAdded
-	for _, pid := range r.Index().Packs() {
-		written[repo.PackKey(pid)] = true
+	for _, pid := range w.Index().Packs() {
+		written.packs[pid] = true
 	}
 	return written, nil
 }
 
 func repackOne(ctx context.Context, r *repo.Repository, saver *repo.Saver, ps *packState) error {
-	data, err := r.Store().Get(ctx, ps.obj.Key, r.MaxPackSize())
+	data, err := r.ReadPack(ctx, ps.id)
+	if errors.Is(err, repo.ErrCorrupt) {
+		return fmt.Errorf("%w: pack %s does not match its name", ErrDamaged, ps.id.Short())
+	}
 	if err != nil {
 		return fmt.Errorf("reading pack %s to repack: %w", ps.id.Short(), err)
-	}
-	if id.ID(sha256.Sum256(data)) != ps.id {
-		return fmt.Errorf("%w: pack %s does not match its name", ErrDamaged, ps.id.Short())
 	}
 	for _, e := range ps.used {
 		plain, err := r.DecodeBlobFromPack(data, e)

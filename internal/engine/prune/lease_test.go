@@ -14,15 +14,18 @@ import (
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
-// pruneLocked runs prune on r holding the exclusive lock (none on a dry
-// run), as the operation layer does.
-func pruneLocked(t *testing.T, r *repo.Repository, opts prune.Options) (res *prune.Result, err error) {
+// pruneLocked runs prune on r, opened on st, holding the exclusive lock
+// (none on a dry run), as the operation layer does.
+func pruneLocked(t *testing.T, st store.Store, r *repo.Repository, opts prune.Options) (res *prune.Result, err error) {
 	t.Helper()
 	if opts.DryRun {
-		return prune.Run(context.Background(), r, nil, opts)
+		return prune.DryRun(context.Background(), r, opts)
 	}
-	checktest.Locked(t, r.Store(), true, func(lease *lock.Lock) {
-		res, err = prune.Run(context.Background(), r, lease, opts)
+	checktest.Locked(t, st, true, func(lease *lock.Lock) {
+		var w *repo.ExclusiveWriter
+		if w, err = r.ExclusiveWriter(lease); err == nil {
+			res, err = prune.Run(context.Background(), w, opts)
+		}
 	})
 	return res, err
 }
@@ -38,7 +41,7 @@ func garbageRepo(t *testing.T) (dir string, st store.Store) {
 		src := t.TempDir()
 		checktest.WriteFile(t, src, "f", uint64(i), 600<<10)
 		sid := checktest.Backup(t, st, src)
-		if err := checktest.Open(t, st).DeleteSnapshot(context.Background(), sid); err != nil {
+		if err := checktest.Open(t, st).WithoutLock().DeleteSnapshot(context.Background(), sid); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -66,7 +69,7 @@ func (b *breakingStore) Delete(ctx context.Context, key string) error {
 func TestPruneChecksLeaseBeforeEveryDelete(t *testing.T) {
 	dir, inner := garbageRepo(t)
 	st := &breakingStore{Store: inner}
-	_, err := pruneLocked(t, checktest.Open(t, st), prune.Options{})
+	_, err := pruneLocked(t, st, checktest.Open(t, st), prune.Options{})
 	if !errors.Is(err, lock.ErrLeaseLost) {
 		t.Fatalf("prune after its lock was broken: %v, want %v", err, lock.ErrLeaseLost)
 	}

@@ -113,17 +113,9 @@ func (p *plan) loadTree(ctx context.Context, r *repo.Repository, tid id.ID) (*tr
 	if !ok || !p.packs[loc.Pack].onStore {
 		return nil, fmt.Errorf("%w: tree %s is in no index", ErrDamaged, tid.Short())
 	}
-	sealed, err := r.Store().GetRange(ctx, repo.PackKey(loc.Pack), int64(loc.Offset), int64(loc.Length))
+	t, err := r.LoadTreeAt(ctx, tid, loc)
 	if err != nil {
 		return nil, damageOr(err, "tree %s in pack %s", tid.Short(), loc.Pack.Short())
-	}
-	data, err := r.Codec().Decode(sealed, tid)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrDamaged, err)
-	}
-	t, err := tree.Decode(data)
-	if err != nil {
-		return nil, fmt.Errorf("%w: tree %s: %w", ErrDamaged, tid.Short(), err)
 	}
 	return t, nil
 }

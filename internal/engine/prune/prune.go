@@ -7,7 +7,6 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 )
 
 // Defaults the command line uses.
@@ -109,18 +108,30 @@ type Kept struct {
 	MaxUnused float64 `json:"max_unused"`
 }
 
-// Run prunes r under lease, the exclusive lock on r's store; only a dry
-// run, which changes nothing, may run without one. The lease is checked
-// before every delete. r's in-memory index must not be loaded (prune reads
-// the index files itself; the saver used for repacking must not mistake old
-// copies for new ones).
-func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Options) (*Result, error) {
-	if !opts.DryRun {
-		if err := repo.RequireLease(lease, true); err != nil {
-			return nil, err
-		}
-		r = r.Under(lease) // nothing is written or deleted after the lease's safe end
+// Run prunes the repository w writes to, under w's lease, the exclusive
+// lock. The lease is checked before every delete. The repository's
+// in-memory index must not be loaded (prune reads the index files itself;
+// the saver used for repacking must not mistake old copies for new ones).
+// With opts.DryRun, Run is DryRun on w's view.
+func Run(ctx context.Context, w *repo.ExclusiveWriter, opts Options) (*Result, error) {
+	if w == nil {
+		return nil, repo.ErrNoLease
 	}
+	if opts.DryRun {
+		return DryRun(ctx, w.Repository, opts)
+	}
+	return run(ctx, w.Repository, w, opts)
+}
+
+// DryRun says what Run would delete and reclaim, reading r with no lock
+// and changing nothing (opts.DryRun is implied).
+func DryRun(ctx context.Context, r *repo.Repository, opts Options) (*Result, error) {
+	opts.DryRun = true
+	return run(ctx, r, nil, opts)
+}
+
+// run is Run reading r, writing through w (nil on a dry run).
+func run(ctx context.Context, r *repo.Repository, w *repo.ExclusiveWriter, opts Options) (*Result, error) {
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
 	}
@@ -130,34 +141,34 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Options
 	if r.Index().Len() != 0 {
 		return nil, errIndexLoaded
 	}
-	start := markStart(lease, opts.Clock)
+	start := markStart(w, opts.Clock)
 	p, err := buildPlan(ctx, r, opts, start)
 	if err != nil {
 		return nil, err
 	}
 	res := p.summarize(opts)
-	if opts.DryRun {
+	if w == nil {
 		return res, nil
 	}
 	if p.needsWork() {
-		if err := p.execute(ctx, r, lease, opts, res); err != nil {
+		if err := p.execute(ctx, w, opts, res); err != nil {
 			return res, err
 		}
 		res.BytesReclaimed = res.BytesDeleted - res.BytesWritten
 	} else {
 		opts.logf("nothing to prune")
 	}
-	return res, cleanTemp(ctx, r, lease, opts, start, res)
+	return res, cleanTemp(ctx, w, opts, start, res)
 }
 
 // markStart is the time the mark phase begins, by the store's clock (the
 // clock object ages are compared with): a lower bound the lock keeps from
 // its own writes. A dry run, which holds no lock, uses Clock.
-func markStart(lease *lock.Lock, clk clock.Clock) time.Time {
-	if lease == nil {
+func markStart(w *repo.ExclusiveWriter, clk clock.Clock) time.Time {
+	if w == nil {
 		return clk.Now()
 	}
-	return lease.StoreNow()
+	return w.Lease().StoreNow()
 }
 
 // staleTempAge: temp files older than this (by the store's clock, before
@@ -166,8 +177,8 @@ func markStart(lease *lock.Lock, clk clock.Clock) time.Time {
 const staleTempAge = 24 * time.Hour
 
 // cleanTemp removes stale temp files on stores that leave them behind.
-func cleanTemp(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Options, start time.Time, res *Result) error {
-	n, err := r.RemoveStaleTemp(ctx, lease, start.Add(-staleTempAge))
+func cleanTemp(ctx context.Context, w *repo.ExclusiveWriter, opts Options, start time.Time, res *Result) error {
+	n, err := w.RemoveStaleTemp(ctx, start.Add(-staleTempAge))
 	res.TempFilesRemoved = n
 	if n > 0 {
 		opts.logf("removed %d stale temp files", n)

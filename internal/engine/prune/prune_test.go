@@ -103,18 +103,18 @@ func TestPruneReclaims(t *testing.T) {
 				gone, kept, keptSrc = a, b, srcB
 			}
 			want := onlyBytes(t, st, gone, kept)
-			if err := checktest.Open(t, st).DeleteSnapshot(ctx, gone); err != nil {
+			if err := checktest.Open(t, st).WithoutLock().DeleteSnapshot(ctx, gone); err != nil {
 				t.Fatal(err)
 			}
 			before := checktest.DirSize(t, dir, "data")
-			dry, err := pruneLocked(t, checktest.Open(t, st), prune.Options{MaxUnused: c.maxUnused, DryRun: true})
+			dry, err := pruneLocked(t, st, checktest.Open(t, st), prune.Options{MaxUnused: c.maxUnused, DryRun: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if checktest.DirSize(t, dir, "data") != before || len(dry.WouldDelete) == 0 {
 				t.Fatalf("dry run changed the store or planned nothing: %+v", dry)
 			}
-			res, err := pruneLocked(t, checktest.Open(t, st), prune.Options{MaxUnused: c.maxUnused})
+			res, err := pruneLocked(t, st, checktest.Open(t, st), prune.Options{MaxUnused: c.maxUnused})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,10 +149,10 @@ func TestRepackKeepsOthersRestorable(t *testing.T) {
 	for _, src := range srcs {
 		ids = append(ids, checktest.Backup(t, st, src))
 	}
-	if err := checktest.Open(t, st).DeleteSnapshot(ctx, ids[1]); err != nil {
+	if err := checktest.Open(t, st).WithoutLock().DeleteSnapshot(ctx, ids[1]); err != nil {
 		t.Fatal(err)
 	}
-	res, err := pruneLocked(t, checktest.Open(t, st), prune.Options{MaxUnused: 0.05})
+	res, err := pruneLocked(t, st, checktest.Open(t, st), prune.Options{MaxUnused: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestRepackKeepsOthersRestorable(t *testing.T) {
 	checktest.RestoreEqual(t, st, ids[0], srcs[0])
 	checktest.RestoreEqual(t, st, ids[2], srcs[2])
 	// A second prune finds nothing more to do.
-	again, err := pruneLocked(t, checktest.Open(t, st), prune.Options{MaxUnused: 0.05})
+	again, err := pruneLocked(t, st, checktest.Open(t, st), prune.Options{MaxUnused: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestDamagedRefuses(t *testing.T) {
 		}
 	}
 	before := checktest.DirSize(t, dir, "data")
-	if _, err := pruneLocked(t, checktest.Open(t, st), prune.Options{}); err == nil {
+	if _, err := pruneLocked(t, st, checktest.Open(t, st), prune.Options{}); err == nil {
 		t.Fatal("prune ran on a damaged repository")
 	}
 	if checktest.DirSize(t, dir, "data") != before {

@@ -16,6 +16,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/store/local"
 )
 
 // leftoverPack stores a pack no index file names, the way a backup that
@@ -88,7 +89,7 @@ func TestReclaimsAtOnce(t *testing.T) {
 			}
 			want := onlyBytes(t, st, ids[0], ids[2]) + onlyBytes(t, st, ids[1], ids[2])
 			for _, sid := range ids[:2] {
-				if err := checktest.Open(t, st).DeleteSnapshot(ctx, sid); err != nil {
+				if err := checktest.Open(t, st).WithoutLock().DeleteSnapshot(ctx, sid); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -99,7 +100,7 @@ func TestReclaimsAtOnce(t *testing.T) {
 			}
 			before := checktest.DirSize(t, dir, "data")
 			opts := prune.Options{MaxUnused: prune.DefaultMaxUnused, Margin: prune.DefaultMargin}
-			res, err := pruneLocked(t, checktest.Open(t, st), opts)
+			res, err := pruneLocked(t, st, checktest.Open(t, st), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +120,7 @@ func TestReclaimsAtOnce(t *testing.T) {
 			}
 			mustCheck(t, st)
 			checktest.RestoreEqual(t, st, ids[2], srcs[2])
-			again, err := pruneLocked(t, checktest.Open(t, st), opts)
+			again, err := pruneLocked(t, st, checktest.Open(t, st), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,7 +163,7 @@ func TestMarginAppliesToUnindexedPacks(t *testing.T) {
 			if c.age > 0 {
 				age(t, dir, "data", c.age)
 			}
-			res, err := pruneLocked(t, checktest.Open(t, st), prune.Options{MaxUnused: prune.DefaultMaxUnused, Margin: c.margin})
+			res, err := pruneLocked(t, st, checktest.Open(t, st), prune.Options{MaxUnused: prune.DefaultMaxUnused, Margin: c.margin})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,6 +209,14 @@ func (s *intruderStore) Delete(ctx context.Context, key string) error {
 	return s.Store.Delete(ctx, key)
 }
 
+// rogueWriter is a writer on st that ignores the lock: its lease is on
+// another store, as good as none (a backup whose lock was broken, still
+// writing).
+func rogueWriter(t *testing.T, st store.Store) *repo.Writer {
+	t.Helper()
+	return checktest.Writer(t, local.New(t.TempDir()), checktest.Open(t, st))
+}
+
 // TestConcurrentWriterStopsPrune: an index file or snapshot that appears
 // while prune runs (a writer ignoring the lock) stops it before any delete.
 func TestConcurrentWriterStopsPrune(t *testing.T) {
@@ -217,7 +226,7 @@ func TestConcurrentWriterStopsPrune(t *testing.T) {
 	}{
 		{name: "new index file", intrude: func(t *testing.T, st store.Store) {
 			ctx := context.Background()
-			r := checktest.Open(t, st)
+			r := rogueWriter(t, st)
 			s := r.NewSaver(ctx, 1, pack.Zstd)
 			data := []byte("a blob of a backup that lost its lock")
 			if _, err := s.Save(ctx, pack.DataBlob, r.Key().ID(data), data); err != nil {
@@ -230,7 +239,7 @@ func TestConcurrentWriterStopsPrune(t *testing.T) {
 		{name: "new snapshot", intrude: func(t *testing.T, st store.Store) {
 			// A writer ignoring the lock: a snapshot stored without one.
 			ctx := context.Background()
-			r := checktest.Open(t, st)
+			r := rogueWriter(t, st)
 			snaps, _, err := r.Snapshots(ctx)
 			if err != nil || len(snaps) == 0 {
 				t.Errorf("snapshots: %v (%d)", err, len(snaps))
@@ -266,11 +275,11 @@ func TestConcurrentWriterStopsPrune(t *testing.T) {
 				checktest.WriteFile(t, src, "own", uint64(30+i), 800<<10)
 				ids = append(ids, checktest.Backup(t, inner, src))
 			}
-			if err := checktest.Open(t, inner).DeleteSnapshot(ctx, ids[0]); err != nil {
+			if err := checktest.Open(t, inner).WithoutLock().DeleteSnapshot(ctx, ids[0]); err != nil {
 				t.Fatal(err)
 			}
 			st := &intruderStore{Store: inner, intrude: func() { c.intrude(t, inner) }}
-			res, err := pruneLocked(t, checktest.Open(t, st), prune.Options{MaxUnused: prune.DefaultMaxUnused, Margin: prune.DefaultMargin})
+			res, err := pruneLocked(t, st, checktest.Open(t, st), prune.Options{MaxUnused: prune.DefaultMaxUnused, Margin: prune.DefaultMargin})
 			if !errors.Is(err, prune.ErrConcurrentChange) {
 				t.Fatalf("want ErrConcurrentChange, got %v (%+v)", err, res)
 			}

@@ -35,7 +35,7 @@ func TestPruneRemovesStaleTempFiles(t *testing.T) {
 	if err := os.Chtimes(stale, old, old); err != nil {
 		t.Fatal(err)
 	}
-	res, err := pruneLocked(t, checktest.Open(t, st), prune.Options{MaxUnused: 0.3})
+	res, err := pruneLocked(t, st, checktest.Open(t, st), prune.Options{MaxUnused: 0.3})
 	if err != nil {
 		t.Fatal(err)
 	}

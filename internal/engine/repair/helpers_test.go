@@ -136,12 +136,15 @@ func repairIndex(ctx context.Context, t *testing.T, st store.Store, opts repair.
 	t.Helper()
 	r := checktest.Open(t, st)
 	if opts.DryRun {
-		return repair.Index(ctx, r, nil, opts)
+		return repair.IndexDryRun(ctx, r, opts)
 	}
 	var res *repair.IndexResult
 	var err error
 	checktest.Locked(t, st, true, func(lease *lock.Lock) {
-		res, err = repair.Index(ctx, r, lease, opts)
+		var w *repo.ExclusiveWriter
+		if w, err = r.ExclusiveWriter(lease); err == nil {
+			res, err = repair.Index(ctx, w, opts)
+		}
 	})
 	return res, err
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
@@ -72,17 +71,30 @@ type IndexResult struct {
 	IndexFilesWritten, IndexFilesRemoved int
 }
 
-// Index rebuilds r's index from the packs' own headers under lease, the
-// exclusive lock on r's store (only a dry run, which changes nothing, may
-// run without one). See the package documentation for what it writes and
-// why an interruption is safe. r's in-memory index must not be loaded.
-func Index(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts IndexOptions) (*IndexResult, error) {
-	if !opts.DryRun {
-		if err := repo.RequireLease(lease, true); err != nil {
-			return nil, err
-		}
-		r = r.Under(lease) // nothing is written or deleted after the lease's safe end
+// Index rebuilds the index of the repository w writes to from the packs'
+// own headers, under w's lease, the exclusive lock. See the package
+// documentation for what it writes and why an interruption is safe. The
+// repository's in-memory index must not be loaded. With opts.DryRun,
+// Index is IndexDryRun on w's view.
+func Index(ctx context.Context, w *repo.ExclusiveWriter, opts IndexOptions) (*IndexResult, error) {
+	if w == nil {
+		return nil, repo.ErrNoLease
 	}
+	if opts.DryRun {
+		return IndexDryRun(ctx, w.Repository, opts)
+	}
+	return rebuildIndex(ctx, w.Repository, w, opts)
+}
+
+// IndexDryRun says what Index would write and remove, reading r with no
+// lock and changing nothing (opts.DryRun is implied).
+func IndexDryRun(ctx context.Context, r *repo.Repository, opts IndexOptions) (*IndexResult, error) {
+	opts.DryRun = true
+	return rebuildIndex(ctx, r, nil, opts)
+}
+
+// rebuildIndex is Index reading r, writing through w (nil on a dry run).
+func rebuildIndex(ctx context.Context, r *repo.Repository, w *repo.ExclusiveWriter, opts IndexOptions) (*IndexResult, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = 8
 	}
@@ -115,12 +127,12 @@ func Index(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Index
 		return res, ErrNoProof
 	}
 	res.IndexFilesWritten = (len(rebuilt) + indexFileBatch - 1) / indexFileBatch
-	if opts.DryRun {
+	if w == nil {
 		res.IndexFilesRemoved = len(oldFiles)
 		return res, nil
 	}
 	res.IndexFilesWritten = 0
-	written, err := writeIndex(ctx, r, rebuilt, res)
+	written, err := writeIndex(ctx, w, rebuilt, res)
 	if err != nil {
 		return res, err
 	}
@@ -129,7 +141,7 @@ func Index(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Index
 		if written[f.ID] {
 			continue // this run wrote the same file again
 		}
-		if err := r.DeleteUnused(ctx, lease, f); err != nil {
+		if err := w.DeleteUnused(ctx, f); err != nil {
 			return res, err
 		}
 		res.IndexFilesRemoved++
@@ -285,10 +297,10 @@ func withPlainLengths(entries, known []pack.Entry) []pack.Entry {
 
 // writeIndex stores the new index files, a batch of packs each, and
 // returns their ids.
-func writeIndex(ctx context.Context, r *repo.Repository, packs []index.PackBlobs, res *IndexResult) (map[id.ID]bool, error) {
+func writeIndex(ctx context.Context, w *repo.ExclusiveWriter, packs []index.PackBlobs, res *IndexResult) (map[id.ID]bool, error) {
 	written := make(map[id.ID]bool)
 	for start := 0; start < len(packs); start += indexFileBatch {
-		ids, err := r.WriteIndex(ctx, packs[start:min(start+indexFileBatch, len(packs))])
+		ids, err := w.WriteIndex(ctx, packs[start:min(start+indexFileBatch, len(packs))])
 		for _, fid := range ids {
 			written[fid] = true
 		}

@@ -109,11 +109,13 @@ func TestRepairIndex(t *testing.T) {
 			return nil, 1, 0
 		}, 1},
 		{"index file naming a pack that does not exist", func(t *testing.T, f *fixture) (map[id.ID]bool, int, int) {
-			_, err := checktest.Open(t, f.st).WriteIndex(context.Background(), []index.PackBlobs{{ID: id.ID{1, 2, 3},
-				Blobs: []pack.Entry{{Type: pack.DataBlob, ID: id.ID{4}, Length: 100, Plain: 50}}}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			checktest.Write(t, f.st, checktest.Open(t, f.st), func(w *repo.Writer) {
+				_, err := w.WriteIndex(context.Background(), []index.PackBlobs{{ID: id.ID{1, 2, 3},
+					Blobs: []pack.Entry{{Type: pack.DataBlob, ID: id.ID{4}, Length: 100, Plain: 50}}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+			})
 			return nil, 0, 1
 		}, 1},
 	}
@@ -296,17 +298,20 @@ func TestRepairIndexReadFailure(t *testing.T) {
 	}
 }
 
-// TestRepairIndexNeedsExclusiveLease: repair index writes only under the
-// exclusive lock.
+// TestRepairIndexNeedsExclusiveLease: repair index writes only through a
+// writer of the exclusive lock, which no other lease gives.
 func TestRepairIndexNeedsExclusiveLease(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	r := checktest.Open(t, f.st)
-	if _, err := repair.Index(context.Background(), r, nil, repair.IndexOptions{}); !errors.Is(err, repo.ErrNoLease) {
+	if _, err := r.ExclusiveWriter(nil); !errors.Is(err, repo.ErrNoLease) {
 		t.Errorf("without a lease: %v, want repo.ErrNoLease", err)
 	}
+	if _, err := repair.Index(context.Background(), nil, repair.IndexOptions{}); !errors.Is(err, repo.ErrNoLease) {
+		t.Errorf("without a writer: %v, want repo.ErrNoLease", err)
+	}
 	checktest.Locked(t, f.st, false, func(lease *lock.Lock) {
-		if _, err := repair.Index(context.Background(), r, lease, repair.IndexOptions{}); !errors.Is(err, repo.ErrSharedLease) {
+		if _, err := r.ExclusiveWriter(lease); !errors.Is(err, repo.ErrSharedLease) {
 			t.Errorf("with a shared lease: %v, want repo.ErrSharedLease", err)
 		}
 	})

@@ -45,12 +45,29 @@ type SnapshotsResult struct {
 }
 
 // Snapshots finds the snapshots that fail their hash check, authentication
-// or decoding and deletes them (none on a dry run), each only after a
-// second read straight from the store proves the damage again; a snapshot
-// that reads back sound the second time is kept. It needs no lock (see the
-// package documentation). A failure to read a snapshot that is not damage
-// stops the run: the result then holds what was removed so far.
-func Snapshots(ctx context.Context, r *repo.Repository, opts SnapshotsOptions) (*SnapshotsResult, error) {
+// or decoding and deletes them, each only after a second read straight
+// from the store proves the damage again; a snapshot that reads back sound
+// the second time is kept. It needs no lock (see the package
+// documentation): u is the repository's write that needs none. A failure
+// to read a snapshot that is not damage stops the run: the result then
+// holds what was removed so far. With opts.DryRun, Snapshots is
+// SnapshotsDryRun.
+func Snapshots(ctx context.Context, u *repo.Unlocked, opts SnapshotsOptions) (*SnapshotsResult, error) {
+	if opts.DryRun {
+		return SnapshotsDryRun(ctx, u.Repository, opts)
+	}
+	return snapshots(ctx, u.Repository, u, opts)
+}
+
+// SnapshotsDryRun finds what Snapshots would remove and deletes nothing
+// (opts.DryRun is implied).
+func SnapshotsDryRun(ctx context.Context, r *repo.Repository, opts SnapshotsOptions) (*SnapshotsResult, error) {
+	opts.DryRun = true
+	return snapshots(ctx, r, nil, opts)
+}
+
+// snapshots is Snapshots reading r, deleting through u (nil on a dry run).
+func snapshots(ctx context.Context, r *repo.Repository, u *repo.Unlocked, opts SnapshotsOptions) (*SnapshotsResult, error) {
 	good, damaged, err := r.Snapshots(ctx)
 	if err != nil {
 		return nil, err
@@ -81,8 +98,8 @@ func Snapshots(ctx context.Context, r *repo.Repository, opts SnapshotsOptions) (
 			return res, fmt.Errorf("reading %s again before removing it failed (it is kept; run repair again): %w", d.Key, err)
 		}
 		ds := DamagedSnapshot{Damaged: repo.Damaged{Key: d.Key, Err: err}}
-		if !opts.DryRun {
-			if err := r.DeleteSnapshot(ctx, sid); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if u != nil {
+			if err := u.DeleteSnapshot(ctx, sid); err != nil && !errors.Is(err, store.ErrNotFound) {
 				return res, err
 			}
 			ds.Removed = true

@@ -11,6 +11,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
 	"github.com/cloudstic/cloudstic/internal/engine/repair"
 	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
@@ -50,10 +51,12 @@ func TestRepairSnapshots(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.Hostname = "other"
-			sid, err := r.SaveSnapshot(context.Background(), s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			var sid id.ID
+			checktest.Write(t, f.st, r, func(w *repo.Writer) {
+				if sid, err = w.SaveSnapshot(context.Background(), s); err != nil {
+					t.Fatal(err)
+				}
+			})
 			flip(t, filepath.Join(f.dir, filepath.FromSlash(repo.SnapshotKey(sid))), 30)
 			return repo.SnapshotKey(sid)
 		}},
@@ -77,7 +80,7 @@ func TestRepairSnapshots(t *testing.T) {
 			bad := tc.plant(t, f)
 			ctx := context.Background()
 			for _, dry := range []bool{true, false} {
-				res, err := repair.Snapshots(ctx, checktest.Open(t, f.st), repair.SnapshotsOptions{DryRun: dry})
+				res, err := repair.Snapshots(ctx, checktest.Open(t, f.st).WithoutLock(), repair.SnapshotsOptions{DryRun: dry})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -109,7 +112,7 @@ func TestRepairSnapshotsSecondRead(t *testing.T) {
 		t.Parallel()
 		f := template.copyOf(t)
 		st := &garbled{Store: f.st, key: repo.SnapshotKey(f.ids[1])}
-		res, err := repair.Snapshots(context.Background(), checktest.Open(t, st), repair.SnapshotsOptions{})
+		res, err := repair.Snapshots(context.Background(), checktest.Open(t, st).WithoutLock(), repair.SnapshotsOptions{})
 		if err != nil || !st.done {
 			t.Fatalf("repair: %v (garbled: %v)", err, st.done)
 		}
@@ -123,7 +126,7 @@ func TestRepairSnapshotsSecondRead(t *testing.T) {
 		f := template.copyOf(t)
 		bad := plantJunk(t, f.st, repo.SnapshotPrefix)
 		st := newFlaky(f.st, func(key string, n int) bool { return key == bad && n > 0 })
-		res, err := repair.Snapshots(context.Background(), checktest.Open(t, st), repair.SnapshotsOptions{})
+		res, err := repair.Snapshots(context.Background(), checktest.Open(t, st).WithoutLock(), repair.SnapshotsOptions{})
 		if !errors.Is(err, errFlaky) || !strings.Contains(err.Error(), bad) {
 			t.Fatalf("repair: %v, want the read failure naming %s", err, bad)
 		}
@@ -139,7 +142,7 @@ func TestRepairSnapshotsSecondRead(t *testing.T) {
 		f := template.copyOf(t)
 		bad := plantJunk(t, f.st, repo.SnapshotPrefix)
 		st := newFlaky(f.st, func(key string, _ int) bool { return key == bad })
-		if _, err := repair.Snapshots(context.Background(), checktest.Open(t, st), repair.SnapshotsOptions{}); !errors.Is(err, errFlaky) {
+		if _, err := repair.Snapshots(context.Background(), checktest.Open(t, st).WithoutLock(), repair.SnapshotsOptions{}); !errors.Is(err, errFlaky) {
 			t.Fatalf("repair: %v, want the read failure", err)
 		}
 		if _, err := os.Stat(filepath.Join(f.dir, filepath.FromSlash(bad))); err != nil {
@@ -156,7 +159,7 @@ func TestRepairSnapshotsNoProof(t *testing.T) {
 	bad := plantJunk(t, st, repo.SnapshotPrefix)
 	plantJunk(t, st, repo.IndexPrefix)
 	plantJunk(t, st, repo.DataPrefix)
-	if _, err := repair.Snapshots(context.Background(), checktest.Open(t, st), repair.SnapshotsOptions{}); !errors.Is(err, repair.ErrNoProof) {
+	if _, err := repair.Snapshots(context.Background(), checktest.Open(t, st).WithoutLock(), repair.SnapshotsOptions{}); !errors.Is(err, repair.ErrNoProof) {
 		t.Fatalf("repair: %v, want ErrNoProof", err)
 	}
 	if _, err := st.Stat(context.Background(), bad); err != nil {

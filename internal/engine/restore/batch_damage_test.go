@@ -26,7 +26,7 @@ func backedUpInto(t *testing.T, st store.Store, src string) (*repo.Repository, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := lock.AcquireShared(ctx, r.Store(), "test", lock.Options{})
+	l, err := lock.AcquireShared(ctx, st, "test", lock.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,11 @@ func backedUpInto(t *testing.T, st store.Store, src string) (*repo.Repository, *
 			t.Error(err)
 		}
 	})
-	res, err := backup.Run(ctx, r, l, nil, backup.Options{Path: src, Hostname: "test"})
+	w, err := r.Writer(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := backup.Run(ctx, w, nil, backup.Options{Path: src, Hostname: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

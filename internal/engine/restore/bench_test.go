@@ -12,6 +12,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // BenchmarkRestoreMixed restores a small version of the benchmark's mixed
@@ -41,9 +42,9 @@ func BenchmarkRestoreMixed(b *testing.B) {
 		checktest.WriteFile(b, src, fmt.Sprintf("kb/k%03d.bin", i), uint64(200+i), 1<<10)
 		total += 1 << 10
 	}
-	r, root := backupOf(b, src)
+	r, root, st := backupOf(b, src)
 	ctx := context.Background()
-	l := lease(b, r)
+	l := checktest.Lease(b, st)
 	outs := b.TempDir()
 	b.SetBytes(int64(total))
 	b.ResetTimer()
@@ -67,9 +68,9 @@ func BenchmarkRestoreOneLargeFile(b *testing.B) {
 	const size = 256 << 20
 	src := b.TempDir()
 	checktest.WriteFile(b, src, "disk.img", 1, size)
-	r, root := backupOf(b, src)
+	r, root, st := backupOf(b, src)
 	ctx := context.Background()
-	l := lease(b, r)
+	l := checktest.Lease(b, st)
 	for _, workers := range []int{1, 0} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			outs := b.TempDir()
@@ -90,8 +91,8 @@ func BenchmarkRestoreOneLargeFile(b *testing.B) {
 }
 
 // backupOf backs src up into a new repository and returns it, its index
-// loaded, with the snapshot's root tree.
-func backupOf(tb testing.TB, src string) (*repo.Repository, id.ID) {
+// loaded, with the snapshot's root tree and its store.
+func backupOf(tb testing.TB, src string) (*repo.Repository, id.ID, store.Store) {
 	tb.Helper()
 	st := checktest.NewRepo(tb, tb.TempDir())
 	sid := checktest.Backup(tb, st, src)
@@ -104,5 +105,5 @@ func backupOf(tb testing.TB, src string) (*repo.Repository, id.ID) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return r, s.Tree
+	return r, s.Tree, st
 }

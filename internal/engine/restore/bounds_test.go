@@ -21,7 +21,7 @@ import (
 // are both restored whole.
 func TestCrafted(t *testing.T) {
 	r := walktest.New(t)
-	h := walktest.WriteHostile(t, r.Repository)
+	h := r.WriteHostile(t)
 	lease, err := lock.AcquireShared(context.Background(), r.Rec.Store, "restore", lock.Options{})
 	if err != nil {
 		t.Fatal(err)

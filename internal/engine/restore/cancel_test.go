@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 )
 
@@ -31,7 +32,7 @@ func TestRestoreInterrupted(t *testing.T) {
 			cancel()
 			var warnings []string
 			warnf := func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }
-			res, err := restore.Run(ctx, r, lease(t, r), root, restore.Options{Output: out, Format: format, Warnf: warnf})
+			res, err := restore.Run(ctx, r, checktest.Lease(t, f.st), root, restore.Options{Output: out, Format: format, Warnf: warnf})
 			if !errors.Is(err, context.Canceled) || errors.Is(err, restore.ErrDamaged) {
 				t.Fatalf("restore: %v, want the cancellation alone", err)
 			}

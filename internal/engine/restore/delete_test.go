@@ -34,7 +34,7 @@ func TestRestoreDelete(t *testing.T) {
 			t.Parallel()
 			r, root := f.open(t)
 			out := filepath.Join(t.TempDir(), "out")
-			if _, err := restore.Run(context.Background(), r, lease(t, r), root, restore.Options{Output: out}); err != nil {
+			if _, err := restore.Run(context.Background(), r, checktest.Lease(t, f.st), root, restore.Options{Output: out}); err != nil {
 				t.Fatal(err)
 			}
 			outside := t.TempDir()
@@ -51,7 +51,7 @@ func TestRestoreDelete(t *testing.T) {
 			before := strings.Join(listTree(t, out), ",")
 			dry := opts
 			dry.DryRun = true
-			res, err := restore.Run(context.Background(), r, lease(t, r), root, dry)
+			res, err := restore.Run(context.Background(), r, checktest.Lease(t, f.st), root, dry)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func TestRestoreDelete(t *testing.T) {
 			if after := strings.Join(listTree(t, out), ","); after != before {
 				t.Errorf("the dry run changed the output: %q, was %q", after, before)
 			}
-			res, err = restore.Run(context.Background(), r, lease(t, r), root, opts)
+			res, err = restore.Run(context.Background(), r, checktest.Lease(t, f.st), root, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,10 +6,8 @@ import (
 	"os"
 
 	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
-	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
-	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // file restores one file. Chunks stored one after the other in a pack (as
@@ -72,12 +70,9 @@ func (d *dirRestore) chunkRun(content []id.ID, buf *writeBuffers, cw *contentWri
 // readPack reads bytes [start, end) of pack into *buf (kept for the next
 // read) and returns them.
 func (d *dirRestore) readPack(p id.ID, start, end uint64, buf *[]byte) ([]byte, error) {
-	data, err := store.ReadRangeBuffer(d.ctx, d.r.Store(), repo.PackKey(p), int64(start), int64(end-start), *buf)
+	data, err := d.r.ReadPackRange(d.ctx, p, int64(start), int64(end-start), *buf)
 	if err != nil {
 		return nil, err
-	}
-	if uint64(len(data)) != end-start {
-		return nil, fmt.Errorf("short read of pack %s", p.Short())
 	}
 	*buf = data[:0]
 	return data, nil

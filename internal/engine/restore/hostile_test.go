@@ -119,7 +119,7 @@ func (f *fixture) restoreAll(t *testing.T) (string, *restore.Result, error) {
 	t.Helper()
 	r, root := f.open(t)
 	out := filepath.Join(t.TempDir(), "out")
-	res, err := restore.Run(context.Background(), r, lease(t, r), root, restore.Options{Output: out, Format: restore.FormatDir})
+	res, err := restore.Run(context.Background(), r, checktest.Lease(t, f.st), root, restore.Options{Output: out, Format: restore.FormatDir})
 	return out, res, err
 }
 
@@ -262,7 +262,7 @@ func TestRestoreDamagedTree(t *testing.T) {
 
 	r, root := f.open(t)
 	zipOut := filepath.Join(t.TempDir(), "out.zip")
-	res, err = restore.Run(context.Background(), r, lease(t, r), root, restore.Options{Output: zipOut, Format: restore.FormatZip, Warnf: t.Logf})
+	res, err = restore.Run(context.Background(), r, checktest.Lease(t, f.st), root, restore.Options{Output: zipOut, Format: restore.FormatZip, Warnf: t.Logf})
 	if !errors.Is(err, restore.ErrDamaged) || strings.Join(res.Damaged, ",") != "dir" {
 		t.Fatalf("zip restore: %v, damaged %v; want ErrDamaged and [dir]", err, res.Damaged)
 	}

@@ -63,7 +63,7 @@ func (f *fixture) restoreLarge(t *testing.T, r *repo.Repository, ctx context.Con
 	}
 	opts.Workers = 4
 	restore.SetSegmentSize(&opts, testSegment)
-	res, err := restore.Run(ctx, r, lease(t, r), s.Tree, opts)
+	res, err := restore.Run(ctx, r, checktest.Lease(t, f.st), s.Tree, opts)
 	return opts.Output, res, err
 }
 
@@ -168,7 +168,7 @@ func TestRestoreLargeFileWrongPlainLengths(t *testing.T) {
 	if shifted != 2 {
 		t.Fatalf("shifted %d plain lengths, want 2", shifted)
 	}
-	if _, err := r.WriteIndex(ctx, packs); err != nil {
+	if _, err := checktest.Writer(t, f.st, r).WriteIndex(ctx, packs); err != nil {
 		t.Fatal(err)
 	}
 	for _, fid := range files {
@@ -222,7 +222,7 @@ func TestRestoreLargeFileInterrupted(t *testing.T) {
 	}
 	opts := restore.Options{Output: out, Workers: 4}
 	restore.SetSegmentSize(&opts, testSegment)
-	if _, err := restore.Run(ctx, r, lease(t, r), s.Tree, opts); !errors.Is(err, context.Canceled) {
+	if _, err := restore.Run(ctx, r, checktest.Lease(t, f.st), s.Tree, opts); !errors.Is(err, context.Canceled) {
 		t.Fatalf("restore: %v, want the cancellation", err)
 	}
 	for _, rel := range f.files {

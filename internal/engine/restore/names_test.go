@@ -29,7 +29,8 @@ func hostileSnapshot(t *testing.T, st store.Store, rawTree string) id.ID {
 	if _, err := r.LoadIndex(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s := r.NewSaver(ctx, 1, pack.Zstd)
+	w := checktest.Writer(t, st, r)
+	s := w.NewSaver(ctx, 1, pack.Zstd)
 	save := func(data []byte) id.ID {
 		tid := r.Key().ID(data)
 		if _, err := s.Save(ctx, pack.TreeBlob, tid, data); err != nil {
@@ -54,7 +55,7 @@ func hostileSnapshot(t *testing.T, st store.Store, rawTree string) id.ID {
 	if err := s.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.SaveSnapshot(ctx, &snapshot.Snapshot{Tree: rootID, Source: "local:/x", Hostname: "h", Nonce: []byte{1}}); err != nil {
+	if _, err := w.SaveSnapshot(ctx, &snapshot.Snapshot{Tree: rootID, Source: "local:/x", Hostname: "h", Nonce: []byte{1}}); err != nil {
 		t.Fatal(err)
 	}
 	return rootID
@@ -99,7 +100,7 @@ func TestRestoreHostileNames(t *testing.T) {
 				}
 				var warnings []string
 				warnf := func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }
-				res, err := restore.Run(context.Background(), r, lease(t, r), root, restore.Options{Output: output, Format: format, Warnf: warnf})
+				res, err := restore.Run(context.Background(), r, checktest.Lease(t, st), root, restore.Options{Output: output, Format: format, Warnf: warnf})
 				if !errors.Is(err, restore.ErrDamaged) || res == nil || strings.Join(res.Damaged, ",") != "d" {
 					t.Fatalf("%s restore: %v, result %+v; want ErrDamaged naming d", format, err, res)
 				}
@@ -159,7 +160,7 @@ func TestRestoreSymlinkInTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, root := f.open(t)
-	res, err := restore.Run(context.Background(), r, lease(t, r), root, restore.Options{Output: out, Format: restore.FormatDir})
+	res, err := restore.Run(context.Background(), r, checktest.Lease(t, f.st), root, restore.Options{Output: out, Format: restore.FormatDir})
 	t.Logf("restore: %v (result %+v)", err, res)
 	wantOnly(t, outside, "victim")
 	if data, err := os.ReadFile(victim); err != nil || string(data) != "keep me" {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 )
 
@@ -49,7 +50,7 @@ func TestRestoreOverwrite(t *testing.T) {
 			t.Parallel()
 			r, root := f.open(t)
 			out := filepath.Join(t.TempDir(), "out")
-			if _, err := restore.Run(context.Background(), r, lease(t, r), root, restore.Options{Output: out}); err != nil {
+			if _, err := restore.Run(context.Background(), r, checktest.Lease(t, f.st), root, restore.Options{Output: out}); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(filepath.Join(out, "a.txt"), []byte("edited since"), 0o644); err != nil {
@@ -68,7 +69,7 @@ func TestRestoreOverwrite(t *testing.T) {
 			for _, rel := range f.files {
 				before[rel] = inode(t, filepath.Join(out, rel))
 			}
-			res, err := restore.Run(context.Background(), r, lease(t, r), root, restore.Options{Output: out, Overwrite: tc.mode})
+			res, err := restore.Run(context.Background(), r, checktest.Lease(t, f.st), root, restore.Options{Output: out, Overwrite: tc.mode})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +134,7 @@ func TestRestoreOverwriteTypes(t *testing.T) {
 			t.Fatal(err)
 		}
 		opts := restore.Options{Output: out, Overwrite: restore.OverwriteAlways, Delete: del}
-		res, err := restore.Run(context.Background(), r, lease(t, r), root, opts)
+		res, err := restore.Run(context.Background(), r, checktest.Lease(t, f.st), root, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -86,7 +86,7 @@ func TestRestorePrivileges(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "out")
-			res, err := restore.Run(ctx, r, lease(t, r), s.Tree, restore.Options{Output: out, Format: restore.FormatDir, Warnf: t.Logf,
+			res, err := restore.Run(ctx, r, checktest.Lease(t, st), s.Tree, restore.Options{Output: out, Format: restore.FormatDir, Warnf: t.Logf,
 				NoSetuid: tc.withhold, NoDevices: tc.withhold, NoCapabilities: tc.withhold})
 			if err != nil {
 				t.Fatal(err)

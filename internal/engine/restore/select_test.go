@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 )
 
@@ -63,7 +64,7 @@ func TestRestoreIncludeExclude(t *testing.T) {
 			r, root := f.open(t)
 			out := filepath.Join(t.TempDir(), "out")
 			opts := restore.Options{Output: out, Include: tc.include, Exclude: tc.exclude, Path: tc.path}
-			res, err := restore.Run(context.Background(), r, lease(t, r), root, opts)
+			res, err := restore.Run(context.Background(), r, checktest.Lease(t, f.st), root, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +81,7 @@ func TestRestoreIncludeExclude(t *testing.T) {
 			if res.Files != int64(files) {
 				t.Errorf("result counts %d files, want %d", res.Files, files)
 			}
-			dry, err := restore.Run(context.Background(), r, lease(t, r), root,
+			dry, err := restore.Run(context.Background(), r, checktest.Lease(t, f.st), root,
 				restore.Options{Output: out + ".dry", Include: tc.include, Exclude: tc.exclude, Path: tc.path, DryRun: true})
 			if err != nil || dry.Files != res.Files || dry.Dirs != res.Dirs {
 				t.Errorf("dry run: %v, %d files %d dirs, restore wrote %d and %d", err, dry.Files, dry.Dirs, res.Files, res.Dirs)
@@ -109,7 +110,7 @@ func TestRestoreBadOptions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r, root := f.open(t)
 			tc.opts.Output = filepath.Join(t.TempDir(), "out")
-			_, err := restore.Run(context.Background(), r, lease(t, r), root, tc.opts)
+			_, err := restore.Run(context.Background(), r, checktest.Lease(t, f.st), root, tc.opts)
 			if !errors.Is(err, restore.ErrBadOptions) {
 				t.Fatalf("got %v, want %v", err, restore.ErrBadOptions)
 			}

@@ -72,7 +72,7 @@ func TestRestoreSparse(t *testing.T) {
 		}
 		out := filepath.Join(t.TempDir(), "out")
 		opts := restore.Options{Output: out, NoSparse: noSparse, Verify: true}
-		if _, err := restore.Run(context.Background(), r, lease(t, r), s.Tree, opts); err != nil {
+		if _, err := restore.Run(context.Background(), r, checktest.Lease(t, st), s.Tree, opts); err != nil {
 			t.Fatal(err)
 		}
 		wantSame(t, filepath.Join(src, "disk.img"), filepath.Join(out, "disk.img"))
@@ -142,7 +142,7 @@ func TestRestoreInterruptedMidFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = restore.Run(ctx, r, lease(t, r), s.Tree, restore.Options{Output: out, Workers: 1})
+	_, err = restore.Run(ctx, r, checktest.Lease(t, st), s.Tree, restore.Options{Output: out, Workers: 1})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("restore: %v, want the cancellation", err)
 	}

@@ -26,8 +26,8 @@ func backedUp(t *testing.T, files map[string]int) (*repo.Repository, id.ID, *loc
 		checktest.WriteFile(t, src, name, seed, size)
 		seed++
 	}
-	r, root := backupOf(t, src)
-	l, err := lock.AcquireShared(ctx, r.Store(), "restore", lock.Options{})
+	r, root, st := backupOf(t, src)
+	l, err := lock.AcquireShared(ctx, st, "restore", lock.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

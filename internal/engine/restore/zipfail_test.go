@@ -85,7 +85,7 @@ func TestZipRestoreAllOrNothing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = restore.Run(ctx, r, lease(t, r), s.Tree, restore.Options{Output: out, Format: restore.FormatZip, Warnf: t.Logf})
+			_, err = restore.Run(ctx, r, checktest.Lease(t, st), s.Tree, restore.Options{Output: out, Format: restore.FormatZip, Warnf: t.Logf})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("zip restore: %v, want %v", err, tc.want)
 			}
@@ -131,7 +131,7 @@ func TestZipRestoreMakesNoDirectory(t *testing.T) {
 	f := newFixture(t)
 	r, root := f.open(t)
 	missing := filepath.Join(t.TempDir(), "missing")
-	_, err := restore.Run(context.Background(), r, lease(t, r), root, restore.Options{Output: filepath.Join(missing, "out.zip"), Format: restore.FormatZip, Warnf: t.Logf})
+	_, err := restore.Run(context.Background(), r, checktest.Lease(t, f.st), root, restore.Options{Output: filepath.Join(missing, "out.zip"), Format: restore.FormatZip, Warnf: t.Logf})
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("zip restore into a missing directory: %v, want ErrNotExist", err)
 	}

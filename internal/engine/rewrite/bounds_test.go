@@ -20,7 +20,7 @@ import (
 // by path.
 func TestCrafted(t *testing.T) {
 	r := walktest.New(t)
-	h := walktest.WriteHostile(t, r.Repository)
+	h := r.WriteHostile(t)
 	tests := []struct {
 		name    string
 		snap    snapshot.WithID
@@ -34,8 +34,8 @@ func TestCrafted(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := rewrite.Run(walktest.Guard(t), r.Repository, nil,
-				rewrite.Options{Excludes: []string{tc.exclude}, IDs: []string{tc.snap.ID.String()}, DryRun: true})
+			res, err := rewrite.DryRun(walktest.Guard(t), r.Repository,
+				rewrite.Options{Excludes: []string{tc.exclude}, IDs: []string{tc.snap.ID.String()}})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("got %v, want %v", err, tc.want)
 			}

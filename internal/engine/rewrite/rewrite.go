@@ -9,7 +9,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/exclude"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
 
@@ -66,26 +65,39 @@ type Result struct {
 	Unchanged int
 }
 
-// Run rewrites the snapshots opts selects in r, whose index must be
-// loaded. Writing requires a lease (shared or stronger; a dry run needs
-// none). For each snapshot that loses entries, its new trees are stored
-// and flushed, the lease is checked, the new snapshot object is stored,
-// and then the old one is deleted. On an error the result holds what was
-// done so far; a change with a NewID and OldDeleted false left both
-// snapshots (forget the old one).
-func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Options) (*Result, error) {
+// Run rewrites the snapshots opts selects in the repository wr writes
+// to, whose index must be loaded, under wr's lease (a shared lock or
+// stronger). For each snapshot that loses entries, its new trees are
+// stored and flushed, the lease is checked, the new snapshot object is
+// stored, and then the old one is deleted. On an error the result holds
+// what was done so far; a change with a NewID and OldDeleted false left
+// both snapshots (forget the old one). With opts.DryRun, Run is DryRun on
+// wr's view.
+func Run(ctx context.Context, wr *repo.Writer, opts Options) (*Result, error) {
+	if wr == nil {
+		return nil, repo.ErrNoLease
+	}
+	if opts.DryRun {
+		return DryRun(ctx, wr.Repository, opts)
+	}
+	return run(ctx, wr.Repository, wr, opts)
+}
+
+// DryRun is Run changing nothing (opts.DryRun is implied): it reads r,
+// with no lock, and says what Run would remove.
+func DryRun(ctx context.Context, r *repo.Repository, opts Options) (*Result, error) {
+	opts.DryRun = true
+	return run(ctx, r, nil, opts)
+}
+
+// run is Run reading r, writing through wr (nil on a dry run).
+func run(ctx context.Context, r *repo.Repository, wr *repo.Writer, opts Options) (*Result, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	m, err := exclude.NewMatcher(opts.Excludes)
 	if err != nil {
 		return nil, err
-	}
-	if !opts.DryRun {
-		if err := repo.RequireLease(lease, false); err != nil {
-			return nil, err
-		}
-		r = r.Under(lease) // nothing is written or deleted after the lease's safe end
 	}
 	snaps, _, err := r.Snapshots(ctx) // damaged ones cannot be rewritten: left alone
 	if err != nil {
@@ -95,10 +107,10 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Options
 	if err != nil {
 		return nil, err
 	}
-	w := newWalker(r, m, opts.DryRun)
+	w := newWalker(r, wr, m)
 	res := &Result{}
 	for _, s := range selected {
-		c, err := w.rewrite(ctx, s, lease, opts)
+		c, err := w.rewrite(ctx, s, opts)
 		if err != nil {
 			if c != nil {
 				res.Changes = append(res.Changes, *c)

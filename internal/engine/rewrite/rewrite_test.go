@@ -49,12 +49,15 @@ func run(t *testing.T, st store.Store, opts rewrite.Options) (*rewrite.Result, e
 		t.Fatal(err)
 	}
 	if opts.DryRun {
-		return rewrite.Run(context.Background(), r, nil, opts)
+		return rewrite.DryRun(context.Background(), r, opts)
 	}
 	var res *rewrite.Result
 	var err error
 	checktest.Locked(t, st, false, func(lease *lock.Lock) {
-		res, err = rewrite.Run(context.Background(), r, lease, opts)
+		var w *repo.Writer
+		if w, err = r.Writer(lease); err == nil {
+			res, err = rewrite.Run(context.Background(), w, opts)
+		}
 	})
 	return res, err
 }
@@ -117,7 +120,11 @@ func TestRewrite(t *testing.T) {
 		t.Fatalf("%d stored blobs hold the secret before the prune, want 1", n)
 	}
 	checktest.Locked(t, st, true, func(lease *lock.Lock) {
-		if _, err := prune.Run(ctx, checktest.Open(t, st), lease, prune.Options{}); err != nil {
+		w, err := checktest.Open(t, st).ExclusiveWriter(lease)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := prune.Run(ctx, w, prune.Options{}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -197,8 +204,10 @@ func TestRewriteSelectsAndRefuses(t *testing.T) {
 	if _, err := run(t, st, rewrite.Options{Excludes: []string{"[a-"}}); !errors.Is(err, exclude.ErrPattern) {
 		t.Errorf("bad pattern: %v", err)
 	}
-	r := checktest.Open(t, st)
-	if _, err := rewrite.Run(context.Background(), r, nil, rewrite.Options{Excludes: []string{"report"}}); !errors.Is(err, repo.ErrNoLease) {
-		t.Errorf("without a lease: %v", err)
+	if _, err := checktest.Open(t, st).Writer(nil); !errors.Is(err, repo.ErrNoLease) {
+		t.Errorf("a writer without a lease: %v", err)
+	}
+	if _, err := rewrite.Run(context.Background(), nil, rewrite.Options{Excludes: []string{"report"}}); !errors.Is(err, repo.ErrNoLease) {
+		t.Errorf("without a writer: %v", err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
@@ -18,8 +17,8 @@ import (
 // that the directories several snapshots share are read once.
 type walker struct {
 	r      *repo.Repository
+	wr     *repo.Writer // nil in a dry run
 	m      *exclude.Matcher
-	dryRun bool
 	saver  *repo.Saver // of the snapshot being rewritten; nil in a dry run
 	memo   map[memoKey]treeResult
 	// bounds measures each snapshot before its walk, which expands a tree
@@ -47,20 +46,20 @@ type treeResult struct {
 	files, bytes int64
 }
 
-func newWalker(r *repo.Repository, m *exclude.Matcher, dryRun bool) *walker {
-	return &walker{r: r, m: m, dryRun: dryRun, memo: map[memoKey]treeResult{},
+func newWalker(r *repo.Repository, wr *repo.Writer, m *exclude.Matcher) *walker {
+	return &walker{r: r, wr: wr, m: m, memo: map[memoKey]treeResult{},
 		bounds: treewalk.NewMeasurer(r), counts: map[id.ID]fileCount{}}
 }
 
 // rewrite rewrites one snapshot. It returns nil when the patterns match
 // nothing in it.
-func (w *walker) rewrite(ctx context.Context, s snapshot.WithID, lease *lock.Lock, opts Options) (*Change, error) {
+func (w *walker) rewrite(ctx context.Context, s snapshot.WithID, opts Options) (*Change, error) {
 	if _, err := w.bounds.Measure(ctx, s.Tree, ""); err != nil {
 		return nil, err
 	}
-	if !w.dryRun {
+	if w.wr != nil {
 		// Tree blobs only: compressed with zstd whatever the setting.
-		w.saver = w.r.NewSaver(ctx, 2, pack.Zstd)
+		w.saver = w.wr.NewSaver(ctx, 2, pack.Zstd)
 	}
 	tr, err := w.tree(ctx, s.Tree, "")
 	if err == nil && w.saver != nil {
@@ -77,18 +76,18 @@ func (w *walker) rewrite(ctx context.Context, s snapshot.WithID, lease *lock.Loc
 		return nil, nil
 	}
 	c := &Change{Old: s, Removed: tr.removed, RemovedFiles: tr.files, RemovedBytes: tr.bytes}
-	if w.dryRun {
+	if w.wr == nil {
 		return c, nil
 	}
-	if err := lease.Check(ctx); err != nil {
+	if err := w.wr.Lease().Check(ctx); err != nil {
 		return c, err
 	}
-	nid, err := w.r.SaveSnapshot(ctx, newSnapshot(s, tr.id, c, opts.Excludes))
+	nid, err := w.wr.SaveSnapshot(ctx, newSnapshot(s, tr.id, c, opts.Excludes))
 	if err != nil {
 		return c, err
 	}
 	c.NewID = nid
-	if err := w.r.DeleteSnapshot(ctx, s.ID); err != nil {
+	if err := w.wr.DeleteSnapshot(ctx, s.ID); err != nil {
 		return c, fmt.Errorf("the rewritten snapshot was saved as %s, but the old one is left: %w", nid.Short(), err)
 	}
 	c.OldDeleted = true

@@ -22,7 +22,7 @@ import (
 func TestCrafted(t *testing.T) {
 	ctx := walktest.Guard(t)
 	r := walktest.New(t)
-	h := walktest.WriteHostile(t, r.Repository)
+	h := r.WriteHostile(t)
 	src := r.Reopen(t)
 	dstStore := newDest(t, src.Config().Chunker)
 	dst := openDest(t, dstStore)
@@ -42,7 +42,11 @@ func TestCrafted(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer dstLease.Release(context.Background()) //nolint:errcheck // as above
-		return snapcopy.Run(ctx, src, dst, srcLease, dstLease, snapcopy.Options{IDs: ids})
+		w, err := dst.Writer(dstLease)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snapcopy.Run(ctx, src, srcLease, w, snapcopy.Options{IDs: ids})
 	}
 
 	r.Rec.Reset()

@@ -31,6 +31,7 @@ const fileReaders = 4
 // several snapshots are read once.
 type copier struct {
 	src, dst *repo.Repository
+	wr       *repo.Writer // writes to dst; nil on a dry run
 	opts     Options
 	// sameIDs: both keys give every blob the same id, so a blob the
 	// destination has is known without reading it from the source.
@@ -53,10 +54,10 @@ type copier struct {
 	blobsAdded, bytesAdded int64
 }
 
-func newCopier(src, dst *repo.Repository, opts Options) *copier {
+func newCopier(src, dst *repo.Repository, wr *repo.Writer, opts Options) *copier {
 	probe := []byte("cloudstic copy: do both keys give the same blob ids?")
 	sc, dc := src.Config().Chunker, dst.Config().Chunker
-	return &copier{src: src, dst: dst, opts: opts,
+	return &copier{src: src, dst: dst, wr: wr, opts: opts,
 		sameIDs: src.Key().ID(probe) == dst.Key().ID(probe),
 		rechunk: sc != dc,
 		gear:    chunker.NewGear(dst.Key().ChunkerKey()),
@@ -71,7 +72,7 @@ func (c *copier) copySnapshot(ctx context.Context, s snapshot.WithID, beforeSave
 	if uploaders < 1 {
 		uploaders = 2
 	}
-	c.saver = c.dst.NewSaver(ctx, uploaders, c.opts.Compression)
+	c.saver = c.wr.NewSaver(ctx, uploaders, c.opts.Compression)
 	root, _, err := c.copyTree(ctx, s.Tree, nil)
 	if err != nil {
 		c.saver.Abort()
@@ -96,7 +97,7 @@ func (c *copier) copySnapshot(ctx context.Context, s snapshot.WithID, beforeSave
 	if err := beforeSave(ctx); err != nil {
 		return id.ID{}, err
 	}
-	return c.dst.SaveSnapshot(ctx, &next)
+	return c.wr.SaveSnapshot(ctx, &next)
 }
 
 func (c *copier) countSaved() {

@@ -129,25 +129,39 @@ func hasAll(tags, want []string) bool {
 	return true
 }
 
-// Run copies the snapshots opts selects from src into dst. Both indexes
-// must be loaded. Writing requires a shared (or stronger) lease on each
+// Run copies the snapshots opts selects from src into the repository dst
+// writes to. Both indexes must be loaded. It reads src under srcLease and
+// writes under dst's lease, each a shared (or stronger) lock on its
 // repository, so that no prune deletes what is read or deduplicated
-// against; a dry run needs none and only plans. Each snapshot's packs and
-// index files are stored and flushed before its snapshot object, and both
-// leases are checked right before that write. On an error the result
-// holds what was done so far.
-func Run(ctx context.Context, src, dst *repo.Repository, srcLease, dstLease *lock.Lock, opts Options) (*Result, error) {
+// against. Each snapshot's packs and index files are stored and flushed
+// before its snapshot object, and both leases are checked right before
+// that write. On an error the result holds what was done so far. With
+// opts.DryRun, Run is DryRun (src read under its lease).
+func Run(ctx context.Context, src *repo.Repository, srcLease *lock.Lock, dst *repo.Writer, opts Options) (*Result, error) {
+	leased, err := src.Under(srcLease)
+	if err != nil {
+		return nil, fmt.Errorf("source: %w", err)
+	}
+	if dst == nil {
+		return nil, fmt.Errorf("destination: %w", repo.ErrNoLease)
+	}
+	if opts.DryRun {
+		return DryRun(ctx, leased, dst.Repository, opts)
+	}
+	return run(ctx, leased, dst.Repository, srcLease, dst, opts)
+}
+
+// DryRun plans what Run would copy from src into dst, with no lock,
+// copying nothing (opts.DryRun is implied).
+func DryRun(ctx context.Context, src, dst *repo.Repository, opts Options) (*Result, error) {
+	opts.DryRun = true
+	return run(ctx, src, dst, nil, nil, opts)
+}
+
+// run is Run reading src and dst, writing through wr (nil on a dry run).
+func run(ctx context.Context, src, dst *repo.Repository, srcLease *lock.Lock, wr *repo.Writer, opts Options) (*Result, error) {
 	if src.Config().ID == dst.Config().ID {
 		return nil, fmt.Errorf("%w (repository id %s)", ErrSameRepository, src.Config().ID)
-	}
-	if !opts.DryRun {
-		if err := repo.RequireLease(srcLease, false); err != nil {
-			return nil, fmt.Errorf("source: %w", err)
-		}
-		if err := repo.RequireLease(dstLease, false); err != nil {
-			return nil, fmt.Errorf("destination: %w", err)
-		}
-		src, dst = src.Under(srcLease), dst.Under(dstLease)
 	}
 	// Damaged snapshots are skipped on both sides: one of the source
 	// cannot be copied, and a damaged copy in the destination does not
@@ -164,7 +178,7 @@ func Run(ctx context.Context, src, dst *repo.Repository, srcLease, dstLease *loc
 	if err != nil {
 		return nil, err
 	}
-	c := newCopier(src, dst, opts)
+	c := newCopier(src, dst, wr, opts)
 	res.Rechunked = c.rechunk
 	if opts.DryRun {
 		return res, nil
@@ -179,7 +193,7 @@ func Run(ctx context.Context, src, dst *repo.Repository, srcLease, dstLease *loc
 			if err := srcLease.Check(ctx); err != nil {
 				return fmt.Errorf("source: %w", err)
 			}
-			if err := dstLease.Check(ctx); err != nil {
+			if err := wr.Lease().Check(ctx); err != nil {
 				return fmt.Errorf("destination: %w", err)
 			}
 			return nil

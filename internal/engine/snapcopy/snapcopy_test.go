@@ -55,7 +55,10 @@ func runCopy(ctx context.Context, t *testing.T, src, dst store.Store, opts snapc
 	var err error
 	checktest.Locked(t, src, false, func(srcLease *lock.Lock) {
 		checktest.Locked(t, dst, false, func(dstLease *lock.Lock) {
-			res, err = snapcopy.Run(ctx, s, d, srcLease, dstLease, opts)
+			var w *repo.Writer
+			if w, err = d.Writer(dstLease); err == nil {
+				res, err = snapcopy.Run(ctx, s, srcLease, w, opts)
+			}
 		})
 	})
 	return res, err
@@ -155,7 +158,7 @@ func TestCopy(t *testing.T) {
 // restoreEqual restores sid of dst and compares it with dir.
 func restoreEqual(t *testing.T, dst store.Store, sid id.ID, dir string) {
 	t.Helper()
-	checktest.RestoreEqualWith(t, openDest(t, dst), sid, dir)
+	checktest.RestoreEqualWith(t, dst, openDest(t, dst), sid, dir)
 }
 
 // TestCopyResumes interrupts copies (their context is cancelled at the
@@ -222,26 +225,29 @@ func noDuplicateBlobs(t *testing.T, st store.Store) {
 	}
 }
 
-// TestCopyNeedsLeases: without a lease on each side nothing is copied; a
-// dry run needs none and writes nothing; a repository cannot be copied
-// into itself.
+// TestCopyNeedsLeases: without a lease on the source or a writer on the
+// destination nothing is copied; a dry run needs neither and writes
+// nothing; a repository cannot be copied into itself.
 func TestCopyNeedsLeases(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	src, _, _ := sourceRepo(t)
 	dst := newDest(t, repo.ChunkerParams{Min: 4 << 10, Avg: 16 << 10, Max: 64 << 10})
 	s, d := checktest.Open(t, src), openDest(t, dst)
-	if _, err := snapcopy.Run(ctx, s, d, nil, nil, snapcopy.Options{}); !errors.Is(err, repo.ErrNoLease) {
-		t.Fatalf("copy without leases: %v", err)
+	if _, err := snapcopy.Run(ctx, s, nil, checktest.Writer(t, dst, d), snapcopy.Options{}); !errors.Is(err, repo.ErrNoLease) {
+		t.Fatalf("copy without a lease on the source: %v", err)
 	}
-	res, err := snapcopy.Run(ctx, s, d, nil, nil, snapcopy.Options{DryRun: true, IDs: []string{"latest"}})
+	if _, err := snapcopy.Run(ctx, s, checktest.Lease(t, src), nil, snapcopy.Options{}); !errors.Is(err, repo.ErrNoLease) {
+		t.Fatalf("copy without a writer on the destination: %v", err)
+	}
+	res, err := snapcopy.DryRun(ctx, s, d, snapcopy.Options{IDs: []string{"latest"}})
 	if err != nil || len(res.Copied) != 1 || !res.Copied[0].NewID.IsZero() {
 		t.Fatalf("dry run: %+v %v", res, err)
 	}
 	if n := len(destSnapshots(t, dst)); n != 0 {
 		t.Fatalf("the dry run stored %d snapshots", n)
 	}
-	if _, err := snapcopy.Run(ctx, s, checktest.Open(t, src), nil, nil, snapcopy.Options{DryRun: true}); !errors.Is(err, snapcopy.ErrSameRepository) {
+	if _, err := snapcopy.DryRun(ctx, s, checktest.Open(t, src), snapcopy.Options{}); !errors.Is(err, snapcopy.ErrSameRepository) {
 		t.Fatalf("copy into itself: %v", err)
 	}
 }

@@ -16,7 +16,7 @@ import (
 // trees once; identical directories count once per path.
 func TestCrafted(t *testing.T) {
 	r := walktest.New(t)
-	h := walktest.WriteHostile(t, r.Repository)
+	h := r.WriteHostile(t)
 
 	t.Run("deep", func(t *testing.T) {
 		err := stats.NewCounter(r.Repository).Add(walktest.Guard(t), h.Deep)

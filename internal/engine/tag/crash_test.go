@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
+	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
 	"github.com/cloudstic/cloudstic/internal/engine/tag"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/store/fault"
@@ -44,7 +45,7 @@ func TestFailureBetweenWriteAndDelete(t *testing.T) {
 				t.Fatal(err)
 			}
 			src := source(t)
-			b, err := backup.Run(ctx, plain, lease(t, plain), nil, backup.Options{Path: src, Hostname: "h", Tags: []string{"a"}, Clock: clock.NewFake(day(1))})
+			b, err := backup.Run(ctx, checktest.Writer(t, local.New(dir), plain), nil, backup.Options{Path: src, Hostname: "h", Tags: []string{"a"}, Clock: clock.NewFake(day(1))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +56,7 @@ func TestFailureBetweenWriteAndDelete(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = tag.Run(ctx, faulty, lease(t, plain), tag.Options{Add: []string{"b"}, IDs: []string{b.ID.String()}})
+			_, err = tag.Run(ctx, checktest.Writer(t, local.New(dir), faulty), tag.Options{Add: []string{"b"}, IDs: []string{b.ID.String()}})
 			if !errors.Is(err, fault.ErrInjected) {
 				t.Fatalf("tag with an injected failure: %v", err)
 			}
@@ -68,7 +69,7 @@ func TestFailureBetweenWriteAndDelete(t *testing.T) {
 				t.Fatalf("%d snapshots listed, want %d", len(snaps), want)
 			}
 			for _, s := range snaps {
-				wantRestores(t, plain, s.ID, src)
+				wantRestores(t, local.New(dir), plain, s.ID, src)
 				if s.ID == b.ID {
 					if !slices.Equal(s.Tags, []string{"a"}) {
 						t.Errorf("the old snapshot's tags became %q", s.Tags)

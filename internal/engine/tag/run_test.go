@@ -8,26 +8,8 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/tag"
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk/walktest"
-	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 )
-
-// lease holds a shared lock on r's store for the rest of the test, as the
-// operation layer does around tag.
-func lease(t testing.TB, r *repo.Repository) *lock.Lock {
-	t.Helper()
-	l, err := lock.AcquireShared(context.Background(), r.Store(), "tag", lock.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := l.Release(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
-	return l
-}
 
 // TestRun rewrites real snapshots on the local store: tags change under a
 // new id, the old object is gone, no other object is touched, the
@@ -40,11 +22,11 @@ func TestRun(t *testing.T) {
 	s1 := r.Backup(t, src, "h", day(1), "daily")
 	s2 := r.Backup(t, src, "h", day(2), "daily", "keep")
 	s3 := r.Backup(t, src, "h", day(3))
-	data := objects(t, r.Store())
-	l := lease(t, r.Repository)
+	data := objects(t, r.Rec.Store)
+	w, _ := r.Writer(t)
 
 	t.Run("dry run", func(t *testing.T) {
-		res, err := tag.Run(ctx, r.Repository, nil, tag.Options{Add: []string{"x"}, FilterTags: []string{"daily"}, DryRun: true})
+		res, err := tag.DryRun(ctx, r.Repository, tag.Options{Add: []string{"x"}, FilterTags: []string{"daily"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +39,7 @@ func TestRun(t *testing.T) {
 	})
 
 	// First rewrite: s1 by id; s2 named too but already has "keep".
-	res, err := tag.Run(ctx, r.Repository, l, tag.Options{Add: []string{"keep"}, Remove: []string{"daily"}, IDs: []string{s1.ID.String()[:8], s2.ID.String()}})
+	res, err := tag.Run(ctx, w, tag.Options{Add: []string{"keep"}, Remove: []string{"daily"}, IDs: []string{s1.ID.String()[:8], s2.ID.String()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,12 +62,12 @@ func TestRun(t *testing.T) {
 	if got := snapshotIDs(t, r.Repository); !sameIDs(got, new1, new2, s3.ID) {
 		t.Errorf("snapshots %v after the rewrite", got)
 	}
-	if after := objects(t, r.Store()); !maps.Equal(after, data) {
+	if after := objects(t, r.Rec.Store); !maps.Equal(after, data) {
 		t.Errorf("tag touched other objects:\nbefore %v\nafter  %v", data, after)
 	}
 
 	// Unchanged snapshots are not rewritten.
-	res, err = tag.Run(ctx, r.Repository, l, tag.Options{Add: []string{"keep"}, IDs: []string{new1.String(), new2.String()}})
+	res, err = tag.Run(ctx, w, tag.Options{Add: []string{"keep"}, IDs: []string{new1.String(), new2.String()}})
 	if err != nil || len(res.Changes) != 0 || res.Unchanged != 2 {
 		t.Fatalf("re-adding a present tag: %+v, %v", res, err)
 	}
@@ -94,7 +76,7 @@ func TestRun(t *testing.T) {
 	}
 
 	// Second rewrite of the same backup: Original still names s1.
-	res, err = tag.Run(ctx, r.Repository, l, tag.Options{Set: []string{"monthly"}, HasSet: true, FilterTags: []string{"keep"}})
+	res, err = tag.Run(ctx, w, tag.Options{Set: []string{"monthly"}, HasSet: true, FilterTags: []string{"keep"}})
 	if err != nil || len(res.Changes) != 2 {
 		t.Fatalf("second rewrite: %+v, %v", res, err)
 	}
@@ -107,17 +89,17 @@ func TestRun(t *testing.T) {
 		if s.Original != want || !slices.Equal(s.Tags, []string{"monthly"}) {
 			t.Errorf("after two rewrites: original %v (want %v), tags %q", s.Original.Short(), want.Short(), s.Tags)
 		}
-		wantRestores(t, r.Repository, c.NewID, src)
+		wantRestores(t, r.Rec.Store, r.Repository, c.NewID, src)
 	}
 	if got := snapshotIDs(t, r.Repository); !sameIDs(got, res.Changes[0].NewID, res.Changes[1].NewID, s3.ID) {
 		t.Errorf("snapshots %v after the second rewrite", got)
 	}
-	if after := objects(t, r.Store()); !maps.Equal(after, data) {
+	if after := objects(t, r.Rec.Store); !maps.Equal(after, data) {
 		t.Errorf("the second rewrite touched other objects")
 	}
 
 	t.Run("unknown id", func(t *testing.T) {
-		if _, err := tag.Run(ctx, r.Repository, l, tag.Options{Add: []string{"x"}, IDs: []string{"ffffffff"}}); err == nil {
+		if _, err := tag.Run(ctx, w, tag.Options{Add: []string{"x"}, IDs: []string{"ffffffff"}}); err == nil {
 			t.Error("an unknown snapshot id accepted")
 		}
 	})

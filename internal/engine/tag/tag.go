@@ -8,7 +8,6 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
 
@@ -159,51 +158,64 @@ func hasAll(tags, want []string) bool {
 	return true
 }
 
-// Run loads r's snapshots, plans, and (unless opts.DryRun) rewrites each
-// changed snapshot: the new object is saved first, then the old one is
-// deleted. Writing requires a lease (a shared lock or stronger; a dry run
-// needs none), checked before each new object is saved. On an error the result holds what was done so far; a snapshot
-// whose new object was saved but whose old one could not be deleted has a
-// NewID and OldDeleted false (both objects exist, both restorable).
-func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, opts Options) (*Result, error) {
-	if !opts.DryRun {
-		if err := repo.RequireLease(lease, false); err != nil {
-			return nil, err
-		}
-		r = r.Under(lease) // nothing is written or deleted after the lease's safe end
+// Run loads the snapshots of the repository w writes to, plans, and
+// rewrites each changed snapshot: the new object is saved first, then the
+// old one is deleted. The lease w writes under (a shared lock or stronger)
+// is checked before each new object is saved. On an error the result
+// holds what was done so far; a snapshot whose new object was saved but
+// whose old one could not be deleted has a NewID and OldDeleted false
+// (both objects exist, both restorable). With opts.DryRun, Run is DryRun
+// on w's view.
+func Run(ctx context.Context, w *repo.Writer, opts Options) (*Result, error) {
+	if w == nil {
+		return nil, repo.ErrNoLease
 	}
-	snaps, _, err := r.Snapshots(ctx) // damaged ones cannot be retagged: left alone
+	if opts.DryRun {
+		return DryRun(ctx, w.Repository, opts)
+	}
+	snaps, _, err := w.Snapshots(ctx) // damaged ones cannot be retagged: left alone
 	if err != nil {
 		return nil, err
 	}
 	res, err := Plan(snaps, opts)
-	if err != nil || opts.DryRun {
+	if err != nil {
 		return res, err
 	}
 	for i := range res.Changes {
 		c := &res.Changes[i]
-		if err := lease.Check(ctx); err != nil {
+		if err := w.Lease().Check(ctx); err != nil {
 			return res, fmt.Errorf("before tagging snapshot %s: %w", c.Old.ID.Short(), err)
 		}
-		if err := rewrite(ctx, r, c); err != nil {
+		if err := rewrite(ctx, w, c); err != nil {
 			return res, err
 		}
 	}
 	return res, nil
 }
 
+// DryRun loads r's snapshots and plans what Run would change, with no
+// lock, changing nothing.
+func DryRun(ctx context.Context, r *repo.Repository, opts Options) (*Result, error) {
+	snaps, _, err := r.Snapshots(ctx) // damaged ones cannot be retagged: left alone
+	if err != nil {
+		return nil, err
+	}
+	opts.DryRun = true
+	return Plan(snaps, opts)
+}
+
 // rewrite stores c's snapshot with its new tags, then deletes the old
 // object.
-func rewrite(ctx context.Context, r *repo.Repository, c *Change) error {
+func rewrite(ctx context.Context, w *repo.Writer, c *Change) error {
 	next := *c.Old.Snapshot
 	next.Tags = c.NewTags
 	next.Original = c.Old.OriginalID(c.Old.ID)
-	nid, err := r.SaveSnapshot(ctx, &next)
+	nid, err := w.SaveSnapshot(ctx, &next)
 	if err != nil {
 		return fmt.Errorf("tagging snapshot %s: %w", c.Old.ID.Short(), err)
 	}
 	c.NewID = nid
-	if err := r.DeleteSnapshot(ctx, c.Old.ID); err != nil {
+	if err := w.DeleteSnapshot(ctx, c.Old.ID); err != nil {
 		return fmt.Errorf("snapshot %s was saved with its new tags as %s, but the old one is left: %w",
 			c.Old.ID.Short(), nid.Short(), err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 	"github.com/cloudstic/cloudstic/internal/engine/tag"
 	"github.com/cloudstic/cloudstic/internal/repo"
@@ -64,15 +65,15 @@ func snapshotIDs(t *testing.T, r *repo.Repository) []id.ID {
 	return ids
 }
 
-// wantRestores restores sid and compares it with src.
-func wantRestores(t *testing.T, r *repo.Repository, sid id.ID, src string) {
+// wantRestores restores sid of r, opened on st, and compares it with src.
+func wantRestores(t *testing.T, st store.Store, r *repo.Repository, sid id.ID, src string) {
 	t.Helper()
 	s, err := r.LoadSnapshot(context.Background(), sid)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	if _, err := restore.Run(context.Background(), r, lease(t, r), s.Tree, restore.Options{Output: out, Format: restore.FormatDir}); err != nil {
+	if _, err := restore.Run(context.Background(), r, checktest.Lease(t, st), s.Tree, restore.Options{Output: out, Format: restore.FormatDir}); err != nil {
 		t.Fatalf("restoring %s: %v", sid.Short(), err)
 	}
 	for _, name := range []string{"a.txt", "dir/b.bin", "dir/c"} {

@@ -18,7 +18,8 @@ import (
 // with legitimately shared directories, they are walked whole.
 func TestWalkBounds(t *testing.T) {
 	r := walktest.New(t)
-	c := walktest.NewCrafter(t, r.Repository)
+	w, _ := r.Writer(t)
+	c := walktest.NewCrafter(t, w)
 	file := c.File("f", []byte("x"))
 	tests := []struct {
 		name    string
@@ -60,7 +61,8 @@ func TestWalkBounds(t *testing.T) {
 // (as stats does): each tree is read once, and the counts are exact.
 func TestMeasureSharedOnce(t *testing.T) {
 	r := walktest.New(t)
-	c := walktest.NewCrafter(t, r.Repository)
+	w, _ := r.Writer(t)
+	c := walktest.NewCrafter(t, w)
 	root := c.Shared(40, c.File("f", []byte("x")))
 	c.Snapshot(root, time.Now())
 	m := treewalk.NewMeasurer(r.Repository)
@@ -95,7 +97,8 @@ func TestMeasureSharedOnce(t *testing.T) {
 // crossed, abbreviated to one short line.
 func TestErrorNamesThePath(t *testing.T) {
 	r := walktest.New(t)
-	c := walktest.NewCrafter(t, r.Repository)
+	w, _ := r.Writer(t)
+	c := walktest.NewCrafter(t, w)
 	long := strings.Repeat("n", 255)
 	tid := c.Tree()
 	for range tree.MaxDepth + 1 {
@@ -114,7 +117,8 @@ func TestErrorNamesThePath(t *testing.T) {
 
 func TestLookupTooDeep(t *testing.T) {
 	r := walktest.New(t)
-	c := walktest.NewCrafter(t, r.Repository)
+	w, _ := r.Writer(t)
+	c := walktest.NewCrafter(t, w)
 	root := c.Tree()
 	c.Snapshot(root, time.Now())
 	_, err := treewalk.Lookup(context.Background(), r.Repository, root, strings.Repeat("a/", tree.MaxDepth+1))

@@ -16,8 +16,15 @@ import (
 // upload outlives the safe end it started under as long as the lease is
 // refreshed meanwhile, and a holder whose lease runs out sends nothing
 // after it. Engines write through the fenced store of the lease they run
-// under.
-func (l *Lock) Fence(st store.Store) store.Store { return &fenced{inner: st, l: l} }
+// under. A store that leaves temp files behind (store.TempCleaner) stays
+// one: its clean-up is fenced like every other request.
+func (l *Lock) Fence(st store.Store) store.Store {
+	f := &fenced{inner: st, l: l}
+	if tc, ok := st.(store.TempCleaner); ok {
+		return &fencedCleaner{fenced: f, cleaner: tc}
+	}
+	return f
+}
 
 type fenced struct {
 	inner store.Store
@@ -119,3 +126,22 @@ func (f *fenced) Now(ctx context.Context) (time.Time, error) {
 
 // Describe names the inner store.
 func (f *fenced) Describe() string { return store.Describe(f.inner) }
+
+// fencedCleaner is the fence of a store that leaves temp files behind.
+type fencedCleaner struct {
+	*fenced
+	cleaner store.TempCleaner
+}
+
+// RemoveStaleTemp deletes the inner store's stale temp files, fenced like
+// a Delete.
+func (f *fencedCleaner) RemoveStaleTemp(ctx context.Context, cutoff time.Time) (int, error) {
+	ctx, done, err := f.begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	f.l.trace(TraceWrite, "")
+	defer f.l.trace(TraceWritten, "")
+	return f.cleaner.RemoveStaleTemp(ctx, cutoff)
+}

@@ -81,6 +81,67 @@ func Locked(t testing.TB, st store.Store, exclusive bool, fn func(lease *lock.Lo
 	}
 }
 
+// Writer returns a writer on r, opened on st, under a shared lock held
+// until the test ends.
+func Writer(t testing.TB, st store.Store, r *repo.Repository) *repo.Writer {
+	t.Helper()
+	w, err := r.Writer(Lease(t, st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// Write runs fn with a writer on r, opened on st, under a shared lock it
+// releases afterwards.
+func Write(t testing.TB, st store.Store, r *repo.Repository, fn func(w *repo.Writer)) {
+	t.Helper()
+	Locked(t, st, false, func(lease *lock.Lock) {
+		w, err := r.Writer(lease)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(w)
+	})
+}
+
+// ExclusiveWriter returns a writer on r, opened on st, under the exclusive
+// lock held until the test ends.
+func ExclusiveWriter(t testing.TB, st store.Store, r *repo.Repository) *repo.ExclusiveWriter {
+	t.Helper()
+	w, err := r.ExclusiveWriter(hold(t, st, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// Lease takes a shared lock on st until the test ends, as the operation
+// layer does around a restore.
+func Lease(t testing.TB, st store.Store) *lock.Lock {
+	t.Helper()
+	return hold(t, st, false)
+}
+
+// hold takes a shared (or exclusive) lock on st until the test ends.
+func hold(t testing.TB, st store.Store, exclusive bool) *lock.Lock {
+	t.Helper()
+	take := lock.AcquireShared
+	if exclusive {
+		take = lock.AcquireExclusive
+	}
+	lease, err := take(context.Background(), st, "test", lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := lease.Release(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return lease
+}
+
 // Backup snapshots dir into st with the real backup engine.
 func Backup(t testing.TB, st store.Store, dir string) id.ID {
 	t.Helper()
@@ -95,7 +156,10 @@ func Backup(t testing.TB, st store.Store, dir string) id.ID {
 	}
 	var res *backup.Result
 	Locked(t, st, false, func(lease *lock.Lock) {
-		res, err = backup.Run(ctx, r, lease, heads, backup.Options{Path: dir, Hostname: "test"})
+		var w *repo.Writer
+		if w, err = r.Writer(lease); err == nil {
+			res, err = backup.Run(ctx, w, heads, backup.Options{Path: dir, Hostname: "test"})
+		}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -110,15 +174,14 @@ func Backup(t testing.TB, st store.Store, dir string) id.ID {
 // fails unless every regular file of src is restored byte for byte.
 func RestoreEqual(t testing.TB, st store.Store, sid id.ID, src string) {
 	t.Helper()
-	RestoreEqualWith(t, Open(t, st), sid, src)
+	RestoreEqualWith(t, st, Open(t, st), sid, src)
 }
 
-// RestoreEqualWith is RestoreEqual on a repository opened by the caller
-// (with another key than Key); its index must not be loaded yet.
-func RestoreEqualWith(t testing.TB, r *repo.Repository, sid id.ID, src string) {
+// RestoreEqualWith is RestoreEqual on a repository opened on st by the
+// caller (with another key than Key); its index must not be loaded yet.
+func RestoreEqualWith(t testing.TB, st store.Store, r *repo.Repository, sid id.ID, src string) {
 	t.Helper()
 	ctx := context.Background()
-	st := r.Store()
 	if _, err := r.LoadIndex(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -17,15 +17,15 @@ import (
 // that the trees are ones a backup would write.
 type Crafter struct {
 	t     testing.TB
-	r     *repo.Repository
+	r     *repo.Writer
 	saver *repo.Saver
 }
 
-// NewCrafter starts writing blobs to r, whose index must be loaded (or
-// new).
-func NewCrafter(t testing.TB, r *repo.Repository) *Crafter {
+// NewCrafter starts writing blobs through w, whose repository's index must
+// be loaded (or new).
+func NewCrafter(t testing.TB, w *repo.Writer) *Crafter {
 	t.Helper()
-	return &Crafter{t: t, r: r, saver: r.NewSaver(context.Background(), 2, pack.Zstd)}
+	return &Crafter{t: t, r: w, saver: w.NewSaver(context.Background(), 2, pack.Zstd)}
 }
 
 // Tree stores a tree of nodes and returns its id.
@@ -125,10 +125,10 @@ const (
 // others follow an hour apart (Deep, Shared, Twins).
 var HostileTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// WriteHostile writes Hostile's snapshots to r.
-func WriteHostile(t testing.TB, r *repo.Repository) Hostile {
+// WriteHostile writes Hostile's snapshots through w.
+func WriteHostile(t testing.TB, w *repo.Writer) Hostile {
 	t.Helper()
-	c := NewCrafter(t, r)
+	c := NewCrafter(t, w)
 	var h Hostile
 	h.Deep = c.Snapshot(c.Deep(DeepLevels, c.File("f", []byte("at the bottom\n"))), HostileTime)
 	h.Shared = c.Snapshot(c.Shared(SharedLevels, c.File("f", []byte("everywhere\n"))), HostileTime.Add(time.Hour))

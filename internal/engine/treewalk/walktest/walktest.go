@@ -104,16 +104,9 @@ func (r *Repo) Backup(t testing.TB, src, host string, at time.Time, tags ...stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The lock goes to the store directly: the Recorder counts the
-	// engine's reads only.
-	lease, err := lock.AcquireShared(ctx, r.Rec.Store, "backup", lock.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := backup.Run(ctx, r.Repository, lease, heads, backup.Options{Path: src, Hostname: host, Tags: tags, Clock: clock.NewFake(at)})
-	if rerr := lease.Release(ctx); rerr != nil {
-		t.Fatal(rerr)
-	}
+	w, release := r.Writer(t)
+	res, err := backup.Run(ctx, w, heads, backup.Options{Path: src, Hostname: host, Tags: tags, Clock: clock.NewFake(at)})
+	release()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,6 +114,40 @@ func (r *Repo) Backup(t testing.TB, src, host string, at time.Time, tags ...stri
 		t.Fatalf("backup of %s: %v", src, res.Errors)
 	}
 	return snapshot.WithID{ID: res.ID, Snapshot: res.Snapshot}
+}
+
+// Writer returns a writer on r under a shared lock, and the function
+// that releases it (at the latest when the test ends). The lock goes to
+// the store directly: the Recorder counts the engine's reads only.
+func (r *Repo) Writer(t testing.TB) (w *repo.Writer, release func()) {
+	t.Helper()
+	ctx := context.Background()
+	lease, err := lock.AcquireShared(ctx, r.Rec.Store, "test", lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			if err := lease.Release(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	t.Cleanup(release)
+	if w, err = r.Repository.Writer(lease); err != nil {
+		t.Fatal(err)
+	}
+	return w, release
+}
+
+// WriteHostile writes Hostile's snapshots to r under a shared lock, which
+// it releases.
+func (r *Repo) WriteHostile(t testing.TB) Hostile {
+	t.Helper()
+	w, release := r.Writer(t)
+	defer release()
+	return WriteHostile(t, w)
 }
 
 // DataPacks returns the packs holding file contents.
