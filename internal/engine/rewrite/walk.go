@@ -16,11 +16,11 @@ import (
 // walker rewrites trees, remembering each tree it decided at each path, so
 // that the directories several snapshots share are read once.
 type walker struct {
-	r      *repo.Repository
-	wr     *repo.Writer // nil in a dry run
-	m      *exclude.Matcher
-	saver  *repo.Saver // of the snapshot being rewritten; nil in a dry run
-	memo   map[memoKey]treeResult
+	r     *repo.Repository
+	wr    *repo.Writer // nil in a dry run
+	m     *exclude.Matcher
+	saver *repo.Saver // of the snapshot being rewritten; nil in a dry run
+	memo  map[memoKey]treeResult
 	// bounds measures each snapshot before its walk, which expands a tree
 	// once per path that reaches it: a crafted snapshot must fail there,
 	// not run for ever (see treewalk.Measurer).
