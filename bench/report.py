@@ -27,6 +27,36 @@ STEPS = [
 ]
 
 
+# Remote stores measured once each, by the prefix of their tool names.
+SERVERS = [
+    ("s3-", "Loopback S3 (versitygw, scripts/s3-server.sh), one run each; requests as the server logged them:"),
+    ("seaweedfs-", "SeaweedFS cluster on this machine (scripts/seaweedfs-server.sh: a master, three volume servers "
+                   "keeping every object on two, a filer, the S3 gateway), one run each; bytes added are the growth "
+                   "of the cluster's data (two copies); requests are cloudstic's own count:"),
+]
+SERVER_PREFIXES = tuple(p for p, _ in SERVERS)
+
+
+def server_section(rows, prefix, title):
+    """The rows of one remote store and cloudstic's ratios to restic on it."""
+    steps = sorted({(t, s) for t, s in rows if t.startswith(prefix)})
+    if not steps:
+        return []
+    out = ["", title, "", "| tool | step | seconds | peak RSS MB | bytes added | requests |", "|---|---|---|---|---|---|"]
+    for t, s in steps:
+        for x in rows[(t, s)]:
+            out.append(f"| {t[len(prefix):]} | {s} | {x[0]:.2f} | {x[1] / 1024:.0f} | {human(x[2])} | {x[3]} |")
+    out += ["", "| step | cloudstic / restic time | throughput ratio (restic time / cloudstic time) | requests cloudstic / restic |",
+            "|---|---|---|---|"]
+    for step in sorted({s for t, s in steps}):
+        c, r = rows.get((prefix + "cloudstic", step)), rows.get((prefix + "restic", step))
+        if not c or not r:
+            continue
+        ct, rt = med([x[0] for x in c]), med([x[0] for x in r])
+        out.append(f"| {step} | {ct / rt:.2f} | {rt / ct:.2f} | {c[0][3]} / {r[0][3]} |")
+    return out
+
+
 def load(path):
     rows = defaultdict(list)
     for line in open(path):
@@ -58,7 +88,7 @@ def human(n):
 
 def main():
     rows = load(sys.argv[1])
-    tools = ["cloudstic"] + sorted({t for t, _ in rows if t != "cloudstic" and not t.startswith("s3-")})
+    tools = ["cloudstic"] + sorted({t for t, _ in rows if t != "cloudstic" and not t.startswith(SERVER_PREFIXES)})
     out = []
     out.append("| step | " + " | ".join(f"{t} s (n)" for t in tools) + " | " +
                " | ".join(f"{t} peak RSS MB" for t in tools) + " |")
@@ -113,25 +143,8 @@ def main():
             rss_ok = "yes" if crss <= med([x[1] for x in rr]) else f"no ({crss / med([x[1] for x in rr]):.2f}×)"
         fmt = lambda x: f"{x:.2f}" if x is not None else "-"
         out.append(f"| {label} | {goal_s} | {fmt(ratio.get('restic'))} | {fmt(ratio.get('borg'))} | {fmt(rf)} | {met} | {rss_ok} |")
-    s3 = sorted({(t, s) for t, s in rows if t.startswith("s3-")})
-    if s3:
-        out.append("")
-        out.append("Loopback S3 (versitygw, scripts/s3-server.sh), one run each; requests as the server logged them:")
-        out.append("")
-        out.append("| tool | step | seconds | peak RSS MB | bytes added | S3 requests |")
-        out.append("|---|---|---|---|---|---|")
-        for t, s in s3:
-            for x in rows[(t, s)]:
-                out.append(f"| {t[3:]} | {s} | {x[0]:.2f} | {x[1] / 1024:.0f} | {human(x[2])} | {x[3]} |")
-        out.append("")
-        out.append("| S3 step | cloudstic / restic time | throughput ratio (restic time / cloudstic time) | requests cloudstic / restic |")
-        out.append("|---|---|---|---|")
-        for step in sorted({s for t, s in s3}):
-            c, r = rows.get(("s3-cloudstic", step)), rows.get(("s3-restic", step))
-            if not c or not r:
-                continue
-            ct, rt = med([x[0] for x in c]), med([x[0] for x in r])
-            out.append(f"| {step} | {ct / rt:.2f} | {rt / ct:.2f} | {c[0][3]} / {r[0][3]} |")
+    for prefix, title in SERVERS:
+        out.extend(server_section(rows, prefix, title))
     print("\n".join(out))
 
 

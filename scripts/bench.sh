@@ -12,6 +12,8 @@
 #                     time budget (BENCH_BUDGET seconds, default 1260) runs out
 #   BENCH_SCALE=1     scale the data sets (0.1 for a quick trial)
 #   BENCH_S3=1        also benchmark the loopback S3 server (scripts/s3-server.sh)
+#   BENCH_SEAWEEDFS=1 also benchmark a SeaweedFS cluster (scripts/seaweedfs-server.sh)
+#   BENCH_RUNS=0      skips the local runs (only the S3 servers are measured)
 #   BENCH_OUT=FILE    result file (default bench/results/<date>-<host>.md)
 # kopia is not in Debian and is not installed by this script.
 set -euo pipefail
@@ -259,6 +261,7 @@ if [ "$S3" = 1 ] && s3env="$(VGW_ACCESS_LOG="$W/s3access.log" timeout 300 "$ROOT
 	[ -f "$S3LOG" ] || die "the S3 server keeps no access log ($S3LOG)"
 	"$CS" init >"$W/log/init.log" 2>&1 || die "cloudstic init on S3 failed"
 	measure s3 s3-cloudstic backup1g "$S3DIR/cloudstic" "$CS" backup -debug -source "local:$MIXED"
+	measure s3 s3-cloudstic incr1g-nochange "$S3DIR/cloudstic" "$CS" backup -debug -source "local:$MIXED"
 	measure s3 s3-cloudstic restore1g "$W/restore/s3c" "$CS" restore -debug -output "$W/restore/s3c"
 	discard "$W/restore/s3c"
 	measure s3 s3-cloudstic backup55k "$S3DIR/cloudstic" "$CS" backup -debug -source "local:$SMALL"
@@ -272,6 +275,7 @@ if [ "$S3" = 1 ] && s3env="$(VGW_ACCESS_LOG="$W/s3access.log" timeout 300 "$ROOT
 	RR="s3:$S3_TEST_ENDPOINT/$S3_TEST_BUCKET/$PREFIX/restic"
 	restic -r "$RR" init >"$W/log/init.log" 2>&1 || die "restic init on S3 failed"
 	measure s3 s3-restic backup1g "$S3DIR/restic" restic -r "$RR" backup "$MIXED"
+	measure s3 s3-restic incr1g-nochange "$S3DIR/restic" restic -r "$RR" backup "$MIXED"
 	measure s3 s3-restic restore1g "$W/restore/s3r" restic -r "$RR" restore latest --target "$W/restore/s3r"
 	discard "$W/restore/s3r"
 	measure s3 s3-restic backup55k "$S3DIR/restic" restic -r "$RR" backup "$SMALL"
@@ -281,6 +285,44 @@ if [ "$S3" = 1 ] && s3env="$(VGW_ACCESS_LOG="$W/s3access.log" timeout 300 "$ROOT
 	stop_s3
 elif [ "$S3" = 1 ]; then
 	log "could not start the S3 server: S3 steps skipped"
+fi
+
+# --- SeaweedFS cluster --------------------------------------------------------------
+# A private cluster (own ports, state and data under $W): a master, three
+# volume servers keeping every object on two of them, a filer and the S3
+# gateway, all on this machine. The 1 GB set only: initial backup, no-change
+# incremental and restore, cloudstic and restic. Bytes added are the growth
+# of the cluster's data directories (every object stored twice); requests
+# are cloudstic's own count (the gateway keeps no access log here).
+SEAWEEDFS="${BENCH_SEAWEEDFS:-1}"
+export SEAWEED_TEST_PORT="${BENCH_SEAWEEDFS_PORT:-8733}" SEAWEED_TEST_STATE="$W/swstate"
+stop_sw() { "$ROOT/scripts/seaweedfs-server.sh" --stop >/dev/null 2>&1 || true; }
+if [ "$SEAWEEDFS" = 1 ]; then
+	log "starting a private SeaweedFS cluster on ports $SEAWEED_TEST_PORT-$((SEAWEED_TEST_PORT + 5))"
+fi
+if [ "$SEAWEEDFS" = 1 ] && swenv="$(timeout 1200 "$ROOT/scripts/seaweedfs-server.sh" "$W/swdata")"; then
+	trap 'stop_sw; cleanup' EXIT
+	eval "$swenv"
+	PREFIX="bench-$$"
+	export AWS_ACCESS_KEY_ID="$SEAWEED_TEST_ACCESS_KEY_ID" AWS_SECRET_ACCESS_KEY="$SEAWEED_TEST_SECRET_ACCESS_KEY"
+	export CLOUDSTIC_S3_ENDPOINT="$SEAWEED_TEST_ENDPOINT" CLOUDSTIC_STORE="s3:$SEAWEED_TEST_BUCKET/$PREFIX/cloudstic"
+	SWDIR="$W/swdata"
+	"$CS" init >"$W/log/init.log" 2>&1 || die "cloudstic init on SeaweedFS failed"
+	measure seaweedfs seaweedfs-cloudstic backup1g "$SWDIR" "$CS" backup -debug -source "local:$MIXED"
+	measure seaweedfs seaweedfs-cloudstic incr1g-nochange "$SWDIR" "$CS" backup -debug -source "local:$MIXED"
+	measure seaweedfs seaweedfs-cloudstic restore1g "$W/restore/swc" "$CS" restore -debug -output "$W/restore/swc"
+	discard "$W/restore/swc"
+	unset CLOUDSTIC_STORE
+	RR="s3:$SEAWEED_TEST_ENDPOINT/$SEAWEED_TEST_BUCKET/$PREFIX/restic"
+	restic -r "$RR" init >"$W/log/init.log" 2>&1 || die "restic init on SeaweedFS failed"
+	measure seaweedfs seaweedfs-restic backup1g "$SWDIR" restic -r "$RR" backup "$MIXED"
+	measure seaweedfs seaweedfs-restic incr1g-nochange "$SWDIR" restic -r "$RR" backup "$MIXED"
+	measure seaweedfs seaweedfs-restic restore1g "$W/restore/swr" restic -r "$RR" restore latest --target "$W/restore/swr"
+	discard "$W/restore/swr"
+	rm -rf -- "$W/trash"
+	stop_sw
+elif [ "$SEAWEEDFS" = 1 ]; then
+	log "could not start the SeaweedFS cluster: SeaweedFS steps skipped"
 fi
 
 # --- machine ceiling ----------------------------------------------------------------

@@ -2,8 +2,10 @@
 # test.sh: the whole test suite, as CI runs it on a fresh machine.
 #
 # Installs what the tests need (spin and chromium from Debian; versitygw, local-kms and
-# Toxiproxy's server through the Go module proxy; openssh-server from Debian),
-# starts a real S3 server, a real SFTP server, Toxiproxy (network faults) and a
+# Toxiproxy's server through the Go module proxy; SeaweedFS built from its module,
+# cached after the first run; openssh-server from Debian), starts two real S3
+# servers (versitygw, and a SeaweedFS cluster of a master, three volume servers,
+# a filer and the S3 gateway), a real SFTP server, Toxiproxy (network faults) and a
 # local KMS server, reached on 127.0.0.1, then runs go vet, golangci-lint
 # (scripts/lint.sh installs it through the Go module proxy) and every Go test
 # with the race detector, and stops the servers again. Servers a test needs and
@@ -43,6 +45,10 @@ fi
 # Each script prints export lines; their own logs go to stderr.
 s3env="$(scripts/s3-server.sh)" || { log "the S3 test server did not start"; exit 1; }
 eval "$s3env"
+# The first run builds SeaweedFS (about 9 minutes on 2 idle cores); later
+# runs reuse the cached binary.
+swenv="$(scripts/seaweedfs-server.sh)" || { log "the SeaweedFS test cluster did not start"; exit 1; }
+eval "$swenv"
 sftpenv="$(scripts/sftp-server.sh)" || { log "the SFTP test server did not start"; exit 1; }
 eval "$sftpenv"
 toxienv="$(scripts/toxiproxy-server.sh)" || { log "Toxiproxy did not start"; exit 1; }
@@ -53,6 +59,7 @@ eval "$kmsenv"
 # left running so the next run (and other shells) reuse them.
 cleanup() {
 	scripts/s3-server.sh --stop || true
+	scripts/seaweedfs-server.sh --stop || true
 	scripts/sftp-server.sh --stop || true
 	scripts/toxiproxy-server.sh --stop || true
 	scripts/kms-server.sh --stop || true

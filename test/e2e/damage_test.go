@@ -23,7 +23,7 @@ import (
 // write to the store but has no password: files planted in a local
 // directory, objects put through the S3 API.
 func damageKinds() []storeKind {
-	return []storeKind{{"local", localStore}, {"s3", s3Store}}
+	return []storeKind{{"local", localStore}, {"s3", s3Store}, {"seaweedfs", seaweedfsStore}}
 }
 
 // rawStore opens the store r's flags name directly, below cloudstic.

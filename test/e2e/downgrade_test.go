@@ -112,7 +112,7 @@ func plaintextIn(t *testing.T, st store.Store, marker string) []string {
 func TestDowngradeRefused(t *testing.T) {
 	t.Parallel()
 	const marker = "CONFIDENTIAL-issue36"
-	kinds := []storeKind{{"local", localStore}, {"s3", s3Store}}
+	kinds := []storeKind{{"local", localStore}, {"s3", s3Store}, {"seaweedfs", seaweedfsStore}}
 	for _, kind := range kinds {
 		t.Run(kind.name, func(t *testing.T) {
 			t.Parallel()

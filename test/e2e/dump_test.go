@@ -15,7 +15,7 @@ import (
 // zip by unzip, compared with the source.
 func TestDump(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []storeKind{{"local", localStore}, {"s3", s3Store}, {"sftp", sftpStore}} {
+	for _, kind := range []storeKind{{"local", localStore}, {"s3", s3Store}, {"seaweedfs", seaweedfsStore}, {"sftp", sftpStore}} {
 		t.Run(kind.name, func(t *testing.T) {
 			t.Parallel()
 			r := newRepo(t, kind)

@@ -25,7 +25,7 @@ type findHit struct {
 // -json output, and the usage errors.
 func TestFind(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []storeKind{{"local", localStore}, {"s3", s3Store}, {"sftp", sftpStore}} {
+	for _, kind := range []storeKind{{"local", localStore}, {"s3", s3Store}, {"seaweedfs", seaweedfsStore}, {"sftp", sftpStore}} {
 		t.Run(kind.name, func(t *testing.T) {
 			t.Parallel()
 			r := newRepo(t, kind)

@@ -50,7 +50,7 @@ func outputFiles(t *testing.T, dir string) []string {
 func TestRestoreFlags(t *testing.T) {
 	t.Parallel()
 	zeros := "head" + strings.Repeat("\x00", 3<<20) + "tail"
-	for _, kind := range []storeKind{{"local", localStore}, {"s3", s3Store}} {
+	for _, kind := range []storeKind{{"local", localStore}, {"s3", s3Store}, {"seaweedfs", seaweedfsStore}} {
 		t.Run(kind.name, func(t *testing.T) {
 			t.Parallel()
 			r := newRepo(t, kind)

@@ -36,7 +36,7 @@ type growthOut struct {
 // store: totals against the source, every mode's text, the growth table.
 func TestStats(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []storeKind{{"local", localStore}, {"s3", s3Store}, {"sftp", sftpStore}} {
+	for _, kind := range []storeKind{{"local", localStore}, {"s3", s3Store}, {"seaweedfs", seaweedfsStore}, {"sftp", sftpStore}} {
 		t.Run(kind.name, func(t *testing.T) {
 			t.Parallel()
 			r := newRepo(t, kind)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cloudstic/cloudstic/internal/store/s3/s3test"
 )
 
 // storeKind is one kind of repository store the suite runs against.
@@ -24,10 +26,12 @@ func storeKinds() []storeKind {
 	return []storeKind{
 		{"local", localStore},
 		{"s3", s3Store},
+		{"seaweedfs", seaweedfsStore},
 		// b2: the B2 flavour (no conditional writes: the lock's
-		// write-settle-verify fallback, all versions of lock keys deleted)
-		// against the local S3 server, as no B2 account is reachable here.
+		// intents-only protocol, all versions of lock keys deleted)
+		// against the local S3 servers, as no B2 account is reachable here.
 		{"b2", b2Store},
+		{"b2-seaweedfs", func(t *testing.T) []string { return b2Flags(seaweedfsStore(t)) }},
 		{"sftp", sftpStore},
 	}
 }
@@ -67,29 +71,28 @@ func needEnv(t *testing.T, script string, names ...string) map[string]string {
 	return m
 }
 
-func s3Store(t *testing.T) []string {
-	e := needEnv(t, "scripts/s3-server.sh", "S3_TEST_ENDPOINT", "S3_TEST_BUCKET", "S3_TEST_ACCESS_KEY_ID", "S3_TEST_SECRET_ACCESS_KEY")
+// s3Store is a fresh prefix on versitygw (scripts/s3-server.sh).
+func s3Store(t *testing.T) []string { return s3StoreOn(t, s3test.Named(t, "versitygw")) }
+
+// seaweedfsStore is a fresh prefix on the SeaweedFS cluster
+// (scripts/seaweedfs-server.sh): objects on two of three volume servers.
+func seaweedfsStore(t *testing.T) []string { return s3StoreOn(t, s3test.Named(t, "seaweedfs")) }
+
+// s3StoreOn returns the flags of a fresh prefix of srv's bucket, removed at
+// the end of the test.
+func s3StoreOn(t *testing.T, srv s3test.Server) []string {
 	prefix := randName(t, "e2e-")
-	if data := os.Getenv("S3_TEST_DATA_DIR"); data != "" {
-		// versitygw's posix backend keeps objects as files under
-		// DATA/BUCKET/KEY: remove our prefix when done.
-		t.Cleanup(func() {
-			if err := os.RemoveAll(filepath.Join(data, e["S3_TEST_BUCKET"], prefix)); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	region := os.Getenv("S3_TEST_REGION")
-	if region == "" {
-		region = "us-east-1"
-	}
-	return []string{"-store", "s3:" + e["S3_TEST_BUCKET"] + "/" + prefix, "-s3-endpoint", e["S3_TEST_ENDPOINT"],
-		"-s3-region", region, "-s3-access-key", e["S3_TEST_ACCESS_KEY_ID"], "-s3-secret-key", e["S3_TEST_SECRET_ACCESS_KEY"]}
+	srv.RemoveAtCleanup(t, prefix)
+	return []string{"-store", "s3:" + srv.Bucket + "/" + prefix, "-s3-endpoint", srv.Endpoint,
+		"-s3-region", srv.Region, "-s3-access-key", srv.AccessKey, "-s3-secret-key", srv.SecretKey}
 }
 
-func b2Store(t *testing.T) []string {
-	args := s3Store(t)
-	// s3Store's flags, with the bucket under b2: and B2's own key flags.
+// b2Store is s3Store in the B2 flavour.
+func b2Store(t *testing.T) []string { return b2Flags(s3Store(t)) }
+
+// b2Flags turns the flags of an S3 store into those of the same bucket and
+// prefix as a B2 store, with B2's own key flags.
+func b2Flags(args []string) []string {
 	flags := map[string]string{}
 	for i := 0; i+1 < len(args); i += 2 {
 		flags[args[i]] = args[i+1]

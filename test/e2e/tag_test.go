@@ -54,7 +54,7 @@ func tagsByID(t *testing.T, r repoArgs) map[string][]string {
 // remember the original, restore byte for byte, and no lock is left.
 func TestTag(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []storeKind{{"local", localStore}, {"s3", s3Store}} {
+	for _, kind := range []storeKind{{"local", localStore}, {"s3", s3Store}, {"seaweedfs", seaweedfsStore}} {
 		t.Run(kind.name, func(t *testing.T) {
 			t.Parallel()
 			r := newRepo(t, kind)

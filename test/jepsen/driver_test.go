@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,8 @@ import (
 	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2/client"
+
+	"github.com/cloudstic/cloudstic/internal/store/s3/s3test"
 )
 
 // Settings of a run: the short run is part of CI; scripts/jepsen.sh runs a
@@ -72,14 +75,15 @@ func needEnv(t *testing.T, names ...string) {
 	t.Helper()
 	for _, n := range names {
 		if os.Getenv(n) == "" {
-			t.Fatalf("%s unset: start the servers with eval \"$(scripts/s3-server.sh)\"; eval \"$(scripts/toxiproxy-server.sh)\"", n)
+			t.Fatalf("%s unset: start the servers with eval \"$(scripts/sftp-server.sh)\"; eval \"$(scripts/toxiproxy-server.sh)\"", n)
 		}
 	}
 }
 
 // TestNetworkFaults runs client processes looping over backup, forget
-// -prune, prune and restore against the S3 server and against the SFTP
-// server, each client through its own Toxiproxy proxy, while a nemesis
+// -prune, prune and restore against each S3 test server (versitygw, a
+// SeaweedFS cluster) and against the SFTP server, each client through its
+// own Toxiproxy proxy, while a nemesis
 // injects latency above the lease, slow bandwidth, connection resets,
 // partitions (one outlasting the lease) and stops a process for longer than
 // the lease. The recorded history must show no overlapping holdings, no
@@ -88,35 +92,35 @@ func needEnv(t *testing.T, names ...string) {
 // and restore byte for byte; check -read-data must be clean; every failed
 // process must say why in one line, and none may hang.
 func TestNetworkFaults(t *testing.T) {
-	needEnv(t, "S3_TEST_ENDPOINT", "S3_TEST_BUCKET", "SFTP_TEST_ADDR", "SFTP_TEST_USER", "SFTP_TEST_KEY",
-		"SFTP_TEST_PATH", "SFTP_TEST_HOST_PUBKEY", "TOXIPROXY_TEST_ADDR")
+	needEnv(t, "SFTP_TEST_ADDR", "SFTP_TEST_USER", "SFTP_TEST_KEY", "SFTP_TEST_PATH", "SFTP_TEST_HOST_PUBKEY", "TOXIPROXY_TEST_ADDR")
+	servers := s3test.Servers(t)
 	seed := uint64(time.Now().UnixNano())
 	if s, err := strconv.ParseUint(os.Getenv("CLOUDSTIC_JEPSEN_SEED"), 10, 64); err == nil {
 		seed = s
 	}
 	t.Logf("seed %d (replay with CLOUDSTIC_JEPSEN_SEED=%d)", seed, seed)
-	for _, backend := range []string{"s3", "sftp"} {
+	// Each backend's run has its own proxies, repository and history; the
+	// runs mostly wait out faults longer than the lease, so they run at once.
+	backends := []string{"sftp"}
+	for _, srv := range servers {
+		backends = append(backends, srv.Name)
+	}
+	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
 			r := &run{t: t, seed: seed, dir: t.TempDir(), snapshots: map[string]snap{}, faults: map[string]int{}}
 			r.history = filepath.Join(r.dir, "history.jsonl")
-			r.exercise(backend)
+			r.exercise(backend, servers)
 		})
 	}
 }
 
-// exercise sets up the proxies and the repository on backend, runs the
-// clients and the nemesis, and checks the outcome.
-func (r *run) exercise(backend string) {
+// exercise sets up the proxies and the repository on backend ("sftp" or the
+// name of one of servers), runs the clients and the nemesis, and checks the
+// outcome.
+func (r *run) exercise(backend string, servers []s3test.Server) {
 	t := r.t
 	switch backend {
-	case "s3":
-		u, err := url.Parse(os.Getenv("S3_TEST_ENDPOINT"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.direct = u.Host
-		repo := fmt.Sprintf("s3:%s/jepsen-%d", os.Getenv("S3_TEST_BUCKET"), r.seed)
-		r.storeArgs = func(addr string) []string { return []string{"-store", repo, "-s3-endpoint", "http://" + addr} }
 	case "sftp":
 		r.direct = os.Getenv("SFTP_TEST_ADDR")
 		knownHosts := filepath.Join(r.dir, "known_hosts")
@@ -124,6 +128,24 @@ func (r *run) exercise(backend string) {
 		r.storeArgs = func(addr string) []string {
 			return []string{"-store", "sftp://" + os.Getenv("SFTP_TEST_USER") + "@" + addr + repo,
 				"-store-sftp-key", os.Getenv("SFTP_TEST_KEY"), "-store-sftp-known-hosts", knownHosts}
+		}
+	default:
+		i := slices.IndexFunc(servers, func(s s3test.Server) bool { return s.Name == backend })
+		if i < 0 {
+			t.Fatalf("no S3 test server named %q", backend)
+		}
+		srv := servers[i]
+		u, err := url.Parse(srv.Endpoint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.direct = u.Host
+		prefix := fmt.Sprintf("jepsen-%d", r.seed)
+		srv.RemoveAtCleanup(t, prefix)
+		repo := fmt.Sprintf("s3:%s/%s", srv.Bucket, prefix)
+		r.storeArgs = func(addr string) []string {
+			return []string{"-store", repo, "-s3-endpoint", "http://" + addr, "-s3-region", srv.Region,
+				"-s3-access-key", srv.AccessKey, "-s3-secret-key", srv.SecretKey}
 		}
 	}
 	clients, ops := envInt("CLOUDSTIC_JEPSEN_CLIENTS", defaultClients), envInt("CLOUDSTIC_JEPSEN_OPS", defaultOps)

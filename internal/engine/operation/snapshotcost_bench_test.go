@@ -7,6 +7,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
 	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
+	"github.com/cloudstic/cloudstic/internal/store/s3/s3test"
 )
 
 // BenchmarkBackupManySnapshots backs up a small directory as a second host
@@ -24,7 +25,7 @@ func BenchmarkBackupManySnapshots(b *testing.B) {
 		cached  bool
 	}{
 		{"local", func(tb testing.TB) operation.Options { return options(tb.TempDir()) }, false},
-		{"s3", s3Options, true},
+		{"s3", func(tb testing.TB) operation.Options { return s3Options(tb, s3test.Named(tb, "versitygw")) }, true},
 	}
 	for _, st := range stores {
 		for _, n := range []int{1, 10_000} {

@@ -21,6 +21,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/cache"
 	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/s3"
+	"github.com/cloudstic/cloudstic/internal/store/s3/s3test"
 )
 
 // requestKinds counts the requests that reach the store by kind: the
@@ -169,65 +170,54 @@ func addSnapshots(tb testing.TB, o operation.Options, n int) {
 // metadata cache), and none on later backups: snapshots are immutable and
 // named by their content, so the cached copies are kept.
 func TestBackupSnapshotGets(t *testing.T) {
-	const snapshots = 150
-	o := s3Options(t)
-	initRepo(t, o)
-	src := t.TempDir()
-	checktest.WriteFile(t, src, "f", 1, 10<<10)
-	opts := backup.Options{Path: src}
-	backupCounted(t, o, t.TempDir(), opts)
-	addSnapshots(t, o, snapshots-1)
-	host := t.TempDir()
-	if got, _ := backupCounted(t, o, host, opts); got.get(snapshotGets) < snapshots-1 {
-		t.Errorf("first backup on a fresh host: %d snapshot GETs, want one per snapshot (%d)", got.get(snapshotGets), snapshots-1)
-	}
-	for i := range 2 {
-		if got, _ := backupCounted(t, o, host, opts); got.get(snapshotGets) != 0 {
-			t.Errorf("backup %d on the same host: %d snapshot GETs, want 0", i+2, got.get(snapshotGets))
+	s3test.Each(t, func(t *testing.T, srv s3test.Server) {
+		const snapshots = 150
+		o := s3Options(t, srv)
+		initRepo(t, o)
+		src := t.TempDir()
+		checktest.WriteFile(t, src, "f", 1, 10<<10)
+		opts := backup.Options{Path: src}
+		backupCounted(t, o, t.TempDir(), opts)
+		addSnapshots(t, o, snapshots-1)
+		host := t.TempDir()
+		if got, _ := backupCounted(t, o, host, opts); got.get(snapshotGets) < snapshots-1 {
+			t.Errorf("first backup on a fresh host: %d snapshot GETs, want one per snapshot (%d)", got.get(snapshotGets), snapshots-1)
 		}
-	}
-	// Nor are the cached snapshots read: the cache's list of their heads
-	// names the parent, the only one loaded (a GET once its copy is gone).
-	cached, err := filepath.Glob(filepath.Join(host, "*", "snapshots"))
-	if err != nil || len(cached) != 1 {
-		t.Fatalf("cached snapshots of %s: %v, %v", host, cached, err)
-	}
-	if err := os.RemoveAll(cached[0]); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := backupCounted(t, o, host, opts); got.get(snapshotGets) != 1 {
-		t.Errorf("backup on the same host without the cached snapshots: %d snapshot GETs, want 1 (the parent)", got.get(snapshotGets))
-	}
-	if got, _ := backupCounted(t, o, t.TempDir(), opts); got.get(snapshotGets) < snapshots {
-		t.Errorf("another fresh host: %d snapshot GETs, want %d", got.get(snapshotGets), snapshots)
-	}
+		for i := range 2 {
+			if got, _ := backupCounted(t, o, host, opts); got.get(snapshotGets) != 0 {
+				t.Errorf("backup %d on the same host: %d snapshot GETs, want 0", i+2, got.get(snapshotGets))
+			}
+		}
+		// Nor are the cached snapshots read: the cache's list of their heads
+		// names the parent, the only one loaded (a GET once its copy is gone).
+		cached, err := filepath.Glob(filepath.Join(host, "*", "snapshots"))
+		if err != nil || len(cached) != 1 {
+			t.Fatalf("cached snapshots of %s: %v, %v", host, cached, err)
+		}
+		if err := os.RemoveAll(cached[0]); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := backupCounted(t, o, host, opts); got.get(snapshotGets) != 1 {
+			t.Errorf("backup on the same host without the cached snapshots: %d snapshot GETs, want 1 (the parent)", got.get(snapshotGets))
+		}
+		if got, _ := backupCounted(t, o, t.TempDir(), opts); got.get(snapshotGets) < snapshots {
+			t.Errorf("another fresh host: %d snapshot GETs, want %d", got.get(snapshotGets), snapshots)
+		}
+	})
 }
 
 // s3Options are the options of a repository under a fresh prefix of the S3
-// test server (scripts/s3-server.sh), removed at the end of the test.
-func s3Options(t testing.TB) operation.Options {
+// test server srv, removed at the end of the test.
+func s3Options(t testing.TB, srv s3test.Server) operation.Options {
 	t.Helper()
-	endpoint, bucket := os.Getenv("S3_TEST_ENDPOINT"), os.Getenv("S3_TEST_BUCKET")
-	if endpoint == "" || bucket == "" {
-		if os.Getenv("CLOUDSTIC_TEST_NO_SERVERS") == "1" {
-			t.Skip("no S3 test server (CLOUDSTIC_TEST_NO_SERVERS=1)")
-		}
-		t.Fatal(`S3 test server not configured: eval "$(scripts/s3-server.sh)"`)
-	}
 	b := make([]byte, 6)
 	if _, err := rand.Read(b); err != nil {
 		t.Fatal(err)
 	}
 	prefix := "op-" + hex.EncodeToString(b)
-	if data := os.Getenv("S3_TEST_DATA_DIR"); data != "" {
-		t.Cleanup(func() {
-			if err := os.RemoveAll(filepath.Join(data, bucket, prefix)); err != nil {
-				t.Error(err)
-			}
-		})
-	}
+	srv.RemoveAtCleanup(t, prefix)
 	o := options("")
-	o.Store = operation.StoreOptions{URI: "s3:" + bucket + "/" + prefix, S3: s3.Config{Endpoint: endpoint,
-		Region: os.Getenv("S3_TEST_REGION"), AccessKey: os.Getenv("S3_TEST_ACCESS_KEY_ID"), SecretKey: os.Getenv("S3_TEST_SECRET_ACCESS_KEY")}}
+	o.Store = operation.StoreOptions{URI: "s3:" + srv.Bucket + "/" + prefix, S3: s3.Config{Endpoint: srv.Endpoint,
+		Region: srv.Region, AccessKey: srv.AccessKey, SecretKey: srv.SecretKey}}
 	return o
 }

@@ -20,19 +20,21 @@ import (
 	"github.com/cloudstic/cloudstic/internal/store/fault"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 	"github.com/cloudstic/cloudstic/internal/store/s3"
+	"github.com/cloudstic/cloudstic/internal/store/s3/s3test"
 	"github.com/cloudstic/cloudstic/internal/store/sftp"
 	"github.com/cloudstic/cloudstic/internal/store/wrap"
 )
 
 // The lock's behaviour depends on what each store can do atomically, so the
 // conflict table and a contended run are repeated on every real backend and
-// every protocol it can run: the local store and the S3 server with both
-// conditional writes, with create-if-absent only and with neither (declared
-// by wrap.Limit, as `-s3-conditional-writes` does), the S3 server as B2
-// (versioned lock keys, no conditional writes), the SFTP server
-// (create-if-absent only), and the local and S3 stores behind the fault
-// wrapper with delayed and duplicated requests. Servers come from
-// scripts/s3-server.sh and scripts/sftp-server.sh.
+// every protocol it can run: the local store and each S3 server (versitygw
+// and a SeaweedFS cluster) with both conditional writes, with
+// create-if-absent only and with neither (declared by wrap.Limit, as
+// `-s3-conditional-writes` does), each S3 server as B2 (versioned lock keys,
+// no conditional writes), the SFTP server (create-if-absent only), and the
+// local and S3 stores behind the fault wrapper with delayed and duplicated
+// requests. Servers come from scripts/s3-server.sh,
+// scripts/seaweedfs-server.sh and scripts/sftp-server.sh.
 
 type backend struct {
 	name string
@@ -87,16 +89,16 @@ func randName() string {
 	return hex.EncodeToString(b[:])
 }
 
-func openS3(t *testing.T, flavor s3.Flavor) store.Store {
-	needServer(t, "S3_TEST_ENDPOINT", "S3_TEST_BUCKET")
+func openS3(t *testing.T, srv s3test.Server, flavor s3.Flavor) store.Store {
+	prefix := "locktest-" + randName()
 	st, err := s3.Open(context.Background(), s3.Config{
-		Bucket: os.Getenv("S3_TEST_BUCKET"), Prefix: "locktest-" + randName(), Endpoint: os.Getenv("S3_TEST_ENDPOINT"),
-		Region: os.Getenv("S3_TEST_REGION"), AccessKey: os.Getenv("S3_TEST_ACCESS_KEY_ID"),
-		SecretKey: os.Getenv("S3_TEST_SECRET_ACCESS_KEY"), Flavor: flavor,
+		Bucket: srv.Bucket, Prefix: prefix, Endpoint: srv.Endpoint, Region: srv.Region,
+		AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, Flavor: flavor,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	srv.RemoveAtCleanup(t, prefix)
 	return st
 }
 
@@ -117,21 +119,43 @@ func openSFTP(t *testing.T) store.Store {
 	return st
 }
 
+// backends are the stores of one machine: the local store and the SFTP
+// server.
 func backends() []backend {
 	openLocal := func(t *testing.T) store.Store { return local.New(t.TempDir()) }
-	openS3Store := func(t *testing.T) store.Store { return openS3(t, s3.FlavorS3) }
 	return []backend{
 		{"local", openLocal, 1000, lock.Options{}},
 		{"local-create-only", limited(openLocal, createOnly), 1000, lock.Options{}},
 		{"local-neither", limited(openLocal, neither), 1000, lock.Options{}},
+		{"sftp", openSFTP, 1000, lock.Options{}},
+		{"local-delayed-duplicated", faulty(openLocal), 600, shortLease},
+	}
+}
+
+// s3Backends are the protocols the lock can run on one S3 test server.
+func s3Backends(srv s3test.Server) []backend {
+	openS3Store := func(t *testing.T) store.Store { return openS3(t, srv, s3.FlavorS3) }
+	return []backend{
 		{"s3", openS3Store, 1000, lock.Options{}},
 		{"s3-create-only", limited(openS3Store, createOnly), 1000, lock.Options{}},
 		{"s3-neither", limited(openS3Store, neither), 1000, lock.Options{}},
-		{"s3-as-b2", func(t *testing.T) store.Store { return openS3(t, s3.FlavorB2) }, 1000, lock.Options{}},
-		{"sftp", openSFTP, 1000, lock.Options{}},
-		{"local-delayed-duplicated", faulty(openLocal), 600, shortLease},
+		{"s3-as-b2", func(t *testing.T) store.Store { return openS3(t, srv, s3.FlavorB2) }, 1000, lock.Options{}},
 		{"s3-neither-delayed-duplicated", faulty(limited(openS3Store, neither)), 600, shortLease},
 	}
+}
+
+// eachBackend runs fn on every backend: those of this machine one after
+// the other, then each S3 test server's (subtests named by the server, in
+// parallel with the other server's).
+func eachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) { fn(t, b) })
+	}
+	s3test.Each(t, func(t *testing.T, srv s3test.Server) {
+		for _, b := range s3Backends(srv) {
+			t.Run(b.name, func(t *testing.T) { fn(t, b) })
+		}
+	})
 }
 
 func TestBackendsConflictTable(t *testing.T) {
@@ -149,47 +173,45 @@ func TestBackendsConflictTable(t *testing.T) {
 		{"exclusive blocks shared", []step{{true, false}, {false, true}}},
 		{"exclusive blocks exclusive", []step{{true, false}, {true, true}}},
 	}
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			st := b.open(t)
-			t.Cleanup(func() {
-				if err := st.Close(); err != nil {
-					t.Error(err)
-				}
-			})
-			for _, row := range rows {
-				t.Run(row.name, func(t *testing.T) {
-					var held []*lock.Lock
-					for i, s := range row.steps {
-						acquire := lock.AcquireShared
-						if s.exclusive {
-							acquire = lock.AcquireExclusive
-						}
-						l, err := acquire(ctx, st, fmt.Sprintf("step%d", i), lock.Options{})
-						if s.wantErr {
-							if !errors.Is(err, lock.ErrLocked) {
-								t.Fatalf("step %d: got %v, want ErrLocked", i, err)
-							}
-							continue
-						}
-						if err != nil {
-							t.Fatalf("step %d: %v", i, err)
-						}
-						held = append(held, l)
-					}
-					for _, l := range held {
-						if err := l.Release(ctx); err != nil {
-							t.Fatal(err)
-						}
-					}
-					left, err := lock.List(ctx, st, lock.Options{})
-					if err != nil || len(left) != 0 {
-						t.Fatalf("after release: %d locks left (%v)", len(left), err)
-					}
-				})
+	eachBackend(t, func(t *testing.T, b backend) {
+		st := b.open(t)
+		t.Cleanup(func() {
+			if err := st.Close(); err != nil {
+				t.Error(err)
 			}
 		})
-	}
+		for _, row := range rows {
+			t.Run(row.name, func(t *testing.T) {
+				var held []*lock.Lock
+				for i, s := range row.steps {
+					acquire := lock.AcquireShared
+					if s.exclusive {
+						acquire = lock.AcquireExclusive
+					}
+					l, err := acquire(ctx, st, fmt.Sprintf("step%d", i), lock.Options{})
+					if s.wantErr {
+						if !errors.Is(err, lock.ErrLocked) {
+							t.Fatalf("step %d: got %v, want ErrLocked", i, err)
+						}
+						continue
+					}
+					if err != nil {
+						t.Fatalf("step %d: %v", i, err)
+					}
+					held = append(held, l)
+				}
+				for _, l := range held {
+					if err := l.Release(ctx); err != nil {
+						t.Fatal(err)
+					}
+				}
+				left, err := lock.List(ctx, st, lock.Options{})
+				if err != nil || len(left) != 0 {
+					t.Fatalf("after release: %d locks left (%v)", len(left), err)
+				}
+			})
+		}
+	})
 }
 
 // holdings counts current holders and records any overlap the lock should
@@ -235,59 +257,57 @@ func (h *holdings) leave(exclusive bool) {
 // overlap the lock should have prevented is counted. It must be zero.
 func TestBackendsContended(t *testing.T) {
 	ctx := context.Background()
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			st := b.open(t)
-			var h holdings
-			var wg sync.WaitGroup
-			var locked, lost atomic.Int64
-			const workers = 6
-			for w := range workers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					rnd := mrand.New(mrand.NewPCG(uint64(w), 7))
-					for range b.attempts / workers {
-						exclusive := rnd.IntN(3) == 0
-						acquire := lock.AcquireShared
-						if exclusive {
-							acquire = lock.AcquireExclusive
-						}
-						l, err := acquire(ctx, st, "stress", b.opts)
-						if errors.Is(err, lock.ErrLocked) {
-							locked.Add(1)
-							continue
-						}
-						if err != nil {
-							t.Errorf("worker %d: %v", w, err)
-							return
-						}
-						// Hold it briefly, so that a holder the lock failed to
-						// exclude would be caught inside the interval.
-						h.enter(exclusive)
-						<-time.After(time.Duration(rnd.IntN(3000)) * time.Microsecond)
-						h.leave(exclusive)
-						if err := l.Release(ctx); errors.Is(err, lock.ErrLeaseLost) {
-							lost.Add(1)
-						} else if err != nil {
-							t.Errorf("worker %d: release: %v", w, err)
-							return
-						}
+	eachBackend(t, func(t *testing.T, b backend) {
+		st := b.open(t)
+		var h holdings
+		var wg sync.WaitGroup
+		var locked, lost atomic.Int64
+		const workers = 6
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rnd := mrand.New(mrand.NewPCG(uint64(w), 7))
+				for range b.attempts / workers {
+					exclusive := rnd.IntN(3) == 0
+					acquire := lock.AcquireShared
+					if exclusive {
+						acquire = lock.AcquireExclusive
 					}
-				}()
-			}
-			wg.Wait()
-			if err := st.Close(); err != nil {
-				t.Error(err)
-			}
-			t.Logf("%d attempts: %d grants, %d refused (locked), %d leases lost, %d overlaps",
-				b.attempts/workers*workers, h.grants, locked.Load(), lost.Load(), h.violations)
-			if h.violations != 0 {
-				t.Fatalf("%d overlapping holdings the lock should have prevented", h.violations)
-			}
-			if h.grants < b.attempts/10 {
-				t.Fatalf("only %d of %d attempts succeeded: the test proved little", h.grants, b.attempts)
-			}
-		})
-	}
+					l, err := acquire(ctx, st, "stress", b.opts)
+					if errors.Is(err, lock.ErrLocked) {
+						locked.Add(1)
+						continue
+					}
+					if err != nil {
+						t.Errorf("worker %d: %v", w, err)
+						return
+					}
+					// Hold it briefly, so that a holder the lock failed to
+					// exclude would be caught inside the interval.
+					h.enter(exclusive)
+					<-time.After(time.Duration(rnd.IntN(3000)) * time.Microsecond)
+					h.leave(exclusive)
+					if err := l.Release(ctx); errors.Is(err, lock.ErrLeaseLost) {
+						lost.Add(1)
+					} else if err != nil {
+						t.Errorf("worker %d: release: %v", w, err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if err := st.Close(); err != nil {
+			t.Error(err)
+		}
+		t.Logf("%d attempts: %d grants, %d refused (locked), %d leases lost, %d overlaps",
+			b.attempts/workers*workers, h.grants, locked.Load(), lost.Load(), h.violations)
+		if h.violations != 0 {
+			t.Fatalf("%d overlapping holdings the lock should have prevented", h.violations)
+		}
+		if h.grants < b.attempts/10 {
+			t.Fatalf("only %d of %d attempts succeeded: the test proved little", h.grants, b.attempts)
+		}
+	})
 }

@@ -13,24 +13,29 @@ import (
 	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 	"github.com/cloudstic/cloudstic/internal/store/s3"
+	"github.com/cloudstic/cloudstic/internal/store/s3/s3test"
 )
 
 // TestHostileLockObjects stores garbage, empty and huge lock objects, on
-// the local store and through the S3 and SFTP servers' APIs: they count as
-// held (acquiring fails with ErrLocked and ErrBadLock and a one-line
-// message), List reports them, and break-lock removes them. A huge one is
+// the local store and through the APIs of the S3 servers (versitygw,
+// SeaweedFS) and the SFTP server: they count as held (acquiring fails with
+// ErrLocked and ErrBadLock and a one-line message), List reports them, and
+// break-lock removes them. A huge one is
 // never read whole: the store refuses it with store.ErrTooLarge (over
 // lock.MaxPayload, before its content is read where the store tells the
 // size first).
 func TestHostileLockObjects(t *testing.T) {
 	t.Parallel()
-	stores := []struct {
+	type named struct {
 		name string
 		open func(t *testing.T) store.Store
-	}{
+	}
+	stores := []named{
 		{"local", func(t *testing.T) store.Store { return local.New(t.TempDir()) }},
-		{"s3", func(t *testing.T) store.Store { return openS3(t, s3.FlavorS3) }},
 		{"sftp", openSFTP},
+	}
+	for _, srv := range s3test.Servers(t) {
+		stores = append(stores, named{srv.Name, func(t *testing.T) store.Store { return openS3(t, srv, s3.FlavorS3) }})
 	}
 	for _, sc := range stores {
 		t.Run(sc.name, func(t *testing.T) {

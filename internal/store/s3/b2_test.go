@@ -57,71 +57,72 @@ func versionedBucket(t *testing.T, e testEnv) string {
 }
 
 func TestB2DeleteRemovesAllLockVersions(t *testing.T) {
-	e := serverEnv(t)
-	if !e.versioning {
-		t.Fatal(`the S3 test server has no versioning dir (S3_TEST_VERSIONING != true): restart it with: scripts/s3-server.sh --stop; eval "$(scripts/s3-server.sh)"`)
-	}
-	cfg := e.config(t, FlavorB2)
-	cfg.Bucket = versionedBucket(t, e)
-	s := openTest(t, cfg)
-	ctx := context.Background()
-	put := func(key, data string) {
-		t.Helper()
-		if _, err := s.Put(ctx, key, []byte(data), store.PutOptions{}); err != nil {
-			t.Fatalf("Put %s: %v", key, err)
+	eachServer(t, func(t *testing.T, e testEnv) {
+		if !e.Versioning {
+			t.Fatalf(`the %s test server cannot version a bucket (its VERSIONING variable is not true): restart it with: %s --stop; eval "$(%s)"`, e.Name, e.Script, e.Script)
 		}
-	}
-	versions := func(key string) int {
-		t.Helper()
-		v, err := s.listVersions(ctx, key)
-		if err != nil {
-			t.Fatal(err)
+		cfg := e.config(t, FlavorB2)
+		cfg.Bucket = versionedBucket(t, e)
+		s := openTest(t, cfg)
+		ctx := context.Background()
+		put := func(key, data string) {
+			t.Helper()
+			if _, err := s.Put(ctx, key, []byte(data), store.PutOptions{}); err != nil {
+				t.Fatalf("Put %s: %v", key, err)
+			}
 		}
-		return len(v)
-	}
-
-	cases := []struct {
-		name       string
-		key        string
-		setup      func(key string)
-		wantBefore int   // versions after setup
-		wantErr    error // from Delete
-		wantAfter  int   // versions left
-	}{
-		{"LockOverwritten", "index/lock.exclusive", func(k string) { put(k, "one"); put(k, "two"); put(k, "three") }, 3, nil, 0},
-		{"SharedLock", "index/lock.shared/a1", func(k string) { put(k, "one") }, 1, nil, 0},
-		// A lock hidden by someone else's plain delete: Delete reports it
-		// absent but still purges the hidden versions.
-		{"HiddenLock", "index/lock.shared/b2", func(k string) {
-			put(k, "one")
-			if err := s.deleteObject(ctx, k, ""); err != nil {
+		versions := func(key string) int {
+			t.Helper()
+			v, err := s.listVersions(ctx, key)
+			if err != nil {
 				t.Fatal(err)
 			}
-		}, 2, store.ErrNotFound, 0},
-		{"MissingLock", "index/lock.shared/none", func(string) {}, 0, store.ErrNotFound, 0},
-		// Other keys get a plain delete, which on a versioned bucket keeps
-		// the old versions: this shows versioning is really on.
-		{"DataKeepsVersions", "data/ab/x", func(k string) { put(k, "one"); put(k, "two") }, 2, nil, 3},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			c.setup(c.key)
-			if n := versions(c.key); n != c.wantBefore {
-				t.Fatalf("%d versions before Delete, want %d", n, c.wantBefore)
-			}
-			err := s.Delete(ctx, c.key)
-			if c.wantErr == nil && err != nil || c.wantErr != nil && !errors.Is(err, c.wantErr) {
-				t.Fatalf("Delete = %v, want %v", err, c.wantErr)
-			}
-			if n := versions(c.key); n != c.wantAfter {
-				t.Fatalf("%d versions left, want %d", n, c.wantAfter)
-			}
-			if _, err := s.Get(ctx, c.key, 1<<30); !errors.Is(err, store.ErrNotFound) {
-				t.Fatalf("Get after Delete = %v, want ErrNotFound", err)
-			}
-			if err := s.Delete(ctx, c.key); !errors.Is(err, store.ErrNotFound) {
-				t.Fatalf("second Delete = %v, want ErrNotFound", err)
-			}
-		})
-	}
+			return len(v)
+		}
+
+		cases := []struct {
+			name       string
+			key        string
+			setup      func(key string)
+			wantBefore int   // versions after setup
+			wantErr    error // from Delete
+			wantAfter  int   // versions left
+		}{
+			{"LockOverwritten", "index/lock.exclusive", func(k string) { put(k, "one"); put(k, "two"); put(k, "three") }, 3, nil, 0},
+			{"SharedLock", "index/lock.shared/a1", func(k string) { put(k, "one") }, 1, nil, 0},
+			// A lock hidden by someone else's plain delete: Delete reports it
+			// absent but still purges the hidden versions.
+			{"HiddenLock", "index/lock.shared/b2", func(k string) {
+				put(k, "one")
+				if err := s.deleteObject(ctx, k, ""); err != nil {
+					t.Fatal(err)
+				}
+			}, 2, store.ErrNotFound, 0},
+			{"MissingLock", "index/lock.shared/none", func(string) {}, 0, store.ErrNotFound, 0},
+			// Other keys get a plain delete, which on a versioned bucket keeps
+			// the old versions: this shows versioning is really on.
+			{"DataKeepsVersions", "data/ab/x", func(k string) { put(k, "one"); put(k, "two") }, 2, nil, 3},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				c.setup(c.key)
+				if n := versions(c.key); n != c.wantBefore {
+					t.Fatalf("%d versions before Delete, want %d", n, c.wantBefore)
+				}
+				err := s.Delete(ctx, c.key)
+				if c.wantErr == nil && err != nil || c.wantErr != nil && !errors.Is(err, c.wantErr) {
+					t.Fatalf("Delete = %v, want %v", err, c.wantErr)
+				}
+				if n := versions(c.key); n != c.wantAfter {
+					t.Fatalf("%d versions left, want %d", n, c.wantAfter)
+				}
+				if _, err := s.Get(ctx, c.key, 1<<30); !errors.Is(err, store.ErrNotFound) {
+					t.Fatalf("Get after Delete = %v, want ErrNotFound", err)
+				}
+				if err := s.Delete(ctx, c.key); !errors.Is(err, store.ErrNotFound) {
+					t.Fatalf("second Delete = %v, want ErrNotFound", err)
+				}
+			})
+		}
+	})
 }

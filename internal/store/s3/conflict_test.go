@@ -49,49 +49,50 @@ func injectConflicts(n int64) func(*s3.Options) {
 }
 
 func TestConditionalConflictRetried(t *testing.T) {
-	e := serverEnv(t)
-	cases := []struct {
-		name      string
-		conflicts int64
-		wantErr   bool
-	}{
-		{"OneConflict", 1, false},
-		{"SeveralConflicts", conflictAttempts - 1, false},
-		{"TooMany", conflictAttempts, true},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			cfg := e.config(t, FlavorS3)
-			s, err := open(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cleanPrefix(t, cfg) })
-			defer s.Close() //nolint:errcheck // only drops idle connections; it never fails
-			// Reopen with the fault injected after the probe, on the
-			// same prefix, keeping the probed capabilities.
-			faulty, err := open(context.Background(), Config{
-				Bucket: cfg.Bucket, Prefix: cfg.Prefix, Endpoint: cfg.Endpoint, Region: cfg.Region,
-				AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey, Flavor: FlavorB2,
-			}, injectConflicts(c.conflicts))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer faulty.Close() //nolint:errcheck // only drops idle connections; it never fails
-			faulty.caps = s.caps
-			_, err = faulty.Put(context.Background(), "index/lock.exclusive", []byte("x"), store.PutOptions{IfAbsent: true})
-			if c.wantErr {
-				if !isConditionalConflict(err) || errors.Is(err, store.ErrExists) {
-					t.Fatalf("Put after %d conflicts = %v, want a conflict error", c.conflicts, err)
+	eachServer(t, func(t *testing.T, e testEnv) {
+		cases := []struct {
+			name      string
+			conflicts int64
+			wantErr   bool
+		}{
+			{"OneConflict", 1, false},
+			{"SeveralConflicts", conflictAttempts - 1, false},
+			{"TooMany", conflictAttempts, true},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				cfg := e.config(t, FlavorS3)
+				s, err := open(context.Background(), cfg)
+				if err != nil {
+					t.Fatal(err)
 				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("Put after %d conflicts: %v", c.conflicts, err)
-			}
-			if _, err := s.Stat(context.Background(), "index/lock.exclusive"); err != nil {
-				t.Fatalf("Stat after the retried write: %v", err)
-			}
-		})
-	}
+				t.Cleanup(func() { cleanPrefix(t, cfg) })
+				defer s.Close() //nolint:errcheck // only drops idle connections; it never fails
+				// Reopen with the fault injected after the probe, on the
+				// same prefix, keeping the probed capabilities.
+				faulty, err := open(context.Background(), Config{
+					Bucket: cfg.Bucket, Prefix: cfg.Prefix, Endpoint: cfg.Endpoint, Region: cfg.Region,
+					AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey, Flavor: FlavorB2,
+				}, injectConflicts(c.conflicts))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer faulty.Close() //nolint:errcheck // only drops idle connections; it never fails
+				faulty.caps = s.caps
+				_, err = faulty.Put(context.Background(), "index/lock.exclusive", []byte("x"), store.PutOptions{IfAbsent: true})
+				if c.wantErr {
+					if !isConditionalConflict(err) || errors.Is(err, store.ErrExists) {
+						t.Fatalf("Put after %d conflicts = %v, want a conflict error", c.conflicts, err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("Put after %d conflicts: %v", c.conflicts, err)
+				}
+				if _, err := s.Stat(context.Background(), "index/lock.exclusive"); err != nil {
+					t.Fatalf("Stat after the retried write: %v", err)
+				}
+			})
+		}
+	})
 }

@@ -5,38 +5,20 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"os"
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/store/s3/s3test"
 )
 
-// testEnv is the S3 test server described by the variables that
-// scripts/s3-server.sh prints.
-type testEnv struct {
-	endpoint, bucket, region, accessKey, secretKey string
-	versioning                                     bool
-}
+// testEnv is one S3 test server (versitygw, a SeaweedFS cluster): see
+// package s3test.
+type testEnv struct{ s3test.Server }
 
-// serverEnv returns the test server's settings, failing the test (or
-// skipping it when CLOUDSTIC_TEST_NO_SERVERS=1) when none is configured.
-func serverEnv(t *testing.T) testEnv {
-	t.Helper()
-	e := testEnv{
-		endpoint:   os.Getenv("S3_TEST_ENDPOINT"),
-		bucket:     os.Getenv("S3_TEST_BUCKET"),
-		region:     os.Getenv("S3_TEST_REGION"),
-		accessKey:  os.Getenv("S3_TEST_ACCESS_KEY_ID"),
-		secretKey:  os.Getenv("S3_TEST_SECRET_ACCESS_KEY"),
-		versioning: os.Getenv("S3_TEST_VERSIONING") == "true",
-	}
-	if e.endpoint == "" || e.bucket == "" {
-		if os.Getenv("CLOUDSTIC_TEST_NO_SERVERS") == "1" {
-			t.Skip("no S3 test server (CLOUDSTIC_TEST_NO_SERVERS=1)")
-		}
-		t.Fatal(`S3 test server not configured (S3_TEST_ENDPOINT/S3_TEST_BUCKET unset): start it with: eval "$(scripts/s3-server.sh)"`)
-	}
-	return e
+// eachServer runs fn once per S3 test server, as parallel subtests named by
+// the server; a server that is not running fails the test.
+func eachServer(t *testing.T, fn func(t *testing.T, e testEnv)) {
+	s3test.Each(t, func(t *testing.T, srv s3test.Server) { fn(t, testEnv{srv}) })
 }
 
 // randHex returns n random bytes as hex.
@@ -52,12 +34,12 @@ func randHex(t *testing.T, n int) string {
 // config returns a Config for the test server with a fresh random prefix.
 func (e testEnv) config(t *testing.T, flavor Flavor) Config {
 	return Config{
-		Bucket:    e.bucket,
+		Bucket:    e.Bucket,
 		Prefix:    "test-" + randHex(t, 8),
-		Endpoint:  e.endpoint,
-		Region:    e.region,
-		AccessKey: e.accessKey,
-		SecretKey: e.secretKey,
+		Endpoint:  e.Endpoint,
+		Region:    e.Region,
+		AccessKey: e.AccessKey,
+		SecretKey: e.SecretKey,
 		Flavor:    flavor,
 	}
 }

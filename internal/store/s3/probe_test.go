@@ -33,37 +33,38 @@ func stripHeaders(names ...string) func(*s3.Options) {
 }
 
 func TestProbeDetectsIgnoredHeaders(t *testing.T) {
-	e := serverEnv(t)
-	cases := []struct {
-		name  string
-		strip []string
-		want  store.Capabilities
-	}{
-		{"HonoursBoth", nil, store.Capabilities{CreateIfAbsent: true, CompareAndSwap: true}},
-		{"IgnoresIfNoneMatch", []string{"If-None-Match"}, store.Capabilities{CompareAndSwap: true}},
-		{"IgnoresIfMatch", []string{"If-Match"}, store.Capabilities{CreateIfAbsent: true}},
-		{"IgnoresBoth", []string{"If-None-Match", "If-Match"}, store.Capabilities{}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			cfg := e.config(t, FlavorS3)
-			s, err := open(context.Background(), cfg, stripHeaders(c.strip...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cleanPrefix(t, cfg) })
-			defer s.Close() //nolint:errcheck // only drops idle connections; it never fails
-			if got := s.Capabilities(); got != c.want {
-				t.Fatalf("Capabilities = %+v, want %+v", got, c.want)
-			}
-			var left []string
-			err = s.List(context.Background(), "", func(oi store.ObjectInfo) error { left = append(left, oi.Key); return nil })
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(left) != 0 {
-				t.Fatalf("probe left keys behind: %v", left)
-			}
-		})
-	}
+	eachServer(t, func(t *testing.T, e testEnv) {
+		cases := []struct {
+			name  string
+			strip []string
+			want  store.Capabilities
+		}{
+			{"HonoursBoth", nil, store.Capabilities{CreateIfAbsent: true, CompareAndSwap: true}},
+			{"IgnoresIfNoneMatch", []string{"If-None-Match"}, store.Capabilities{CompareAndSwap: true}},
+			{"IgnoresIfMatch", []string{"If-Match"}, store.Capabilities{CreateIfAbsent: true}},
+			{"IgnoresBoth", []string{"If-None-Match", "If-Match"}, store.Capabilities{}},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				cfg := e.config(t, FlavorS3)
+				s, err := open(context.Background(), cfg, stripHeaders(c.strip...))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { cleanPrefix(t, cfg) })
+				defer s.Close() //nolint:errcheck // only drops idle connections; it never fails
+				if got := s.Capabilities(); got != c.want {
+					t.Fatalf("Capabilities = %+v, want %+v", got, c.want)
+				}
+				var left []string
+				err = s.List(context.Background(), "", func(oi store.ObjectInfo) error { left = append(left, oi.Key); return nil })
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(left) != 0 {
+					t.Fatalf("probe left keys behind: %v", left)
+				}
+			})
+		}
+	})
 }
