@@ -3,9 +3,15 @@ package s3
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
+	"sync"
 	"testing"
 	"time"
+
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/fault"
@@ -74,42 +80,69 @@ func TestDeadlines(t *testing.T) {
 	})
 }
 
-// TestMultipartParallel: the parts of a multipart upload are sent at once
-// (each on its own connection: a proxy in front of the server counts them),
-// not one after the other on one kept-alive connection.
+// TestMultipartParallel: the parts of a multipart upload are in flight at
+// once, not sent one after the other. Each UploadPart request waits, just
+// before it goes on the wire, until all four parts have arrived there (a
+// barrier in the client's middleware): an upload that sent its parts one at a
+// time would never fill the barrier and fails at its deadline. Counting the
+// connections a proxy accepts would not do: on a fast server one part can be
+// answered before the next is sent, and the next reuses its connection.
 func TestMultipartParallel(t *testing.T) {
 	eachServer(t, func(t *testing.T, e testEnv) {
-		u, err := url.Parse(e.Endpoint)
-		if err != nil {
-			t.Fatal(err)
+		const parts = 4
+		arrived := make(chan struct{}, parts)
+		allThere := make(chan struct{})
+		var once sync.Once
+		barrier := func(ctx context.Context) error {
+			arrived <- struct{}{}
+			if len(arrived) == parts {
+				once.Do(func() { close(allThere) })
+			}
+			select {
+			case <-allThere:
+				return nil
+			case <-ctx.Done():
+				return fmt.Errorf("only %d of %d parts were in flight at once: %w", len(arrived), parts, ctx.Err())
+			}
 		}
-		p, err := fault.NewProxy(u.Host)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Close()              //nolint:errcheck // test teardown
-		cfg := e.config(t, FlavorB2) // no probe: only this upload's connections
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cfg := e.config(t, FlavorB2) // no probe: only the upload's requests
 		t.Cleanup(func() { cleanPrefix(t, cfg) })
-		through := cfg
-		through.Endpoint = u.Scheme + "://" + p.Addr()
-		through.MaxConnections = 4
-		s, err := Open(context.Background(), through)
+		cfg.MaxConnections = parts
+		s, err := open(ctx, cfg, waitBeforeSend("UploadPart", barrier))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close() //nolint:errcheck // only drops idle connections
 		s.multipartThreshold, s.partSize = 8<<20, 5<<20
 		data := make([]byte, 15<<20+1) // four parts
-		before := p.Accepted()
-		if _, err := s.Put(context.Background(), "big", data, store.PutOptions{}); err != nil {
+		if _, err := s.Put(ctx, "big", data, store.PutOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if got := p.Accepted() - before; got < 3 {
-			t.Errorf("a 4-part upload used %d new connections: its parts were not sent in parallel", got)
-		}
-		got, err := s.Get(context.Background(), "big", 1<<30)
+		got, err := s.Get(ctx, "big", 1<<30)
 		if err != nil || len(got) != len(data) {
 			t.Fatalf("Get after the upload: %d bytes, %v", len(got), err)
 		}
 	})
+}
+
+// waitBeforeSend is a client option that runs wait just before each request
+// of the named operation is sent (after signing, as the last step before the
+// HTTP transport); an error from wait fails the request.
+func waitBeforeSend(operation string, wait func(context.Context) error) func(*s3.Options) {
+	return func(o *s3.Options) {
+		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+			return stack.Deserialize.Add(middleware.DeserializeMiddlewareFunc("testWaitBeforeSend",
+				func(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (
+					middleware.DeserializeOutput, middleware.Metadata, error) {
+					if awsmiddleware.GetOperationName(ctx) == operation {
+						if err := wait(ctx); err != nil {
+							return middleware.DeserializeOutput{}, middleware.Metadata{}, err
+						}
+					}
+					return next.HandleDeserialize(ctx, in)
+				}), middleware.After)
+		})
+	}
 }
