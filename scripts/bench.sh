@@ -337,12 +337,14 @@ CEIL="$W/ceiling.txt"
 } >"$CEIL"
 
 # --- report -----------------------------------------------------------------------
+LOCAL_RUNS="$(awk -F'\t' '$1 ~ /^[0-9]+$/ {print $1}' "$TSV" | sort -n | tail -1)"
+LOCAL_RUNS="${LOCAL_RUNS:-0}"
 OUT="${BENCH_OUT:-$ROOT/bench/results/$(date -u +%Y%m%d-%H%M%S)-$(hostname -s).md}"
 mkdir -p "$(dirname "$OUT")"
 {
 	echo "# cloudstic benchmark $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo
-	echo "Produced by scripts/bench.sh with cloudstic built at commit $COMMIT; runs per tool: $(awk -F'\t' '$1 ~ /^[0-9]+$/ {print $1}' "$TSV" | sort -n | tail -1) (interleaved, order rotated each run); data scale ${BENCH_SCALE:-1}; total wall time $(( $(date +%s) - T_START )) s."
+	echo "Produced by scripts/bench.sh with cloudstic built at commit $COMMIT; local runs per tool: $LOCAL_RUNS (interleaved, order rotated each run); data scale ${BENCH_SCALE:-1}; total wall time $(( $(date +%s) - T_START )) s."
 	echo
 	echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GB", $2/1048576}' /proc/meminfo) RAM, $(lscpu | sed -n 's/^Model name: *//p'), $(uname -sr); shared with other test runs while measured."
 	echo "Versions: $("$CS" version 2>&1 | head -1); $(restic version | head -1); $(borg --version); kopia: not in Debian, not measured."
