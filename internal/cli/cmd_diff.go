@@ -9,7 +9,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
-	"github.com/cloudstic/cloudstic/internal/repo/tree"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
@@ -54,19 +53,18 @@ func runDiff(ctx context.Context, a *app, args []string) error {
 			Changes: nonNilChanges(changes), Summary: sum})
 		return nil
 	}
-	marks := map[string]string{diff.Added: "+", diff.Removed: "-", diff.Modified: "M", diff.Metadata: "U"}
+	// Cloudstic's lines: a header, then "A|M|D path" (a change of
+	// metadata only is an M too; -json tells them apart).
+	marks := map[string]string{diff.Added: "A", diff.Removed: "D", diff.Modified: "M", diff.Metadata: "M"}
+	fmt.Fprintf(a.io.Stdout, "Diffing %s vs %s\n", s1.ID.String(), s2.ID.String())
 	for _, c := range changes {
-		name := termtext.Safe(c.Path)
-		if c.Type == tree.TypeDir {
-			name += "/"
-		}
-		fmt.Fprintf(a.io.Stdout, "%s  %s\n", marks[c.Change], name)
+		fmt.Fprintf(a.io.Stdout, "%s %s\n", marks[c.Change], termtext.Safe(c.Path))
 	}
-	if !a.g.quiet {
-		fmt.Fprintf(a.io.Stdout, "\n%s -> %s: %d added, %d removed, %d modified, %d metadata only; +%s -%s\n",
-			s1.ID.String()[:8], s2.ID.String()[:8], sum.Added, sum.Removed, sum.Modified, sum.Metadata,
-			frontend.HumanBytes(sum.BytesAdded), frontend.HumanBytes(sum.BytesRemoved))
-	}
+	// Our summary goes to stderr: a script reading Cloudstic's lines
+	// counts every line of stdout after the header as a change.
+	a.infof("%s -> %s: %d added, %d removed, %d modified, %d metadata only; +%s -%s",
+		s1.ID.String()[:8], s2.ID.String()[:8], sum.Added, sum.Removed, sum.Modified, sum.Metadata,
+		frontend.HumanBytes(sum.BytesAdded), frontend.HumanBytes(sum.BytesRemoved))
 	return nil
 }
 

@@ -100,6 +100,20 @@ func (a *app) printPrune(res *prune.Result) {
 			fmt.Fprintf(w, "would delete %s\n", termtext.Safe(k))
 		}
 	}
+	// Cloudstic's lines first (scripts read "Objects deleted:" and
+	// "Space reclaimed:"); an object is a pack or an index file.
+	scanned := res.PacksScanned + res.IndexFilesScanned
+	if res.DryRun {
+		fmt.Fprintln(w, "Prune dry run complete.")
+		fmt.Fprintf(w, "  Objects scanned:       %d\n", scanned)
+		fmt.Fprintf(w, "  Objects would delete:  %d\n", len(res.WouldDelete))
+		fmt.Fprintf(w, "  Space would reclaim:   %s\n", frontend.HumanBytes(res.BytesReclaimed))
+	} else {
+		fmt.Fprintln(w, "Prune complete.")
+		fmt.Fprintf(w, "  Objects scanned:  %d\n", scanned)
+		fmt.Fprintf(w, "  Objects deleted:  %d\n", res.PacksDeleted+res.PacksRepacked+res.IndexFilesDeleted)
+		fmt.Fprintf(w, "  Space reclaimed:  %s\n", frontend.HumanBytes(res.BytesReclaimed))
+	}
 	verb, verbIdx := "deleted", "deleted"
 	if res.DryRun {
 		verb, verbIdx = "would delete", "would delete"

@@ -46,10 +46,12 @@ type completionResult struct {
 
 // initResult is init -json; RecoveryKey is set with -add-recovery-key.
 type initResult struct {
-	Encrypted   bool   `json:"encrypted"`
-	ID          string `json:"id"`
-	RecoveryKey string `json:"recovery_key,omitempty"`
-	Store       string `json:"store"`
+	// AdoptedSlots is set by init -adopt-slots on an existing repository.
+	AdoptedSlots bool   `json:"adopted_slots,omitempty"`
+	Encrypted    bool   `json:"encrypted"`
+	ID           string `json:"id"`
+	RecoveryKey  string `json:"recovery_key,omitempty"`
+	Store        string `json:"store"`
 }
 
 // backupResult is backup -json. A dry run, or an -ignore-empty-snapshot
