@@ -56,7 +56,7 @@ func (a *app) printCheck(opts check.Options, res *check.Result) error {
 		if res.Notes == nil {
 			res.Notes = []check.Problem{}
 		}
-		a.writeJSON(checkResult{OK: res.OK(), Result: res})
+		a.writeJSON(newCheckDoc(res))
 	} else {
 		w := a.io.Stdout
 		// Cloudstic's summary first: scripts read "Snapshots checked:"

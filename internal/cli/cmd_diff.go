@@ -50,15 +50,14 @@ func runDiff(ctx context.Context, a *app, args []string) error {
 	sum := diff.Summarize(changes)
 	if a.g.json {
 		a.writeJSON(diffResult{skippedDamage: a.skipped(), Snapshot1: s1.ID.String(), Snapshot2: s2.ID.String(),
-			Changes: nonNilChanges(changes), Summary: sum})
+			Changes: nonNilChanges(changes), Summary: sum, Ref1: s1.ID.String(), Ref2: s2.ID.String(), CSChanges: diffCSChanges(changes)})
 		return nil
 	}
 	// Cloudstic's lines: a header, then "A|M|D path" (a change of
 	// metadata only is an M too; -json tells them apart).
-	marks := map[string]string{diff.Added: "A", diff.Removed: "D", diff.Modified: "M", diff.Metadata: "M"}
 	fmt.Fprintf(a.io.Stdout, "Diffing %s vs %s\n", s1.ID.String(), s2.ID.String())
 	for _, c := range changes {
-		fmt.Fprintf(a.io.Stdout, "%s %s\n", marks[c.Change], termtext.Safe(c.Path))
+		fmt.Fprintf(a.io.Stdout, "%s %s\n", diffLetter(c.Change), termtext.Safe(c.Path))
 	}
 	// Our summary goes to stderr: a script reading Cloudstic's lines
 	// counts every line of stdout after the header as a change.

@@ -115,7 +115,7 @@ func (a *app) forgetDoc(res *forget.Result, dryRun bool, pres *prune.Result, err
 	for _, sid := range res.Removed {
 		removed = append(removed, sid.String())
 	}
-	out := forgetResult{skippedDamage: a.skipped(), DryRun: dryRun, Groups: groups, Removed: removed, Prune: pres}
+	out := forgetResult{skippedDamage: a.skipped(), DryRun: dryRun, Groups: groups, Removed: removed, Prune: newPruneDoc(pres)}
 	if errors.Is(err, operation.ErrPruneAfterForget) {
 		_, out.PruneError = errorCode(err)
 	}

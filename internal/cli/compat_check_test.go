@@ -23,6 +23,15 @@ func TestCompatCheck(t *testing.T) {
 		t.Errorf("Errors found: %q, want 0", v)
 	}
 
+	var doc struct {
+		SnapshotsChecked, ObjectsVerified int
+		Errors                            []struct{ Key, Type, Message string }
+	}
+	uxJSON(t, uxOK(t, dir, "check", "-json").stdout, &doc)
+	if doc.SnapshotsChecked != 2 || doc.ObjectsVerified == 0 || doc.Errors == nil || len(doc.Errors) != 0 {
+		t.Errorf("check -json: %+v", doc)
+	}
+
 	// A pack gone: errors, counted, and no "healthy".
 	packs, err := filepath.Glob(filepath.Join(dir, "store", "data", "*", "*"))
 	if err != nil || len(packs) == 0 {
@@ -36,5 +45,10 @@ func TestCompatCheck(t *testing.T) {
 	r := uxRun(t, dir, "check")
 	if r.code == ExitOK || strings.Contains(r.stdout, "healthy") || compatField(t, r.stdout, "Errors found:") == "0" {
 		t.Errorf("damaged check: exit %d\n%s", r.code, r.stdout)
+	}
+	r = uxRun(t, dir, "check", "-json")
+	uxJSON(t, r.stdout, &doc)
+	if r.code == ExitOK || len(doc.Errors) == 0 || doc.Errors[0].Key == "" || doc.Errors[0].Type == "" || doc.Errors[0].Message == "" {
+		t.Errorf("damaged check -json: exit %d, %+v", r.code, doc)
 	}
 }

@@ -30,6 +30,22 @@ func TestCompatDiff(t *testing.T) {
 	uxWrite(t, filepath.Join(src, "new", "file.txt"), "hello")
 	uxJSON(t, uxOK(t, dir, "backup", "-source", "local:"+src, "-json").stdout, &b2)
 
+	// -json: Cloudstic's DiffResult fields, under its names.
+	var doc struct {
+		Ref1, Ref2 string
+		Changes    []struct{ Type, Path string }
+	}
+	uxJSON(t, uxOK(t, dir, "diff", "-json", b1.SnapshotID, b2.SnapshotID).stdout, &doc)
+	var got []string
+	for _, c := range doc.Changes {
+		got = append(got, c.Type+" "+c.Path)
+	}
+	slices.Sort(got)
+	if doc.Ref1 != b1.SnapshotID || doc.Ref2 != b2.SnapshotID ||
+		!slices.Equal(got, []string{"A new", "A new/file.txt", "D gone.txt", "M sub/edit.txt"}) {
+		t.Errorf("diff -json: %+v", doc)
+	}
+
 	tests := []struct {
 		name string
 		args []string

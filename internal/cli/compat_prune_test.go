@@ -15,6 +15,17 @@ func TestCompatPrune(t *testing.T) {
 	compatRepo(t, dir, 3)
 	uxOK(t, dir, "forget", "-keep-last", "1")
 
+	// -json: Cloudstic's PruneResult fields, under its names.
+	var doc struct {
+		ObjectsDeleted, ObjectsScanned int
+		BytesReclaimed                 int64
+		DryRun                         bool
+	}
+	uxJSON(t, uxOK(t, dir, "prune", "-dry-run", "-json").stdout, &doc)
+	if !doc.DryRun || doc.ObjectsDeleted == 0 || doc.ObjectsScanned < doc.ObjectsDeleted || doc.BytesReclaimed <= 0 {
+		t.Errorf("prune -dry-run -json: %+v", doc)
+	}
+
 	dry := uxOK(t, dir, "prune", "-dry-run").stdout
 	if !strings.Contains(dry, "Prune dry run complete.\n") {
 		t.Errorf("dry run:\n%s", dry)
