@@ -19,7 +19,7 @@ func examples(name string) []string {
 	switch name {
 	case "init":
 		return []string{"cloudstic init -password secret", "cloudstic init -store s3:my-bucket/backups -add-recovery-key",
-			"cloudstic init -store local:/mnt/usb/backup -no-encryption",
+			"cloudstic init -store local:/mnt/usb/backup -no-encryption", "cloudstic init -adopt-slots    # succeeds again on a repository the password opens",
 			"cloudstic init -store s3:my-bucket/backups -kms-key-arn arn:aws:kms:eu-west-1:111122223333:key/ID -prompt"}
 	case "backup":
 		return []string{"cloudstic backup -source local:~/Documents -tag daily",
@@ -46,7 +46,7 @@ func examples(name string) []string {
 			"cloudstic diff 1a2b3c 4d5e6f -json"}
 	case "cat":
 		return []string{"cloudstic cat config", "cloudstic cat snapshot latest", "cloudstic cat tree 4f1c...(64 hex digits)",
-			"cloudstic cat lock index/lock.exclusive"}
+			"cloudstic cat lock index/lock.exclusive", "cloudstic cat -json config snapshot/1a2b3c4d    # [{\"key\": ..., \"data\": ...}, ...]"}
 	case "key":
 		return []string{"cloudstic key list", "cloudstic key add -label laptop -new-password s3cret",
 			"cloudstic key add-recovery", "cloudstic key passwd -new-password n3w", "cloudstic key remove laptop",
@@ -54,7 +54,7 @@ func examples(name string) []string {
 			"cloudstic key add-recovery -kms-key-arn arn:aws:kms:eu-west-1:111122223333:key/ID"}
 	case "forget":
 		return []string{"cloudstic forget 1a2b3c", "cloudstic forget -keep-daily 7 -keep-weekly 4 -keep-monthly 12 -dry-run",
-			"cloudstic forget -keep-last 10 -prune"}
+			"cloudstic forget -keep-last 10 -prune", "cloudstic forget -tag daily -prune    # remove every snapshot tagged daily"}
 	case "tag":
 		return []string{"cloudstic tag -add keep 1a2b3c", "cloudstic tag -remove daily -add monthly -tag daily -dry-run",
 			"cloudstic tag -set release-1.0 latest", "cloudstic tag -set \"\" 1a2b3c 4d5e6f    # remove every tag"}
