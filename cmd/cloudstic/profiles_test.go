@@ -164,7 +164,7 @@ func TestProfileRetentionEverywhere(t *testing.T) {
 				t.Fatalf("run backup of %s: %d", name, res.StatusCode)
 			}
 			events := eventData(t, u.get(res.Request.URL.String()+"/events"))
-			if !strings.Contains(events, `class="ok"`) || !strings.Contains(events, "Removed 1 snapshots") {
+			if !strings.Contains(events, `class="ok"`) || !strings.Contains(events, "1 snapshots have been removed") {
 				t.Errorf("dashboard backup %s, run %d:\n%s", name, i+1, events)
 			}
 		}
@@ -232,7 +232,7 @@ func TestDashboardProgressIsTheCLIs(t *testing.T) {
 	if c, u := last(cliEvents), last(uiEvents); c != u || c.Type != "done" || c.Op != "backup" || c.FilesDone != 1 || c.BytesDone != 16000 {
 		t.Errorf("last event: command line %+v, dashboard %+v", c, u)
 	}
-	if !strings.Contains(summary.String(), "Removed 0 snapshots") {
+	if !strings.Contains(summary.String(), "No snapshots to remove") {
 		t.Errorf("dashboard summary:\n%s", summary.String())
 	}
 }

@@ -110,8 +110,8 @@ func TestUIProfileRuns(t *testing.T) {
 	}
 	// The profile's backup applies its policy, as backup -profile does:
 	// the second one removes the first snapshot.
-	for _, tc := range []struct{ action, want string }{{actions[0][1], "Removed 0 snapshots"}, {actions[0][1], "Removed 1 snapshots"},
-		{actions[1][1], "Removed 0 snapshots"}, {actions[2][1], "No errors found"}} {
+	for _, tc := range []struct{ action, want string }{{actions[0][1], "No snapshots to remove"}, {actions[0][1], "1 snapshots have been removed"},
+		{actions[1][1], "No snapshots to remove"}, {actions[2][1], "No errors found"}} {
 		res, err := u.c.PostForm(base+"r/0/run/"+tc.action, url.Values{"csrf": {csrf[1]}})
 		if err != nil {
 			t.Fatal(err)

@@ -195,6 +195,7 @@ func (a *app) closeStore() {
 	if err := a.st.Close(); err != nil {
 		a.warnf("closing store: %v", err)
 	}
+	a.st = nil // closed once, however many defers ask
 }
 
 // openErr says what to do about a store that could not be opened.
@@ -209,6 +210,9 @@ func (a *app) openErr(err error) error {
 		return fmt.Errorf("%w: run 'cloudstic init'", err)
 	case errors.As(err, &se) && errors.Is(se.Err, awsconf.ErrNoCredentials):
 		return fmt.Errorf("%w: %s", err, credentialHint(se.Scheme))
+	case errors.Is(err, repo.ErrWrongCredential):
+		// Cloudstic's words, which its users' scripts look for.
+		return fmt.Errorf("%w (no provided credential matches)", err)
 	}
 	return err
 }

@@ -127,6 +127,9 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 		}
 		return ExitOK
 	}
+	if args[0] == completeCommand {
+		return runComplete(ctx, stdio, args[1:])
+	}
 	var cmd *command
 	for _, c := range commands() {
 		if c.name == args[0] {

@@ -17,67 +17,152 @@ import (
 // catKinds are the objects `cat` prints.
 func catKinds() []string { return []string{"config", "snapshot", "tree", "lock"} }
 
+// catObject is one object cat is asked for: its kind and its argument
+// (none for config).
+type catObject struct{ kind, ref string }
+
+// key names the object in cat -json's array and in the "==> KEY <=="
+// headers between several objects, as Cloudstic's object keys do.
+func (o catObject) key() string {
+	if o.kind == "config" {
+		return "config"
+	}
+	return o.kind + "/" + o.ref
+}
+
+// catEntry is one element of cat -json: Cloudstic's shape.
+type catEntry struct {
+	Data json.RawMessage `json:"data"`
+	Key  string          `json:"key"`
+}
+
 func runCat(ctx context.Context, a *app, args []string) error {
 	fs := a.flags()
+	raw := fs.Bool("raw", false, "print each object as encoded, without indentation (not with -json)")
 	pos, err := a.parse(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) == 0 {
-		return usageErr("give what to print: cat config | snapshot ID | tree ID | lock KEY")
+	if *raw && a.g.json {
+		return usageErr("give -json or -raw, not both")
 	}
-	kind := pos[0]
-	want := 2
-	if kind == "config" {
-		want = 1
-	}
-	switch {
-	case !containsString(catKinds(), kind):
-		return usageErr("cannot cat %q%s: give config, snapshot ID, tree ID or lock KEY", kind, didYouMean(kind, catKinds()))
-	case len(pos) != want && want == 1:
-		return usageErr("cat config takes no argument")
-	case len(pos) != want:
-		return usageErr("give one %s: cat %s ID", kind, kind)
-	}
-	var v any
-	switch kind {
-	case "config", "lock":
-		v, err = a.catPlain(ctx, pos)
-	default:
-		v, err = a.catSealed(ctx, kind, pos[1])
-	}
+	objs, err := parseCatObjects(pos)
 	if err != nil {
 		return err
 	}
-	a.writeJSON(v)
+	var entries []catEntry
+	for i, o := range objs {
+		data, err := a.catOne(ctx, o)
+		if err != nil {
+			if len(objs) > 1 {
+				return fmt.Errorf("%s: %w", o.key(), err)
+			}
+			return err
+		}
+		if a.g.json {
+			entries = append(entries, catEntry{Key: o.key(), Data: data})
+			continue
+		}
+		if len(objs) > 1 {
+			if i > 0 {
+				a.infof("")
+			}
+			a.infof("==> %s <==", o.key())
+		}
+		if *raw {
+			if _, err := a.io.Stdout.Write(data); err != nil {
+				return err
+			}
+			continue
+		}
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, data, "", "  "); err != nil {
+			return err
+		}
+		fmt.Fprintln(a.io.Stdout, buf.String())
+	}
+	if a.g.json {
+		a.writeJSON(entries)
+	}
 	return nil
+}
+
+// parseCatObjects reads cat's arguments: config, snapshot ID, tree ID,
+// lock KEY, each as many times as wanted; "snapshot/ID" and "tree/ID"
+// (Cloudstic's keys) are accepted as one argument.
+func parseCatObjects(pos []string) ([]catObject, error) {
+	if len(pos) == 0 {
+		return nil, usageErr("give what to print: cat config | snapshot ID | tree ID | lock KEY ...")
+	}
+	var objs []catObject
+	for i := 0; i < len(pos); i++ {
+		kind, ref, hasRef := strings.Cut(pos[i], "/")
+		if kind == "lock" || !containsString(catKinds(), kind) {
+			kind, ref, hasRef = pos[i], "", false
+		}
+		switch {
+		case !containsString(catKinds(), kind) && len(objs) > 0 && objs[len(objs)-1].kind == "config":
+			return nil, usageErr("cat config takes no argument, and %q is not config, snapshot, tree or lock", kind)
+		case !containsString(catKinds(), kind):
+			return nil, usageErr("cannot cat %q%s: give config, snapshot ID, tree ID or lock KEY", kind, didYouMean(kind, catKinds()))
+		case kind == "config" && hasRef:
+			return nil, usageErr("cat config takes no argument")
+		case kind == "config":
+		case hasRef && ref == "", !hasRef && i+1 >= len(pos):
+			return nil, usageErr("give one %s: cat %s ID", kind, kind)
+		case !hasRef:
+			i++
+			ref = pos[i]
+		}
+		objs = append(objs, catObject{kind: kind, ref: ref})
+	}
+	return objs, nil
+}
+
+// catOne reads one object: its JSON, compact.
+func (a *app) catOne(ctx context.Context, o catObject) (json.RawMessage, error) {
+	var v any
+	var err error
+	switch o.kind {
+	case "config", "lock":
+		v, err = a.catPlain(ctx, o)
+	default:
+		v, err = a.catSealed(ctx, o.kind, o.ref)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := v.(json.RawMessage); ok {
+		return m, nil
+	}
+	return json.Marshal(v)
 }
 
 // catPlain prints objects that are stored as plain JSON; no password is
 // needed.
-func (a *app) catPlain(ctx context.Context, pos []string) (any, error) {
+func (a *app) catPlain(ctx context.Context, o catObject) (any, error) {
 	st, err := a.openStore(ctx, false)
 	if err != nil {
 		return nil, err
 	}
 	defer a.closeStore()
-	if pos[0] == "config" {
+	if o.kind == "config" {
 		cfg, err := repo.ReadConfig(ctx, st)
 		if errors.Is(err, repo.ErrNotRepository) {
 			return nil, fmt.Errorf("repository not initialized at %s: run 'cloudstic init'", a.g.repo.URI)
 		}
 		return cfg, err
 	}
-	key := pos[1]
+	key := o.ref
 	if !strings.HasPrefix(key, "index/lock") {
 		key = lock.SharedPrefix + key
 	}
 	if key != lock.ExclusiveKey && !strings.HasPrefix(key, lock.SharedPrefix) {
-		return nil, usageErr("%q is not a lock key: run 'cloudstic locks' to see them", pos[1])
+		return nil, usageErr("%q is not a lock key: run 'cloudstic locks' to see them", o.ref)
 	}
 	data, err := st.Get(ctx, key, lock.MaxPayload)
 	if errors.Is(err, store.ErrInvalidKey) {
-		return nil, usageErr("%q is not a lock key: run 'cloudstic locks' to see them", pos[1])
+		return nil, usageErr("%q is not a lock key: run 'cloudstic locks' to see them", o.ref)
 	}
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("no lock %s (it may have been released): run 'cloudstic locks' to see the current ones", key)
@@ -85,11 +170,10 @@ func (a *app) catPlain(ctx context.Context, pos []string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, data, "", "  "); err != nil {
-		return nil, fmt.Errorf("lock %s is not valid JSON (%v): remove it with 'cloudstic break-lock'", key, err)
+	if !json.Valid(data) {
+		return nil, fmt.Errorf("lock %s is not valid JSON: remove it with 'cloudstic break-lock'", key)
 	}
-	return json.RawMessage(buf.Bytes()), nil
+	return json.RawMessage(data), nil
 }
 
 // catSealed prints a snapshot or a tree, which need the repository key.

@@ -56,9 +56,15 @@ func (a *app) printCheck(opts check.Options, res *check.Result) error {
 		if res.Notes == nil {
 			res.Notes = []check.Problem{}
 		}
-		a.writeJSON(checkResult{OK: res.OK(), Result: res})
+		a.writeJSON(newCheckDoc(res))
 	} else {
 		w := a.io.Stdout
+		// Cloudstic's summary first: scripts read "Snapshots checked:"
+		// and "repository is healthy".
+		fmt.Fprintln(w, "Repository check complete.")
+		fmt.Fprintf(w, "  Snapshots checked:  %d\n", res.Snapshots)
+		fmt.Fprintf(w, "  Objects verified:   %d\n", res.Trees+res.Blobs)
+		fmt.Fprintf(w, "  Errors found:       %d\n", len(res.Errors))
 		fmt.Fprintf(w, "Checked:     %d snapshots, %d trees, %d referenced blobs\n", res.Snapshots, res.Trees, res.Blobs)
 		fmt.Fprintf(w, "Store:       %d packs, %d index files\n", res.Packs, res.IndexFiles)
 		if opts.ReadData {
@@ -72,7 +78,7 @@ func (a *app) printCheck(opts check.Options, res *check.Result) error {
 			fmt.Fprintln(w, termtext.Safe(p.String()))
 		}
 		if res.OK() {
-			fmt.Fprintln(w, "No errors found")
+			fmt.Fprintln(w, "No errors found — repository is healthy.")
 		}
 	}
 	if !res.OK() {

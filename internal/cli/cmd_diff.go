@@ -9,7 +9,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
-	"github.com/cloudstic/cloudstic/internal/repo/tree"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
@@ -51,22 +50,20 @@ func runDiff(ctx context.Context, a *app, args []string) error {
 	sum := diff.Summarize(changes)
 	if a.g.json {
 		a.writeJSON(diffResult{skippedDamage: a.skipped(), Snapshot1: s1.ID.String(), Snapshot2: s2.ID.String(),
-			Changes: nonNilChanges(changes), Summary: sum})
+			Changes: nonNilChanges(changes), Summary: sum, Ref1: s1.ID.String(), Ref2: s2.ID.String(), CSChanges: diffCSChanges(changes)})
 		return nil
 	}
-	marks := map[string]string{diff.Added: "+", diff.Removed: "-", diff.Modified: "M", diff.Metadata: "U"}
+	// Cloudstic's lines: a header, then "A|M|D path" (a change of
+	// metadata only is an M too; -json tells them apart).
+	fmt.Fprintf(a.io.Stdout, "Diffing %s vs %s\n", s1.ID.String(), s2.ID.String())
 	for _, c := range changes {
-		name := termtext.Safe(c.Path)
-		if c.Type == tree.TypeDir {
-			name += "/"
-		}
-		fmt.Fprintf(a.io.Stdout, "%s  %s\n", marks[c.Change], name)
+		fmt.Fprintf(a.io.Stdout, "%s %s\n", diffLetter(c.Change), termtext.Safe(c.Path))
 	}
-	if !a.g.quiet {
-		fmt.Fprintf(a.io.Stdout, "\n%s -> %s: %d added, %d removed, %d modified, %d metadata only; +%s -%s\n",
-			s1.ID.String()[:8], s2.ID.String()[:8], sum.Added, sum.Removed, sum.Modified, sum.Metadata,
-			frontend.HumanBytes(sum.BytesAdded), frontend.HumanBytes(sum.BytesRemoved))
-	}
+	// Our summary goes to stderr: a script reading Cloudstic's lines
+	// counts every line of stdout after the header as a change.
+	a.infof("%s -> %s: %d added, %d removed, %d modified, %d metadata only; +%s -%s",
+		s1.ID.String()[:8], s2.ID.String()[:8], sum.Added, sum.Removed, sum.Modified, sum.Metadata,
+		frontend.HumanBytes(sum.BytesAdded), frontend.HumanBytes(sum.BytesRemoved))
 	return nil
 }
 

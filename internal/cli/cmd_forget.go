@@ -10,6 +10,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
@@ -23,7 +24,7 @@ func runForget(ctx context.Context, a *app, args []string) error {
 	fs.IntVar(&p.Monthly, "keep-monthly", 0, "keep the newest snapshot of each of the last N months that have one")
 	fs.IntVar(&p.Yearly, "keep-yearly", 0, "keep the newest snapshot of each of the last N years that have one")
 	var tags multiFlag
-	fs.Var(&tags, "tag", "only consider snapshots with this tag (repeatable: all must match)")
+	fs.Var(&tags, "tag", "only consider snapshots with this tag (repeatable: all must match); without -keep-* rules, remove them")
 	source := fs.String("source", "", "only consider snapshots of this source, e.g. local:/home/me")
 	host := fs.String("host", "", "only consider snapshots of this host")
 	groupBy := fs.String("group-by", forget.DefaultGroupBy, "apply the policy per group of these fields (source,host,path,tags; empty: one group)")
@@ -48,7 +49,7 @@ func runForget(ctx context.Context, a *app, args []string) error {
 	}
 	opts := forget.Options{IDs: pos, Policy: p, Filter: forget.Filter{Tags: tags, Source: *source, Host: *host},
 		GroupBy: gb, DryRun: *dryRun}
-	if len(pos) == 0 && p.Empty() {
+	if len(pos) == 0 && p.Empty() && opts.Filter.Empty() {
 		return usageErr("%v", forget.ErrNoPolicy)
 	}
 	if len(pos) > 0 && !p.Empty() {
@@ -114,33 +115,62 @@ func (a *app) forgetDoc(res *forget.Result, dryRun bool, pres *prune.Result, err
 	for _, sid := range res.Removed {
 		removed = append(removed, sid.String())
 	}
-	out := forgetResult{skippedDamage: a.skipped(), DryRun: dryRun, Groups: groups, Removed: removed, Prune: pres}
+	out := forgetResult{skippedDamage: a.skipped(), DryRun: dryRun, Groups: groups, Removed: removed, Prune: newPruneDoc(pres)}
 	if errors.Is(err, operation.ErrPruneAfterForget) {
 		_, out.PruneError = errorCode(err)
 	}
 	return out
 }
 
-// printForget prints forget's human summary, and prune's after it.
+// printForget prints forget's summary in Cloudstic's words (a script
+// reads "N snapshots have been removed", "N snapshots would be removed",
+// "would remove N snapshots:"), each group's kept and removed snapshots as
+// tables, and prune's summary after it. SEQ in these tables numbers the
+// group's snapshots, oldest first.
 func (a *app) printForget(res *forget.Result, dryRun bool, pres *prune.Result) {
 	w := a.io.Stdout
 	total := 0
 	for _, g := range res.Groups {
-		fmt.Fprintf(w, "%s: keep %d, remove %d\n", termtext.Safe(g.Key.String()), len(g.Keep), len(g.Remove))
-		for _, d := range g.Keep {
-			fmt.Fprintf(w, "  keep    %s  %s  %s\n", d.ID.String()[:8], d.Time.Local().Format("2006-01-02 15:04:05"), termtext.Safe(strings.Join(d.Reasons, ", ")))
+		var all []snapshot.WithID
+		for _, d := range append(append([]forget.Decision(nil), g.Keep...), g.Remove...) {
+			all = append(all, d.WithID)
 		}
-		for _, d := range g.Remove {
-			fmt.Fprintf(w, "  remove  %s  %s\n", d.ID.String()[:8], d.Time.Local().Format("2006-01-02 15:04:05"))
-			total++
+		snapshot.SortByTime(all)
+		seq := seqNumbers(all)
+		fmt.Fprintf(w, "\nSnapshots for %s:\n", termtext.Safe(g.Key.String()))
+		if len(g.Keep) > 0 {
+			fmt.Fprintf(w, "\nkeep %d snapshots:\n", len(g.Keep))
+			snapshotTable(decisionSnaps(g.Keep), seq, func(i int) string { return strings.Join(g.Keep[i].Reasons, ", ") }).render(w)
 		}
+		if len(g.Remove) > 0 {
+			action := "remove"
+			if dryRun {
+				action = "would remove"
+			}
+			fmt.Fprintf(w, "\n%s %d snapshots:\n", action, len(g.Remove))
+			snapshotTable(decisionSnaps(g.Remove), seq, nil).render(w)
+		}
+		total += len(g.Remove)
 	}
-	if dryRun {
-		fmt.Fprintf(w, "Dry run: %d snapshots would be removed\n", total)
-	} else {
-		fmt.Fprintf(w, "Removed %d snapshots\n", len(res.Removed))
+	fmt.Fprintln(w)
+	switch {
+	case dryRun:
+		fmt.Fprintf(w, "%d snapshots would be removed (dry run)\n", total)
+	case len(res.Removed) > 0:
+		fmt.Fprintf(w, "%d snapshots have been removed\n", len(res.Removed))
+	default:
+		fmt.Fprintln(w, "No snapshots to remove")
 	}
 	if pres != nil {
 		a.printPrune(pres)
 	}
+}
+
+// decisionSnaps is the snapshots of ds, in their order.
+func decisionSnaps(ds []forget.Decision) []snapshot.WithID {
+	out := make([]snapshot.WithID, len(ds))
+	for i, d := range ds {
+		out[i] = d.WithID
+	}
+	return out
 }

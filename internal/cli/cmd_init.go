@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo"
@@ -14,6 +16,7 @@ func runInit(ctx context.Context, a *app, args []string) error {
 	fs := a.flags()
 	noEnc := fs.Bool("no-encryption", false, "create an unencrypted repository")
 	recovery := fs.Bool("add-recovery-key", false, "also create a 24-word recovery key (shown once)")
+	adopt := fs.Bool("adopt-slots", false, "when a repository already exists and the credential given opens one of its key slots, adopt it: succeed and change nothing (Cloudstic's flag; a script's init becomes repeatable)")
 	prompt := fs.Bool("prompt", false, "with -encryption-key or -kms-key-arn: also add a password slot (the password from -password, else asked on the terminal)")
 	if err := a.parseNoArgs(fs, args); err != nil {
 		return err
@@ -32,12 +35,15 @@ func runInit(ctx context.Context, a *app, args []string) error {
 			return err
 		}
 		if opts.Credentials == (repo.Credentials{}) {
-			return usageErr("give -password (or CLOUDSTIC_PASSWORD), -encryption-key, -kms-key-arn, or -no-encryption")
+			return usageErr("encryption is required: give -password (or CLOUDSTIC_PASSWORD), -encryption-key or -kms-key-arn; or -no-encryption for an unencrypted repository")
 		}
 	}
 	r, words, err := operation.Init(ctx, st, opts)
+	if errors.Is(err, repo.ErrAlreadyInitialized) && *adopt {
+		return a.adoptSlots(ctx, *noEnc)
+	}
 	if errors.Is(err, repo.ErrAlreadyInitialized) {
-		return fmt.Errorf("a repository already exists at %s; nothing was changed", a.g.repo.URI)
+		return fmt.Errorf("a repository already exists at %s; nothing was changed (-adopt-slots accepts one the credential opens)", a.g.repo.URI)
 	}
 	if err != nil {
 		return err
@@ -52,11 +58,63 @@ func runInit(ctx context.Context, a *app, args []string) error {
 		a.writeJSON(initResult{ID: cfg.ID, Store: store.Describe(st), Encrypted: cfg.Encrypted, RecoveryKey: words})
 		return nil
 	}
-	fmt.Fprintf(a.io.Stdout, "Created repository %s at %s (encrypted: %v)\n", cfg.ID[:8], a.g.repo.URI, cfg.Encrypted)
-	if words != "" {
-		fmt.Fprintf(a.io.Stdout, "\nRecovery key (write it down now; it is not shown again):\n\n  %s\n\n", words)
+	w := a.io.Stdout
+	if cfg.Encrypted {
+		fmt.Fprintln(w, "Created new encryption key slots.")
+		if words != "" {
+			printRecoveryKey(w, words)
+		}
+	} else {
+		fmt.Fprintln(w, "WARNING: creating unencrypted repository. Your backups will NOT be encrypted at rest.")
 	}
+	fmt.Fprintf(w, "Repository initialized (encrypted: %v).\n", cfg.Encrypted)
+	fmt.Fprintf(w, "Created repository %s at %s (encrypted: %v)\n", cfg.ID[:8], a.g.repo.URI, cfg.Encrypted)
 	return nil
+}
+
+// adoptSlots is init -adopt-slots on an existing repository: the
+// credential given must open it (an unencrypted one needs -no-encryption),
+// and nothing is written.
+func (a *app) adoptSlots(ctx context.Context, noEnc bool) error {
+	a.closeStore() // init's; openRepo opens its own, which runInit closes
+	r, err := a.openRepo(ctx)
+	if err != nil {
+		return fmt.Errorf("a repository already exists at %s and cannot be adopted: %w", a.g.repo.URI, err)
+	}
+	cfg := r.Reader().Config()
+	if cfg.Encrypted == noEnc {
+		return fmt.Errorf("a repository already exists at %s (encrypted: %v); nothing was changed", a.g.repo.URI, cfg.Encrypted)
+	}
+	if a.g.json {
+		a.writeJSON(initResult{ID: cfg.ID, Store: a.g.repo.URI, Encrypted: cfg.Encrypted, AdoptedSlots: true})
+		return nil
+	}
+	if cfg.Encrypted {
+		fmt.Fprintln(a.io.Stdout, "Adopted existing encryption key slots.")
+	}
+	fmt.Fprintf(a.io.Stdout, "Repository initialized (encrypted: %v).\n", cfg.Encrypted)
+	fmt.Fprintf(a.io.Stdout, "Adopted repository %s at %s (encrypted: %v); nothing was changed\n", cfg.ID[:8], a.g.repo.URI, cfg.Encrypted)
+	return nil
+}
+
+// printRecoveryKey prints a new recovery key in Cloudstic's banner: a
+// script finds the 24 words on the line after "║  ".
+func printRecoveryKey(w io.Writer, words string) {
+	rule := strings.Repeat("═", 62)
+	blank := "║" + strings.Repeat(" ", 62) + "║"
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "╔"+rule+"╗")
+	fmt.Fprintln(w, "║                         RECOVERY KEY                         ║")
+	fmt.Fprintln(w, "╠"+rule+"╣")
+	fmt.Fprintln(w, blank)
+	fmt.Fprintf(w, "║  %s\n", words)
+	fmt.Fprintln(w, blank)
+	fmt.Fprintln(w, "║  Write down these 24 words and keep them in a safe place.    ║")
+	fmt.Fprintln(w, "║  They are shown only this once. If every password and key    ║")
+	fmt.Fprintln(w, "║  is lost, they are the only way into the repository.         ║")
+	fmt.Fprintln(w, blank)
+	fmt.Fprintln(w, "╚"+rule+"╝")
+	fmt.Fprintln(w)
 }
 
 // initCredentials returns the credentials init makes slots for. A platform

@@ -120,7 +120,7 @@ func (a *app) openKeyring(ctx context.Context) (*operation.Keyring, error) {
 	case errors.Is(err, repo.ErrNeedCredential):
 		return nil, errors.New("changing keys needs the current credential: give -password (or CLOUDSTIC_PASSWORD), -encryption-key, -recovery-key or -kms-key-arn")
 	case errors.Is(err, repo.ErrWrongCredential) && !kms:
-		return nil, fmt.Errorf("cannot open repository at %s: wrong password or key", a.g.repo.URI)
+		return nil, fmt.Errorf("cannot open repository at %s: wrong password or key (no provided credential matches)", a.g.repo.URI)
 	case kms:
 		return nil, fmt.Errorf("cannot open repository at %s: %w", a.g.repo.URI, err)
 	}
@@ -293,7 +293,7 @@ func (a *app) keyReport(verb string, s repo.KeySlot, words string) error {
 		fmt.Fprintln(a.io.Stdout, termtext.Sprintf("Key slot %s %s (%s, %s)", s.ID[:8], verb, kind, s.Label))
 	}
 	if words != "" {
-		fmt.Fprintf(a.io.Stdout, "\nRecovery key (write it down now; it is not shown again):\n\n  %s\n\n", words)
+		printRecoveryKey(a.io.Stdout, words)
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
@@ -40,20 +39,9 @@ func runList(ctx context.Context, a *app, args []string) error {
 		a.writeJSON(out)
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.io.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SEQ\tCREATED\tID\tSOURCE\tHOST\tPATH\tTAGS")
-	for i, s := range snaps {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, s.Time.Local().Format("2006-01-02 15:04:05"), s.ID.String()[:8],
-			termtext.Safe(s.Source), termtext.Safe(s.Hostname), termtext.Safe(s.Path), tagsText(s.Tags, ","))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if len(snaps) == 1 {
-		a.infof("1 snapshot")
-	} else {
-		a.infof("%d snapshots", len(snaps))
-	}
+	// Cloudstic's layout: the count, then the table (rows start with "|").
+	fmt.Fprintf(a.io.Stdout, "%d snapshots\n", len(snaps))
+	snapshotTable(snaps, seqNumbers(snaps), nil).render(a.io.Stdout)
 	return nil
 }
 

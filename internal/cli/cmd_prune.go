@@ -91,7 +91,7 @@ func (a *app) pruneReporting(rep *operation.Reporter) func(*prune.Options) (end 
 
 func (a *app) printPrune(res *prune.Result) {
 	if a.g.json {
-		a.writeJSON(res)
+		a.writeJSON(newPruneDoc(res))
 		return
 	}
 	w := a.io.Stdout
@@ -99,6 +99,20 @@ func (a *app) printPrune(res *prune.Result) {
 		for _, k := range res.WouldDelete {
 			fmt.Fprintf(w, "would delete %s\n", termtext.Safe(k))
 		}
+	}
+	// Cloudstic's lines first (scripts read "Objects deleted:" and
+	// "Space reclaimed:"); an object is a pack or an index file.
+	scanned := res.PacksScanned + res.IndexFilesScanned
+	if res.DryRun {
+		fmt.Fprintln(w, "Prune dry run complete.")
+		fmt.Fprintf(w, "  Objects scanned:       %d\n", scanned)
+		fmt.Fprintf(w, "  Objects would delete:  %d\n", objectsDeleted(res))
+		fmt.Fprintf(w, "  Space would reclaim:   %s\n", frontend.HumanBytes(res.BytesReclaimed))
+	} else {
+		fmt.Fprintln(w, "Prune complete.")
+		fmt.Fprintf(w, "  Objects scanned:  %d\n", scanned)
+		fmt.Fprintf(w, "  Objects deleted:  %d\n", objectsDeleted(res))
+		fmt.Fprintf(w, "  Space reclaimed:  %s\n", frontend.HumanBytes(res.BytesReclaimed))
 	}
 	verb, verbIdx := "deleted", "deleted"
 	if res.DryRun {

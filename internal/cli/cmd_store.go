@@ -161,7 +161,7 @@ func storeNew(_ context.Context, a *app, args []string) error {
 var (
 	errVerifyUnreachable = errors.New("cannot reach the store")
 	errVerifyNoRepo      = errors.New("no repository in the store")
-	errVerifyCredential  = errors.New("wrong password or key")
+	errVerifyCredential  = errors.New("wrong password or key (no provided credential matches)")
 )
 
 // storeVerify checks credentials, connectivity and that the repository

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -18,7 +19,7 @@ func examples(name string) []string {
 	switch name {
 	case "init":
 		return []string{"cloudstic init -password secret", "cloudstic init -store s3:my-bucket/backups -add-recovery-key",
-			"cloudstic init -store local:/mnt/usb/backup -no-encryption",
+			"cloudstic init -store local:/mnt/usb/backup -no-encryption", "cloudstic init -adopt-slots    # succeeds again on a repository the password opens",
 			"cloudstic init -store s3:my-bucket/backups -kms-key-arn arn:aws:kms:eu-west-1:111122223333:key/ID -prompt"}
 	case "backup":
 		return []string{"cloudstic backup -source local:~/Documents -tag daily",
@@ -45,7 +46,7 @@ func examples(name string) []string {
 			"cloudstic diff 1a2b3c 4d5e6f -json"}
 	case "cat":
 		return []string{"cloudstic cat config", "cloudstic cat snapshot latest", "cloudstic cat tree 4f1c...(64 hex digits)",
-			"cloudstic cat lock index/lock.exclusive"}
+			"cloudstic cat lock index/lock.exclusive", "cloudstic cat -json config snapshot/1a2b3c4d    # [{\"key\": ..., \"data\": ...}, ...]"}
 	case "key":
 		return []string{"cloudstic key list", "cloudstic key add -label laptop -new-password s3cret",
 			"cloudstic key add-recovery", "cloudstic key passwd -new-password n3w", "cloudstic key remove laptop",
@@ -53,7 +54,7 @@ func examples(name string) []string {
 			"cloudstic key add-recovery -kms-key-arn arn:aws:kms:eu-west-1:111122223333:key/ID"}
 	case "forget":
 		return []string{"cloudstic forget 1a2b3c", "cloudstic forget -keep-daily 7 -keep-weekly 4 -keep-monthly 12 -dry-run",
-			"cloudstic forget -keep-last 10 -prune"}
+			"cloudstic forget -keep-last 10 -prune", "cloudstic forget -tag daily -prune    # remove every snapshot tagged daily"}
 	case "tag":
 		return []string{"cloudstic tag -add keep 1a2b3c", "cloudstic tag -remove daily -add monthly -tag daily -dry-run",
 			"cloudstic tag -set release-1.0 latest", "cloudstic tag -set \"\" 1a2b3c 4d5e6f    # remove every tag"}
@@ -122,7 +123,7 @@ func runCompletion(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErr("give the shell: completion bash|zsh|fish")
+		return usageErr("Usage: cloudstic completion bash|zsh|fish")
 	}
 	spec := completionSpec(ctx, a)
 	var buf bytes.Buffer
@@ -134,7 +135,7 @@ func runCompletion(ctx context.Context, a *app, args []string) error {
 	case "fish":
 		writeFish(&buf, spec)
 	default:
-		return usageErr("unknown shell %q%s: want bash, zsh or fish", pos[0], didYouMean(pos[0], completionShells()))
+		return usageErr("Unsupported shell %q%s: want bash, zsh or fish", pos[0], didYouMean(pos[0], completionShells()))
 	}
 	if a.g.json {
 		a.writeJSON(completionResult{Shell: pos[0], Script: buf.String()})
@@ -172,8 +173,10 @@ func completionSpec(ctx context.Context, a *app) []compCommand {
 			cc.args = repairSubcommands()
 		case "cat":
 			cc.args = catKinds()
-		case "restore", "ls", "diff":
-			cc.args = []string{"latest"}
+		case "store":
+			cc.args = []string{"list", "show", "new", "verify", "init"}
+		case "profile":
+			cc.args = []string{"list", "show", "new"}
 		}
 		out = append(out, cc)
 	}
@@ -222,14 +225,39 @@ func writeBash(w io.Writer, spec []compCommand, zsh bool) {
 	for _, c := range spec {
 		names = append(names, c.name)
 	}
+	// Values: after a flag that takes one, the URI prefixes or the names
+	// `cloudstic __complete` finds (it is the binary as typed, so
+	// ./cloudstic completes too); then a command's flags, its first
+	// argument, a store's or profile's name, or snapshot ids.
 	fmt.Fprintf(w, `_cloudstic() {
-    local cur="${COMP_WORDS[COMP_CWORD]}" cmd="${COMP_WORDS[1]}" flags="" args=""
+    local cur="${COMP_WORDS[COMP_CWORD]}" prev="" cmd="${COMP_WORDS[1]}" flags="" args="" values="" kind=""
+    [ "$COMP_CWORD" -ge 1 ] && prev="${COMP_WORDS[COMP_CWORD-1]}"
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "%s" -- "$cur"))
         return
     fi
+    case "$prev" in
+        -store|--store|-from-store|--from-store|-uri|--uri) values="%s" ;;
+        -source|--source) values="%s" ;;
+        -profile|--profile|-from-profile|--from-profile) kind=profiles ;;
+        -store-ref|--store-ref) kind=stores ;;
+        -auth-ref|--auth-ref) kind=auth ;;
+    esac
+    if [ -z "$kind" ] && [ "$COMP_CWORD" -eq 3 ]; then
+        case "$cmd ${COMP_WORDS[2]}" in
+            "store show"|"store verify"|"store init") kind=stores ;;
+            "profile show") kind=profiles ;;
+        esac
+    fi
+    if [ -n "$kind" ]; then
+        values="$("${COMP_WORDS[0]}" %s "$kind" "${COMP_WORDS[@]:2}" 2>/dev/null)"
+    fi
+    if [ -n "$values" ] || [ -n "$kind" ]; then
+        COMPREPLY=($(compgen -W "$values" -- "$cur"))
+        return
+    fi
     case "$cmd" in
-`, strings.Join(names, " "))
+`, strings.Join(names, " "), strings.Join(storeURIPrefixes(), " "), strings.Join(sourceURIPrefixes(), " "), completeCommand)
 	for _, c := range spec {
 		var fl []string
 		for _, f := range c.flags {
@@ -237,15 +265,19 @@ func writeBash(w io.Writer, spec []compCommand, zsh bool) {
 		}
 		fmt.Fprintf(w, "        %s) flags=%q; args=%q ;;\n", c.name, strings.Join(fl, " "), strings.Join(c.args, " "))
 	}
-	fmt.Fprint(w, `    esac
+	fmt.Fprintf(w, `    esac
     if [[ "$cur" == -* ]]; then
         COMPREPLY=($(compgen -W "$flags" -- "$cur"))
     elif [ "$COMP_CWORD" -eq 2 ] && [ -n "$args" ]; then
         COMPREPLY=($(compgen -W "$args" -- "$cur"))
+    else
+        case " %s " in
+            *" $cmd "*) COMPREPLY=($(compgen -W "latest $("${COMP_WORDS[0]}" %s snapshots "${COMP_WORDS[@]:2}" 2>/dev/null)" -- "$cur")) ;;
+        esac
     fi
 }
 complete -o default -F _cloudstic cloudstic
-`)
+`, strings.Join(snapshotCommands(), " "), completeCommand)
 }
 
 func writeFish(w io.Writer, spec []compCommand) {
@@ -262,6 +294,38 @@ func writeFish(w io.Writer, spec []compCommand) {
 			fmt.Fprintf(w, "complete -c cloudstic -n %s -a %s\n", fishQuote(cond), fishQuote(strings.Join(c.args, " ")))
 		}
 	}
+	writeFishValues(w, spec)
+}
+
+// writeFishValues completes flag values and arguments in fish as bash
+// does: URI prefixes, names from profiles.yaml, snapshot ids.
+func writeFishValues(w io.Writer, spec []compCommand) {
+	query := func(kind string) string {
+		return fmt.Sprintf("(command (commandline -opc)[1] %s %s (commandline -opc)[3..-1] 2>/dev/null)", completeCommand, kind)
+	}
+	values := []struct{ flags, candidates string }{
+		{"store from-store uri", strings.Join(storeURIPrefixes(), " ")},
+		{"source", strings.Join(sourceURIPrefixes(), " ")},
+		{"profile from-profile", query("profiles")},
+		{"store-ref", query("stores")},
+		{"auth-ref", query("auth")},
+	}
+	for _, c := range spec {
+		for _, v := range values {
+			for _, name := range strings.Fields(v.flags) {
+				if slices.ContainsFunc(c.flags, func(f compFlag) bool { return f.name == name }) {
+					fmt.Fprintf(w, "complete -c cloudstic -n %s -o %s -x -a %s\n",
+						fishQuote("__fish_seen_subcommand_from "+c.name), name, fishQuote(v.candidates))
+				}
+			}
+		}
+	}
+	fmt.Fprintf(w, "complete -c cloudstic -n %s -a %s\n",
+		fishQuote("__fish_seen_subcommand_from "+strings.Join(snapshotCommands(), " ")), fishQuote("latest "+query("snapshots")))
+	fmt.Fprintf(w, "complete -c cloudstic -n %s -a %s\n",
+		fishQuote("__fish_seen_subcommand_from store; and __fish_seen_subcommand_from show verify init"), fishQuote(query("stores")))
+	fmt.Fprintf(w, "complete -c cloudstic -n %s -a %s\n",
+		fishQuote("__fish_seen_subcommand_from profile; and __fish_seen_subcommand_from show"), fishQuote(query("profiles")))
 }
 
 func fishQuote(s string) string {

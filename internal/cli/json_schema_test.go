@@ -56,6 +56,7 @@ func TestJSONMatchesDocs(t *testing.T) {
 	run("completion", cli.ExitOK, "completion", "bash", "-json")
 	run("error", cli.ExitError, "list", "-json")
 	run("init", cli.ExitOK, "init", "-json", "-add-recovery-key")
+	run("init", cli.ExitOK, "init", "-json", "-adopt-slots")
 
 	mustWrite(t, filepath.Join(src, "a.txt"), "first\n")
 	mustWrite(t, filepath.Join(src, "sub", "b.txt"), "second\n")
@@ -76,6 +77,7 @@ func TestJSONMatchesDocs(t *testing.T) {
 	run("diff", cli.ExitOK, "diff", "-json", first, second)
 	run("find", cli.ExitOK, "find", "-json", "*.txt")
 	run("cat snapshot", cli.ExitOK, "cat", "snapshot", "latest")
+	run("cat -json", cli.ExitOK, "cat", "-json", "config", "snapshot", "latest")
 	run("stats", cli.ExitOK, "stats", "-json", "-mode", "raw-data")
 	run("stats -growth", cli.ExitOK, "stats", "-json", "-growth")
 	run("restore", cli.ExitOK, "restore", "-json", "latest", "-output", filepath.Join(dir, "restored"))

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
+
+	"golang.org/x/term"
 
 	"github.com/cloudstic/cloudstic/internal/config"
 )
@@ -90,7 +93,7 @@ func (a *app) afterParse(ctx context.Context, fs *flag.FlagSet) error {
 	if a.g.prof.storeCmd && a.g.prof.storeName == "" {
 		return nil // storeArg calls again with the name
 	}
-	if a.explicit["password"] && !a.g.quiet {
+	if a.explicit["password"] && a.warnPasswordFlag() {
 		env := "CLOUDSTIC_PASSWORD"
 		if a.role != "" {
 			env = "CLOUDSTIC_FROM_PASSWORD"
@@ -105,6 +108,24 @@ func (a *app) afterParse(ctx context.Context, fs *flag.FlagSet) error {
 		return nil // each profile's run applies its own (forProfile)
 	}
 	return a.applyProfile(ctx)
+}
+
+// warnPasswordFlag says whether to warn about a -password on the
+// command line: once a run (copy's and -all-profiles' apps share the
+// record), not with -quiet, and only where a person reads it: stderr is a
+// terminal, or -verbose asked (not with -json, whose readers take stderr
+// along). Scripts, which Cloudstic never warned, see nothing.
+func (a *app) warnPasswordFlag() bool {
+	if a.g.quiet || !(a.stderrIsTerminal() || (a.g.verbose && !a.g.json)) {
+		return false
+	}
+	return a.io.warned == nil || a.io.warned.add("-"+a.role+"password flag")
+}
+
+// stderrIsTerminal reports whether stderr is a terminal.
+func (a *app) stderrIsTerminal() bool {
+	f, ok := a.io.Stderr.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // applyProfile applies the store of -profile (or of `store verify|init`)

@@ -6,7 +6,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/check"
 	"github.com/cloudstic/cloudstic/internal/engine/forget"
 	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
-	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/engine/stats"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
@@ -46,10 +45,12 @@ type completionResult struct {
 
 // initResult is init -json; RecoveryKey is set with -add-recovery-key.
 type initResult struct {
-	Encrypted   bool   `json:"encrypted"`
-	ID          string `json:"id"`
-	RecoveryKey string `json:"recovery_key,omitempty"`
-	Store       string `json:"store"`
+	// AdoptedSlots is set by init -adopt-slots on an existing repository.
+	AdoptedSlots bool   `json:"adopted_slots,omitempty"`
+	Encrypted    bool   `json:"encrypted"`
+	ID           string `json:"id"`
+	RecoveryKey  string `json:"recovery_key,omitempty"`
+	Store        string `json:"store"`
 }
 
 // backupResult is backup -json. A dry run, or an -ignore-empty-snapshot
@@ -139,6 +140,13 @@ type lsEntry struct {
 // diffResult is diff -json.
 type diffResult struct {
 	Changes []diffChange `json:"changes"`
+	// Ref1, Ref2 and CSChanges are Cloudstic's (results_cloudstic.go).
+	// CSChanges must follow Changes: Go's decoder matches keys without
+	// regard to case, and a script's decoder of Cloudstic's type must end
+	// up with the last, Cloudstic's, "Changes".
+	CSChanges []diffChangeCS `json:"Changes"`
+	Ref1      string         `json:"Ref1"`
+	Ref2      string         `json:"Ref2"`
 	skippedDamage
 	Snapshot1 string      `json:"snapshot1"`
 	Snapshot2 string      `json:"snapshot2"`
@@ -185,7 +193,7 @@ type forgetResult struct {
 	skippedDamage
 	DryRun     bool          `json:"dry_run"`
 	Groups     []forgetGroup `json:"groups"`
-	Prune      *prune.Result `json:"prune,omitempty"`
+	Prune      *pruneDoc     `json:"prune,omitempty"`
 	PruneError string        `json:"prune_error,omitempty"`
 	Removed    []string      `json:"removed"`
 }

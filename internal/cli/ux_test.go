@@ -65,7 +65,7 @@ func TestKeyCommands(t *testing.T) {
 		{[]string{"key", "remove", "nosuch", "-password", "three"}, ExitError, "cloudstic key list"},
 		{[]string{"key", "remove", "laptop", "-password", "three"}, ExitOK, "removed"},
 		{[]string{"key", "remove", "password 1", "-password", "three"}, ExitError, "last key slot"},
-		{[]string{"key", "add-recovery", "-password", "three"}, ExitOK, "Recovery key"},
+		{[]string{"key", "add-recovery", "-password", "three"}, ExitOK, "RECOVERY KEY"},
 		{[]string{"key"}, ExitUsage, "give the subcommand first"},
 		{[]string{"key", "remove", "-password", "three"}, ExitUsage, "give the label"},
 	}
@@ -124,7 +124,7 @@ func TestDiffAndCat(t *testing.T) {
 		t.Errorf("summary = %+v", d.Summary)
 	}
 	// One snapshot: compared with its parent, same result.
-	if r := uxOK(t, dir, "diff", b2.SnapshotID[:8]); !strings.Contains(r.stdout, "+  new/file.txt") {
+	if r := uxOK(t, dir, "diff", b2.SnapshotID[:8]); !strings.Contains(r.stdout, "\nA new/file.txt\n") {
 		t.Errorf("diff with parent:\n%s", r.stdout)
 	}
 

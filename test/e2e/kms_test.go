@@ -159,11 +159,13 @@ func TestKMSWithPassword(t *testing.T) {
 	wantOneLineError(t, res, "-prompt")
 }
 
-// recoveryWords returns the 24-word phrase printed by key add-recovery.
+// recoveryWords reads the 24 words from the RECOVERY KEY box, on the line
+// that starts with "║  ", as a Cloudstic user's script reads them.
 func recoveryWords(t *testing.T, stdout string) string {
 	t.Helper()
 	for _, line := range strings.Split(stdout, "\n") {
-		if f := strings.Fields(line); len(f) == 24 {
+		rest, ok := strings.CutPrefix(line, "║  ")
+		if f := strings.Fields(rest); ok && len(f) == 24 {
 			return strings.Join(f, " ")
 		}
 	}

@@ -289,15 +289,19 @@ func TestPasswordSources(t *testing.T) {
 	res = p.run(t, "list", "-password-file", pwFile, "-password-ref", "env://PW")
 	wantCode(t, res, 2)
 
-	// The one test that puts a password on a command line: the warning.
-	res = p.run(t, "list", "-password", "the-pass")
+	// The one test that puts a password on a command line: the warning,
+	// once, with -verbose (stderr is a pipe here, as in a script, which
+	// sees no warning: Cloudstic printed none), and never with -json.
+	res = p.run(t, "list", "-verbose", "-password", "the-pass")
 	wantCode(t, res, 0)
-	if !strings.Contains(res.stderr, "warning: -password on the command line can be read by other users") {
-		t.Errorf("no warning: %v", res)
+	if n := strings.Count(res.stderr, "warning: -password on the command line can be read by other users"); n != 1 {
+		t.Errorf("-verbose: %d warnings, want 1: %v", n, res)
 	}
-	res = p.run(t, "list", "-quiet", "-password", "the-pass")
-	if res.code != 0 || strings.Contains(res.stderr, "warning") {
-		t.Errorf("-quiet: %v", res)
+	for _, args := range [][]string{{"-quiet", "-verbose"}, {"-json", "-verbose"}, {}} {
+		res = p.run(t, append(append([]string{"list"}, args...), "-password", "the-pass")...)
+		if res.code != 0 || strings.Contains(res.stderr, "warning") {
+			t.Errorf("%v: %v", args, res)
+		}
 	}
 }
 

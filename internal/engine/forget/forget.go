@@ -15,9 +15,9 @@ const ReasonNamed = "named"
 
 // Sentinel errors.
 var (
-	// ErrNoPolicy: neither snapshot ids nor any keep rule was given;
-	// forget refuses rather than remove every snapshot.
-	ErrNoPolicy = errors.New("give snapshot ids or at least one -keep-* rule (forget refuses to remove every snapshot)")
+	// ErrNoPolicy: neither snapshot ids, nor a keep rule, nor a filter
+	// was given; forget refuses rather than remove every snapshot.
+	ErrNoPolicy = errors.New("give snapshot ids, at least one -keep-* rule, or a filter (-tag, -source, -host) that selects the snapshots to remove (forget refuses to remove every snapshot)")
 	// ErrIDsAndPolicy: ids and keep rules are exclusive.
 	ErrIDsAndPolicy = errors.New("give either snapshot ids or -keep-* rules, not both")
 )
@@ -63,7 +63,9 @@ func Plan(snaps []snapshot.WithID, opts Options) (*Result, error) {
 	if len(opts.IDs) > 0 {
 		return planIDs(snaps, opts.IDs)
 	}
-	if opts.Policy.Empty() {
+	// A filter without keep rules removes what it selects (Cloudstic's
+	// "forget -tag T"); nothing at all would remove every snapshot.
+	if opts.Policy.Empty() && opts.Filter.Empty() {
 		return nil, ErrNoPolicy
 	}
 	if err := opts.Policy.Validate(); err != nil {

@@ -17,6 +17,11 @@ type Filter struct {
 	Host   string
 }
 
+// Empty reports whether the filter lets every snapshot through.
+func (f Filter) Empty() bool {
+	return f.Source == "" && f.Host == "" && len(f.Tags) == 0
+}
+
 // Match reports whether s passes the filter.
 func (f Filter) Match(s *snapshot.Snapshot) bool {
 	if f.Source != "" && s.Source != f.Source {

@@ -117,6 +117,9 @@ func TestPlan(t *testing.T) {
 		{name: "tag filter", opts: Options{Policy: Policy{Last: 1}, Filter: Filter{Tags: []string{"x"}}}, groups: 1},
 		{name: "host filter matches none", opts: Options{Policy: Policy{Last: 1}, Filter: Filter{Host: "other"}}, groups: 0},
 		{name: "source filter", opts: Options{Policy: Policy{Last: 1}, Filter: Filter{Source: "local:/a"}}, groups: 1, removed: []id.ID{a.ID}},
+		{name: "tag filter, no keep rule", opts: Options{Filter: Filter{Tags: []string{"x"}}}, groups: 1, removed: []id.ID{c.ID}},
+		{name: "source filter, no keep rule", opts: Options{Filter: Filter{Source: "local:/a"}, GroupBy: by(DefaultGroupBy)}, groups: 1, removed: []id.ID{b.ID, a.ID}},
+		{name: "empty filter, no keep rule", opts: Options{Filter: Filter{Tags: []string{}}}, err: ErrNoPolicy},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"github.com/cloudstic/cloudstic/internal/engine/check"
+	"github.com/cloudstic/cloudstic/internal/engine/diff"
+	"github.com/cloudstic/cloudstic/internal/engine/prune"
+)
+
+// Cloudstic's -json documents are its Go result types without tags, so
+// their fields carry Go's names (BytesReclaimed, SnapshotsChecked...). The
+// documents below hold those fields, under those names and with Cloudstic's
+// meaning, beside ours, so a script that reads Cloudstic's keeps working;
+// docs/cli.md marks them.
+
+// pruneDoc is prune -json (and forget's "prune"): our result and
+// Cloudstic's PruneResult fields.
+type pruneDoc struct {
+	*prune.Result
+	CSBytesReclaimed int64 `json:"BytesReclaimed"`
+	CSDryRun         bool  `json:"DryRun"`
+	CSObjectsDeleted int   `json:"ObjectsDeleted"`
+	CSObjectsScanned int   `json:"ObjectsScanned"`
+}
+
+// newPruneDoc fills Cloudstic's fields from res (nil stays nil). An object
+// is a pack or an index file, as prune's text says.
+func newPruneDoc(res *prune.Result) *pruneDoc {
+	if res == nil {
+		return nil
+	}
+	return &pruneDoc{Result: res, CSBytesReclaimed: res.BytesReclaimed, CSDryRun: res.DryRun,
+		CSObjectsDeleted: objectsDeleted(res), CSObjectsScanned: res.PacksScanned + res.IndexFilesScanned}
+}
+
+// objectsDeleted counts the packs and index files prune deleted, or would
+// delete on a dry run.
+func objectsDeleted(res *prune.Result) int {
+	if res.DryRun {
+		return len(res.WouldDelete)
+	}
+	return res.PacksDeleted + res.PacksRepacked + res.IndexFilesDeleted
+}
+
+// checkError is one element of Cloudstic's check "Errors".
+type checkError struct {
+	Key     string `json:"Key"`
+	Message string `json:"Message"`
+	Type    string `json:"Type"`
+}
+
+// checkDoc is check -json: ours, and Cloudstic's CheckResult fields.
+type checkDoc struct {
+	checkResult
+	CSErrors           []checkError `json:"Errors"`
+	CSObjectsVerified  int          `json:"ObjectsVerified"`
+	CSSnapshotsChecked int          `json:"SnapshotsChecked"`
+}
+
+func newCheckDoc(res *check.Result) checkDoc {
+	errs := []checkError{}
+	for _, p := range res.Errors {
+		errs = append(errs, checkError{Key: p.Key, Message: p.Message, Type: p.Kind})
+	}
+	return checkDoc{checkResult: checkResult{OK: res.OK(), Result: res}, CSErrors: errs,
+		CSObjectsVerified: res.Trees + res.Blobs, CSSnapshotsChecked: res.Snapshots}
+}
+
+// diffChangeCS is one element of Cloudstic's diff "Changes": the letter
+// diff prints (A, M, D) and the path.
+type diffChangeCS struct {
+	Path string `json:"Path"`
+	Type string `json:"Type"`
+}
+
+// diffLetter is the letter diff prints for a change: A, D, or M (a change
+// of metadata only is an M too, as in Cloudstic).
+func diffLetter(change string) string {
+	switch change {
+	case diff.Added:
+		return "A"
+	case diff.Removed:
+		return "D"
+	}
+	return "M"
+}
+
+// diffCSChanges are Cloudstic's "Changes" of changes.
+func diffCSChanges(changes []diffChange) []diffChangeCS {
+	out := []diffChangeCS{}
+	for _, c := range changes {
+		out = append(out, diffChangeCS{Path: c.Path, Type: diffLetter(c.Change)})
+	}
+	return out
+}
