@@ -43,4 +43,6 @@ require (
 	github.com/danieljoos/wincred v1.2.3 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/kr/fs v0.1.0 // indirect
+	golang.org/x/oauth2 v0.38.0 // indirect
+	google.golang.org/api v0.316.0 // indirect
 )
