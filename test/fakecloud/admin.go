@@ -121,9 +121,11 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 
 // oauth serves the OAuth 2 endpoints of both providers:
 //
-//	GET  /oauth/authorize   approves at once: redirects to redirect_uri with a code
-//	POST /oauth/token       authorization_code (PKCE S256), refresh_token, device_code grants
-//	POST /oauth/device      a device code, approved on its second poll
+//	GET  /oauth/authorize, /oauth/auth   approves at once: redirects to redirect_uri with a code
+//	POST /oauth/token                    authorization_code (PKCE S256), refresh_token, device_code grants
+//	POST /oauth/device/code, /devicecode a device code, approved on its second poll
+//
+// (Graph's paths and Google's, below one base.)
 //
 // The client id names the tenant.
 func (s *Server) oauth(w http.ResponseWriter, r *http.Request) {
@@ -135,7 +137,7 @@ func (s *Server) oauth(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	t := s.tenants[r.Form.Get("client_id")]
 	switch r.URL.Path {
-	case "/oauth/authorize":
+	case "/oauth/authorize", "/oauth/auth":
 		if t == nil || r.Form.Get("code_challenge_method") != "S256" {
 			http.Error(w, "unknown client or no PKCE", http.StatusBadRequest)
 			return
@@ -145,7 +147,7 @@ func (s *Server) oauth(w http.ResponseWriter, r *http.Request) {
 		t.codes[code] = r.Form.Get("code_challenge")
 		t.mu.Unlock()
 		http.Redirect(w, r, r.Form.Get("redirect_uri")+"?code="+code+"&state="+r.Form.Get("state"), http.StatusFound)
-	case "/oauth/device":
+	case "/oauth/device/code", "/oauth/devicecode":
 		if t == nil {
 			oauthErr(w, "invalid_client")
 			return

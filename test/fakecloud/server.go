@@ -50,7 +50,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer t.mu.Unlock()
 		t.stats.Requests++
 		t.stats.ByPath[routeName(p)]++
-		f, ok := t.fault(p)
+		f, ok := t.fault(p + "?" + r.URL.RawQuery)
 		if ok && f.Status != 0 {
 			writeFault(w, f)
 			return
@@ -209,6 +209,10 @@ func (t *tenant) serveContent(w http.ResponseWriter, r *http.Request, data []byt
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.WriteHeader(status)
 	t.stats.Downloads++
-	t.stats.BytesServed += int64(end - start)
+	served := end - start
+	if cw, ok := w.(*cutWriter); ok && cw.left < served {
+		served = cw.left // the rest is cut
+	}
+	t.stats.BytesServed += int64(served)
 	_, _ = w.Write(data[start:end]) //nolint:errcheck // the client sees a cut body
 }

@@ -32,8 +32,8 @@ type Item struct {
 	NoDownload bool `json:"no_download,omitempty"`
 }
 
-// Fault is an injected failure: the next Count requests whose path holds
-// Path get Status (with Retry-After and a Drive error reason), or, with
+// Fault is an injected failure: the next Count requests whose path and
+// query ("PATH?QUERY") hold Path get Status (with Retry-After and a Drive error reason), or, with
 // CutAfter, a body cut after that many bytes.
 type Fault struct {
 	Path       string `json:"path"`
