@@ -143,6 +143,7 @@ func (t *tenant) driveList(w http.ResponseWriter, q map[string][]string) map[str
 	for i := start; i < len(items) && i < start+pageSize; i++ {
 		files = append(files, t.driveFile(items[i]))
 	}
+	t.stats.ItemsListed += len(files)
 	if start+pageSize < len(items) {
 		out["nextPageToken"] = strconv.Itoa(start + pageSize)
 	}

@@ -72,6 +72,7 @@ func (t *tenant) graph(w http.ResponseWriter, r *http.Request) {
 		for i := start; i < len(kids) && i < start+pageSize; i++ {
 			vals = append(vals, t.graphItem(kids[i], rootID))
 		}
+		t.stats.ItemsListed += len(vals)
 		if start+pageSize < len(kids) {
 			out["@odata.nextLink"] = base + "/drives/" + drv + "/" + rest + "?skip=" + strconv.Itoa(start+pageSize)
 		}

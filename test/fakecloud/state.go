@@ -1,7 +1,7 @@
 package fakecloud
 
 import (
-	"crypto/md5" //nolint:gosec // what Drive reports
+	"crypto/md5"  //nolint:gosec // what Drive reports
 	"crypto/sha1" //nolint:gosec // what Graph reports
 	"crypto/sha256"
 	"encoding/hex"
@@ -46,12 +46,15 @@ type Fault struct {
 
 // Stats counts what a tenant was served.
 type Stats struct {
-	Requests      int            `json:"requests"`
-	Downloads     int            `json:"downloads"`
-	BytesServed   int64          `json:"bytes_served"`
-	ByPath        map[string]int `json:"by_path"`
-	TokenRefresh  int            `json:"token_refresh"`
-	FaultsApplied int            `json:"faults_applied"`
+	Requests    int            `json:"requests"`
+	Downloads   int            `json:"downloads"`
+	BytesServed int64          `json:"bytes_served"`
+	ByPath      map[string]int `json:"by_path"`
+	// ItemsListed counts the items listings served (Drive files.list,
+	// Graph children): a full scan lists every item, a lookup by name one.
+	ItemsListed   int `json:"items_listed"`
+	TokenRefresh  int `json:"token_refresh"`
+	FaultsApplied int `json:"faults_applied"`
 }
 
 // tenant is one account: its drive, shared drives, tokens and log.

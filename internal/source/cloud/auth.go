@@ -116,7 +116,7 @@ func BrowserLogin(ctx context.Context, conf *oauth2.Config, client *http.Client,
 		}
 		fmt.Fprintln(w, "Logged in: you may close this window and return to cloudstic.")
 	})}
-	go srv.Serve(ln) //nolint:errcheck // ends with Close below
+	go srv.Serve(ln)  //nolint:errcheck // ends with Close below
 	defer srv.Close() //nolint:errcheck // done
 	open(c.AuthCodeURL(state, oauth2.AccessTypeOffline, oauth2.S256ChallengeOption(verifier)))
 	var res result

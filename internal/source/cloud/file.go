@@ -3,7 +3,7 @@ package cloud
 import (
 	"bytes"
 	"context"
-	"crypto/md5" //nolint:gosec // Drive's checksum of record; checked, not trusted for security
+	"crypto/md5"  //nolint:gosec // Drive's checksum of record; checked, not trusted for security
 	"crypto/sha1" //nolint:gosec // OneDrive's checksum of record
 	"crypto/sha256"
 	"encoding/base64"

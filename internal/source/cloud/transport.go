@@ -181,7 +181,7 @@ func retryAfter(v string, now time.Time) time.Duration {
 // that its connection can be reused.
 func drain(resp *http.Response) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) //nolint:errcheck // only to reuse the connection
-	_ = resp.Body.Close()                                           // nothing to do about it
+	_ = resp.Body.Close()                                         // nothing to do about it
 }
 
 // Deadlines are the time limits of every request, as the stores have:
