@@ -147,6 +147,13 @@ func (a *app) cloudAuthOf(provider string, f *cloudFlags) (cloudAuth, error) {
 	if err != nil {
 		return cloudAuth{}, err
 	}
+	if ok && clientID == "" {
+		what := "-google-credentials FILE (the OAuth client JSON of the Google Cloud console; env GOOGLE_APPLICATION_CREDENTIALS)"
+		if provider == cloud.OneDrive {
+			what = "-onedrive-client-id ID (the application id of an app registration at Microsoft; env ONEDRIVE_CLIENT_ID)"
+		}
+		return cloudAuth{}, usageErr("auth entry %q names no OAuth client: give %s; see docs/sources.md", name, what)
+	}
 	if auth.tokenRef == "" || clientID == "" {
 		return cloudAuth{}, fmt.Errorf("no %s login: create an auth entry with 'cloudstic auth new -name %s -provider %s' and log in with 'cloudstic auth login %s' (see docs/sources.md)",
 			provider, name, provider, name)

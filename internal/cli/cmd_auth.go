@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"text/tabwriter"
@@ -17,7 +18,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
-const authUsage = "auth list | show NAME | new -name N -provider google|onedrive [-google-credentials F] [-onedrive-client-id ID] [-google-token-ref REF | -onedrive-token-ref REF] | login [-device] NAME"
+const authUsage = "auth list | show NAME | new -name N -provider google|onedrive [-google-credentials F | -google-credentials-ref REF] [-google-token-file F | -google-token-ref REF] [-onedrive-client-id ID] [-onedrive-token-file F | -onedrive-token-ref REF] | login [-device] [-name] NAME"
 
 func runAuth(ctx context.Context, a *app, args []string) error {
 	return a.runSubcommand(ctx, "auth", authUsage,
@@ -60,7 +61,7 @@ func authList(_ context.Context, a *app, args []string) error {
 	}
 	w := tabwriter.NewWriter(a.io.Stdout, 0, 4, 2, ' ', 0)
 	for _, e := range out {
-		fmt.Fprintln(w, termtext.Sprintf("%s\t%s\t%s", e.Name, e.Provider, e.TokenRef))
+		fmt.Fprintf(w, "%s\t%s\t%s\n", termtext.Sprintf("%s", e.Name), e.Provider, termtext.Sprintf("%s", e.TokenRef))
 	}
 	return w.Flush()
 }
@@ -87,7 +88,7 @@ func authShow(ctx context.Context, a *app, args []string) error {
 		return nil
 	}
 	w := tabwriter.NewWriter(a.io.Stdout, 0, 4, 2, ' ', 0)
-	row := func(k, v string) { fmt.Fprintln(w, termtext.Sprintf("%s:\t%s", k, v)) }
+	row := func(k, v string) { fmt.Fprintf(w, "%s:\t%s\n", k, termtext.Sprintf("%s", v)) }
 	row("name", name)
 	row("provider", e.Provider)
 	for _, kv := range [][2]string{{"google_credentials", e.GoogleCreds}, {"google_credentials_ref", e.GoogleCredsRef},
@@ -121,6 +122,16 @@ func authNew(_ context.Context, a *app, args []string) error {
 	}
 	if *name == "" {
 		return usageErr("auth new: -name is required")
+	}
+	// Paths are kept absolute: a scheduled backup runs elsewhere.
+	for _, p := range []*string{&cf.googleCreds, &cf.googleTokenFile, &cf.onedriveTokenFile} {
+		if *p != "" {
+			abs, err := filepath.Abs(*p)
+			if err != nil {
+				return fmt.Errorf("auth new: %w", err)
+			}
+			*p = abs
+		}
 	}
 	e := config.Auth{Provider: *provider}
 	switch *provider {
@@ -197,7 +208,8 @@ func authLogin(ctx context.Context, a *app, args []string) error {
 		})
 	} else {
 		tok, err = cloud.BrowserLogin(ctx, auth.conf, plain, func(u string) {
-			fmt.Fprintln(a.io.Stderr, termtext.Sprintf("To log in, open this URL in a browser (on a host without one, use 'auth login -device'):\n%s", u))
+			fmt.Fprintln(a.io.Stderr, "To log in, open this URL in a browser (on a host without one, use 'auth login -device'):")
+			fmt.Fprintln(a.io.Stderr, termtext.Sprintf("%s", u))
 			openBrowser(u)
 		})
 	}

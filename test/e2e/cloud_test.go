@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -126,6 +127,127 @@ func TestCloudDriveBackup(t *testing.T) {
 	}
 	if target, err := os.Readlink(filepath.Join(out, "sub", "to-a")); err != nil || target != "../a.txt" {
 		t.Errorf("shortcut restored as link to %q (%v), want ../a.txt", target, err)
+	}
+	mustRun(t, r.with("check", "-read-data")...)
+}
+
+// TestCloudOneDriveBackup: an auth entry keeping its token in a file
+// (written 0600, its contents never printed by auth login or auth show);
+// a onedrive-changes backup of a folder; after the change feed's tokens
+// expired the next backup lists the whole drive, says so on stderr, and
+// still downloads only the changed file (the drive's checksum matches the
+// parent's for the others); the one after reads the feed again, and a
+// rename and a delete show up in its snapshot; the restore is
+// byte-identical.
+func TestCloudOneDriveBackup(t *testing.T) {
+	ctx := context.Background()
+	c := sourcetest.NewTenant(t)
+	o, _ := cloudEnv(t, c)
+	r := newLocalRepo(t)
+
+	put := func(it fakecloud.Item) fakecloud.Item {
+		t.Helper()
+		out, err := c.Put(ctx, it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	docs := put(fakecloud.Item{Name: "Documents", Dir: true})
+	put(fakecloud.Item{Name: "elsewhere.txt", Data: []byte("not backed up")})
+	x := put(fakecloud.Item{Name: "x.txt", Parent: docs.ID, Data: []byte("x-ray")})
+	y := put(fakecloud.Item{Name: "y.txt", Parent: docs.ID, Data: []byte("yankee")})
+	z := put(fakecloud.Item{Name: "z.txt", Parent: docs.ID, Data: []byte("zulu")})
+
+	tokFile := filepath.Join(t.TempDir(), "tokens", "ms.json")
+	if res := runWith(t, o, "auth", "new", "-name", "ms", "-provider", "onedrive", "-onedrive-client-id", c.Tenant.Name,
+		"-onedrive-token-file", tokFile); res.code != 0 {
+		t.Fatal(res)
+	}
+	login := runWith(t, o, "auth", "login", "-device", "-name", "ms")
+	if login.code != 0 || !strings.Contains(login.stdout, c.Tenant.Name+"@example.com") {
+		t.Fatalf("auth login -device: %v", login)
+	}
+	fi, err := os.Stat(tokFile)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file %v (%v), want mode 0600", fi, err)
+	}
+	tok, err := os.ReadFile(tokFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	show := runWith(t, o, "auth", "show", "ms")
+	if show.code != 0 || !regexp.MustCompile(`(?m)^logged in: +yes$`).MatchString(show.stdout) {
+		t.Errorf("auth show: %v", show)
+	}
+	for _, res := range []result{login, show} {
+		if secret := strings.TrimSpace(string(tok)); strings.Contains(res.stdout+res.stderr, secret) {
+			t.Errorf("%v printed the token", res.args)
+		}
+	}
+
+	backup := func() (backupOut, result) {
+		t.Helper()
+		res := runWith(t, o, r.with("backup", "-json", "-auth-ref", "ms", "-source", "onedrive-changes:/Documents")...)
+		var out backupOut
+		decodeJSON(t, res, &out)
+		if res.code != 0 || out.Errors != 0 {
+			t.Fatalf("backup: %v", res)
+		}
+		return out, res
+	}
+	first, _ := backup()
+
+	if err := c.Patch(ctx, x.ID, map[string]any{"data": []byte("x-ray, edited")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ExpireTokens(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ResetStats(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second, res := backup()
+	st, err := c.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Parent != first.SnapshotID || !strings.Contains(res.stderr, "listed the whole drive") {
+		t.Errorf("backup after the tokens expired: parent %s (want %s), stderr %q; want a warning of a full listing",
+			second.Parent, first.SnapshotID, res.stderr)
+	}
+	if st.Downloads != 1 || st.BytesServed != int64(len("x-ray, edited")) {
+		t.Errorf("full listing: %d downloads, %d bytes; want only the changed file downloaded", st.Downloads, st.BytesServed)
+	}
+
+	if err := c.Patch(ctx, y.ID, map[string]any{"name": "yankee.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, z.ID); err != nil {
+		t.Fatal(err)
+	}
+	third, res := backup()
+	if third.Parent != second.SnapshotID || strings.Contains(res.stderr, "whole drive") {
+		t.Errorf("third backup: parent %s (want %s), stderr %q; want the change feed read", third.Parent, second.SnapshotID, res.stderr)
+	}
+
+	out := filepath.Join(t.TempDir(), "out")
+	mustRun(t, r.with("restore", third.SnapshotID, "-output", out)...)
+	got := map[string]string{}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(out, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[e.Name()] = string(b)
+	}
+	want := map[string]string{"x.txt": "x-ray, edited", "yankee.txt": "yankee"}
+	if len(got) != len(want) || got["x.txt"] != want["x.txt"] || got["yankee.txt"] != want["yankee.txt"] {
+		t.Errorf("restored %v, want %v", got, want)
 	}
 	mustRun(t, r.with("check", "-read-data")...)
 }
