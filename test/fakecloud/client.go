@@ -105,7 +105,7 @@ func (c *Client) call(ctx context.Context, method, p string, in, out any) error 
 	}
 	defer resp.Body.Close() //nolint:errcheck // test client
 	if resp.StatusCode >= 300 {
-		msg, _ := io.ReadAll(resp.Body) //nolint:errcheck // for the message only
+		msg, _ := io.ReadAll(resp.Body) // for the message only
 		return fmt.Errorf("fakecloud %s %s: %s: %s", method, p, resp.Status, msg)
 	}
 	if out != nil {

@@ -161,7 +161,7 @@ func (t *tenant) driveChanges(w http.ResponseWriter, q map[string][]string) map[
 		writeErr(w, http.StatusGone, "invalid", "page token expired")
 		return nil
 	}
-	off, _ := strconv.Atoi(offStr) //nolint:errcheck // "" is 0
+	off, _ := strconv.Atoi(offStr) // "" is 0
 	wantDrive := first(q, "driveId")
 	var ids []string
 	for _, id := range t.changedSince(seq) {

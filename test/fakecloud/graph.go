@@ -25,14 +25,14 @@ func (t *tenant) graph(w http.ResponseWriter, r *http.Request) {
 		t.serveContent(w, r, it.Data)
 		return
 	}
-	switch {
-	case p == "me":
+	switch p {
+	case "me":
 		writeJSON(w, map[string]any{"userPrincipalName": t.name + "@example.com"})
 		return
-	case p == "me/drive":
+	case "me/drive":
 		writeJSON(w, map[string]any{"id": t.driveID(), "name": "OneDrive"})
 		return
-	case p == "me/drives":
+	case "me/drives":
 		list := []any{map[string]any{"id": t.driveID(), "name": "OneDrive"}}
 		for id, name := range t.drives {
 			list = append(list, map[string]any{"id": id, "name": name})
@@ -66,7 +66,7 @@ func (t *tenant) graph(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(rest, "items/") && strings.HasSuffix(rest, "/children"):
 		id := strings.TrimSuffix(strings.TrimPrefix(rest, "items/"), "/children")
 		kids := t.sorted(func(it *Item) bool { return it.Parent == id && !it.Trashed })
-		start, _ := strconv.Atoi(q.Get("skip")) //nolint:errcheck // "" is 0
+		start, _ := strconv.Atoi(q.Get("skip")) // "" is 0
 		out := map[string]any{}
 		var vals []any
 		for i := start; i < len(kids) && i < start+pageSize; i++ {
@@ -177,9 +177,9 @@ func (t *tenant) graphDelta(w http.ResponseWriter, q url.Values, link, drv, root
 		}
 	}
 	if s := q.Get("snap"); s != "" {
-		snap, _ = strconv.Atoi(s) //nolint:errcheck // ours
+		snap, _ = strconv.Atoi(s) // ours
 	}
-	start, _ := strconv.Atoi(q.Get("skip")) //nolint:errcheck // "" is 0
+	start, _ := strconv.Atoi(q.Get("skip")) // "" is 0
 	var vals []any
 	for i := start; i < len(ids) && i < start+pageSize; i++ {
 		it := t.items[ids[i]]

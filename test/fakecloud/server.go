@@ -168,7 +168,7 @@ type cutWriter struct {
 
 func (c *cutWriter) Write(b []byte) (int, error) {
 	if len(b) > c.left {
-		n, _ := c.ResponseWriter.Write(b[:c.left]) //nolint:errcheck // aborting anyway
+		n, _ := c.ResponseWriter.Write(b[:c.left]) // aborting anyway
 		c.left = 0
 		if f, ok := c.ResponseWriter.(http.Flusher); ok {
 			f.Flush()
@@ -214,5 +214,5 @@ func (t *tenant) serveContent(w http.ResponseWriter, r *http.Request, data []byt
 		served = cw.left // the rest is cut
 	}
 	t.stats.BytesServed += int64(served)
-	_, _ = w.Write(data[start:end]) //nolint:errcheck // the client sees a cut body
+	_, _ = w.Write(data[start:end]) // the client sees a cut body
 }

@@ -114,7 +114,7 @@ func BrowserLogin(ctx context.Context, conf *oauth2.Config, client *http.Client,
 		case got <- res:
 		default:
 		}
-		fmt.Fprintln(w, "Logged in: you may close this window and return to cloudstic.")
+		_, _ = fmt.Fprintln(w, "Logged in: you may close this window and return to cloudstic.") // the browser's page only
 	})}
 	go srv.Serve(ln)  //nolint:errcheck // ends with Close below
 	defer srv.Close() //nolint:errcheck // done

@@ -131,7 +131,7 @@ func retryableStatus(resp *http.Response) bool {
 		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return true
 	case http.StatusForbidden:
-		head, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10)) //nolint:errcheck // a cut body is no rate limit
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10)) // a cut body is no rate limit
 		resp.Body = struct {
 			io.Reader
 			io.Closer
@@ -180,7 +180,7 @@ func retryAfter(v string, now time.Time) time.Duration {
 // drain reads a little of a response that is not used and closes it, so
 // that its connection can be reused.
 func drain(resp *http.Response) {
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) //nolint:errcheck // only to reuse the connection
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // only to reuse the connection
 	_ = resp.Body.Close()                                         // nothing to do about it
 }
 

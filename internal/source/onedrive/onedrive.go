@@ -332,6 +332,6 @@ func graphError(resp *http.Response) error {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	_ = json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e) //nolint:errcheck // the status alone is enough
+	_ = json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e) // the status alone is enough
 	return &StatusError{Status: resp.StatusCode, Code: e.Error.Code, Message: e.Error.Message}
 }

@@ -33,7 +33,7 @@ func NewTenant(t *testing.T) *fakecloud.Client {
 		t.Fatal(`CLOUDSTIC_TEST_FAKECLOUD not set: start the fake with eval "$(scripts/cloud-server.sh)"`)
 	}
 	b := make([]byte, 6)
-	_, _ = rand.Read(b) //nolint:errcheck // never fails
+	_, _ = rand.Read(b) // never fails
 	name := strings.NewReplacer("/", "-", "_", "-").Replace(strings.ToLower(t.Name()))
 	c, err := fakecloud.NewTenant(context.Background(), url, fmt.Sprintf("%.30s-%x", name, b))
 	if err != nil {
