@@ -106,6 +106,17 @@ func parseCloudURI(uri string) (cloudURI, bool, error) {
 	return u, true, nil
 }
 
+// String is the URI as snapshots record it: TYPE:/PATH or
+// TYPE://DRIVE NAME[/PATH] (the sources' own form, which forget -source
+// is compared with).
+func (u cloudURI) String() string {
+	rel := strings.TrimPrefix(u.path, "/")
+	if u.drive != "" {
+		return strings.TrimSuffix(u.typ+"://"+u.drive+"/"+rel, "/")
+	}
+	return u.typ + ":/" + rel
+}
+
 // cloudAuth is what a cloud source logs in with.
 type cloudAuth struct {
 	name     string // the auth entry's name, for messages

@@ -15,7 +15,7 @@ func TestParseCloudURI(t *testing.T) {
 		ok, bad                     bool
 		typ, provider, drive, fpath string
 	}{
-		{uri: "gdrive", ok: true, typ: "gdrive", provider: "google", fpath: "/"},
+		{uri: "gdrive", ok: true, typ: "gdrive", provider: "google", fpath: "/"}, // recorded as gdrive:/
 		{uri: "gdrive:/", ok: true, typ: "gdrive", provider: "google", fpath: "/"},
 		{uri: "gdrive-changes:/Team Folder/sub/", ok: true, typ: "gdrive-changes", provider: "google", fpath: "/Team Folder/sub"},
 		{uri: "gdrive://Company Data", ok: true, typ: "gdrive", provider: "google", drive: "Company Data", fpath: "/"},
@@ -39,6 +39,9 @@ func TestParseCloudURI(t *testing.T) {
 			}
 			if u.typ != c.typ || u.provider != c.provider || u.drive != c.drive || u.path != c.fpath {
 				t.Errorf("got %+v, want type %s provider %s drive %q path %q", u, c.typ, c.provider, c.drive, c.fpath)
+			}
+			if again, ok, err := parseCloudURI(u.String()); !ok || err != nil || again != u {
+				t.Errorf("%q parses to %+v (%v, %v), not %+v", u.String(), again, ok, err, u)
 			}
 		})
 	}
