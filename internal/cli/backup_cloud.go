@@ -6,19 +6,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"golang.org/x/oauth2"
-
 	"github.com/cloudstic/cloudstic/internal/config"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/source"
-	"github.com/cloudstic/cloudstic/internal/source/cloud"
-	"github.com/cloudstic/cloudstic/internal/source/gdrive"
-	"github.com/cloudstic/cloudstic/internal/source/onedrive"
 )
 
 // Environment variables of the cloud drives' endpoints (a national cloud,
@@ -87,9 +82,9 @@ func parseCloudURI(uri string) (cloudURI, bool, error) {
 	var u cloudURI
 	switch typ {
 	case "gdrive", "gdrive-changes":
-		u.provider = cloud.Google
+		u.provider = operation.ProviderGoogle
 	case "onedrive", "onedrive-changes":
-		u.provider = cloud.OneDrive
+		u.provider = operation.ProviderOneDrive
 	default:
 		return u, false, nil
 	}
@@ -121,8 +116,8 @@ func (u cloudURI) String() string {
 type cloudAuth struct {
 	name     string // the auth entry's name, for messages
 	provider string
-	conf     *oauth2.Config
 	tokenRef string
+	login    operation.CloudLogin
 }
 
 // cloudAuthOf resolves a provider's auth: the flags, then the auth entry
@@ -148,7 +143,7 @@ func (a *app) cloudAuthOf(provider string, f *cloudFlags) (cloudAuth, error) {
 	}
 	auth := cloudAuth{name: name, provider: provider}
 	var clientID, secret string
-	if provider == cloud.Google {
+	if provider == operation.ProviderGoogle {
 		auth.tokenRef = tokenRef(f.googleTokenRef, f.googleTokenFile)
 		clientID, secret, err = a.googleClient(f)
 	} else {
@@ -160,7 +155,7 @@ func (a *app) cloudAuthOf(provider string, f *cloudFlags) (cloudAuth, error) {
 	}
 	if ok && clientID == "" {
 		what := "-google-credentials FILE (the OAuth client JSON of the Google Cloud console; env GOOGLE_APPLICATION_CREDENTIALS)"
-		if provider == cloud.OneDrive {
+		if provider == operation.ProviderOneDrive {
 			what = "-onedrive-client-id ID (the application id of an app registration at Microsoft; env ONEDRIVE_CLIENT_ID)"
 		}
 		return cloudAuth{}, usageErr("auth entry %q names no OAuth client: give %s; see docs/sources.md", name, what)
@@ -169,9 +164,15 @@ func (a *app) cloudAuthOf(provider string, f *cloudFlags) (cloudAuth, error) {
 		return cloudAuth{}, fmt.Errorf("no %s login: create an auth entry with 'cloudstic auth new -name %s -provider %s' and log in with 'cloudstic auth login %s' (see docs/sources.md)",
 			provider, name, provider, name)
 	}
-	if auth.conf, err = cloud.OAuthConfig(provider, clientID, secret, a.oauthURL(provider)); err != nil {
-		return cloudAuth{}, err
-	}
+	auth.login = operation.CloudLogin{Provider: provider, ClientID: clientID, ClientSecret: secret, OAuthURL: a.oauthURL(provider),
+		ConnectTimeout: a.g.timeouts.connect, ResponseTimeout: a.g.timeouts.response,
+		Load: func(ctx context.Context) (string, error) { return a.loadToken(ctx, auth) },
+		Save: func(ctx context.Context, tok string) error {
+			if err := a.resolver().Store(ctx, auth.tokenRef, tok); err != nil {
+				return fmt.Errorf("saving the token at %s: %w", auth.tokenRef, err)
+			}
+			return nil
+		}}
 	return auth, nil
 }
 
@@ -227,66 +228,46 @@ func (a *app) googleClient(f *cloudFlags) (id, secret string, err error) {
 
 // oauthURL is the OAuth base URL a provider's environment variable sets.
 func (a *app) oauthURL(provider string) string {
-	if provider == cloud.Google {
+	if provider == operation.ProviderGoogle {
 		return a.io.Getenv(envGoogleOAuth)
 	}
 	return a.io.Getenv(envOneDriveOAuth)
 }
 
-// deadlines are the stores' request deadlines, for the cloud drives too.
-func (a *app) deadlines() cloud.Deadlines {
-	return cloud.Deadlines{Connect: a.g.timeouts.connect, Response: a.g.timeouts.response}
-}
-
-// loadToken reads the saved token of auth.
-func (a *app) loadToken(ctx context.Context, auth cloudAuth) (*oauth2.Token, error) {
+// loadToken reads the saved token of auth (its text, for
+// operation.CloudLogin.Load).
+func (a *app) loadToken(ctx context.Context, auth cloudAuth) (string, error) {
 	s, err := a.resolver().Resolve(ctx, auth.tokenRef)
 	if errors.Is(err, config.ErrSecretNotFound) {
-		return nil, fmt.Errorf("not logged in to %s (no token at %s): run 'cloudstic auth login %s'", auth.provider, auth.tokenRef, auth.name)
+		return "", fmt.Errorf("not logged in to %s (no token at %s): run 'cloudstic auth login %s'", auth.provider, auth.tokenRef, auth.name)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return cloud.DecodeToken(s)
+	return s, err
 }
 
-// saveToken keeps a token where auth says.
-func (a *app) saveToken(ctx context.Context, auth cloudAuth, tok *oauth2.Token) error {
-	s, err := cloud.EncodeToken(tok)
+// cloudDrive resolves the login of u and says what to open.
+func (a *app) cloudDrive(u cloudURI, f *cloudFlags) (operation.CloudDrive, error) {
+	auth, err := a.cloudAuthOf(u.provider, f)
 	if err != nil {
-		return err
+		return operation.CloudDrive{}, err
 	}
-	return a.resolver().Store(ctx, auth.tokenRef, s)
+	d := operation.CloudDrive{Type: u.typ, DriveName: u.drive, SkipNativeFiles: f.skipNative, Login: auth.login,
+		APIURL: a.io.Getenv(envGoogleAPI)}
+	if u.provider == operation.ProviderOneDrive {
+		d.APIURL = a.io.Getenv(envOneDriveAPI)
+	}
+	if a.g.verbose {
+		d.Retried = func(method, path string, status int, wait time.Duration) {
+			a.infof("%s %s: status %d, retrying in %s", method, path, status, wait.Round(time.Millisecond))
+		}
+	}
+	return d, nil
 }
 
 // openCloudSource logs in to a cloud drive and returns its source.
 func (a *app) openCloudSource(ctx context.Context, u cloudURI, f *cloudFlags) (source.Source, error) {
-	auth, err := a.cloudAuthOf(u.provider, f)
+	d, err := a.cloudDrive(u, f)
 	if err != nil {
 		return nil, err
 	}
-	tok, err := a.loadToken(ctx, auth)
-	if err != nil {
-		return nil, err
-	}
-	d := a.deadlines()
-	tokens := cloud.NewTokens(auth.conf, cloud.PlainClient(d), tok, func(ctx context.Context, t *oauth2.Token) error {
-		return a.saveToken(ctx, auth, t)
-	})
-	var retried func(*http.Request, int, time.Duration)
-	if a.g.verbose {
-		retried = func(r *http.Request, status int, wait time.Duration) {
-			a.infof("%s %s: status %d, retrying in %s", r.Method, r.URL.Path, status, wait.Round(time.Millisecond))
-		}
-	}
-	client := cloud.Client(d, tokens, retried)
-	if u.provider == cloud.Google {
-		src, err := gdrive.New(ctx, gdrive.Config{Type: u.typ, DriveName: u.drive, HTTP: client,
-			Endpoint: a.io.Getenv(envGoogleAPI), SkipNativeFiles: f.skipNative})
-		if err != nil {
-			return nil, err
-		}
-		return src, nil
-	}
-	return onedrive.New(onedrive.Config{Type: u.typ, DriveName: u.drive, HTTP: client, Endpoint: a.io.Getenv(envOneDriveAPI)}), nil
+	return operation.OpenCloudDrive(ctx, d)
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -10,11 +9,8 @@ import (
 	"slices"
 	"text/tabwriter"
 
-	"golang.org/x/oauth2"
-
 	"github.com/cloudstic/cloudstic/internal/config"
-	"github.com/cloudstic/cloudstic/internal/source"
-	"github.com/cloudstic/cloudstic/internal/source/cloud"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
@@ -37,7 +33,7 @@ type authEntry struct {
 
 func entryOf(name string, e config.Auth) authEntry {
 	ref := tokenRef(e.GoogleTokenRef, e.GoogleTokenFile)
-	if e.Provider == cloud.OneDrive {
+	if e.Provider == operation.ProviderOneDrive {
 		ref = tokenRef(e.OneDriveTokenRef, e.OneDriveTokenFile)
 	}
 	return authEntry{Name: name, Auth: e, TokenRef: ref}
@@ -135,12 +131,12 @@ func authNew(_ context.Context, a *app, args []string) error {
 	}
 	e := config.Auth{Provider: *provider}
 	switch *provider {
-	case cloud.Google:
+	case operation.ProviderGoogle:
 		e.GoogleCreds, e.GoogleCredsRef, e.GoogleTokenFile, e.GoogleTokenRef = cf.googleCreds, cf.googleCredsRef, cf.googleTokenFile, cf.googleTokenRef
 		if e.GoogleTokenFile == "" && e.GoogleTokenRef == "" {
 			e.GoogleTokenRef = "config-token://google/" + *name
 		}
-	case cloud.OneDrive:
+	case operation.ProviderOneDrive:
 		e.OneDriveClientID, e.OneDriveTokenFile, e.OneDriveTokenRef = cf.onedriveClientID, cf.onedriveTokenFile, cf.onedriveTokenRef
 		if e.OneDriveTokenFile == "" && e.OneDriveTokenRef == "" {
 			e.OneDriveTokenRef = "config-token://onedrive/" + *name
@@ -200,53 +196,32 @@ func authLogin(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	plain := cloud.PlainClient(a.deadlines())
-	var tok *oauth2.Token
-	if *device {
-		tok, err = cloud.DeviceLogin(ctx, auth.conf, plain, func(uri, code string) {
+	err = operation.CloudSignIn(ctx, auth.login, *device, func(uri, code string) {
+		if code != "" {
 			fmt.Fprintln(a.io.Stderr, termtext.Sprintf("To log in, open %s and enter the code %s", uri, code))
-		})
-	} else {
-		tok, err = cloud.BrowserLogin(ctx, auth.conf, plain, func(u string) {
-			fmt.Fprintln(a.io.Stderr, "To log in, open this URL in a browser (on a host without one, use 'auth login -device'):")
-			fmt.Fprintln(a.io.Stderr, termtext.Sprintf("%s", u))
-			openBrowser(u)
-		})
-	}
+			return
+		}
+		fmt.Fprintln(a.io.Stderr, "To log in, open this URL in a browser (on a host without one, use 'auth login -device'):")
+		fmt.Fprintln(a.io.Stderr, termtext.Sprintf("%s", uri))
+		openBrowser(uri)
+	})
 	if err != nil {
 		return err
 	}
-	if err := a.saveToken(ctx, auth, tok); err != nil {
-		return fmt.Errorf("saving the token at %s: %w", auth.tokenRef, err)
+	typ := "gdrive"
+	if e.Provider == operation.ProviderOneDrive {
+		typ = "onedrive"
 	}
-	account, err := a.cloudAccount(ctx, e.Provider, &cf)
+	d, err := a.cloudDrive(cloudURI{typ: typ, provider: e.Provider, path: "/"}, &cf)
 	if err != nil {
-		return fmt.Errorf("logged in and saved the token, but reading the drive failed: %w", err)
+		return err
+	}
+	account, err := operation.CloudAccount(ctx, d)
+	if err != nil {
+		return fmt.Errorf("logged in and saved the token at %s, but reading the drive failed: %w", auth.tokenRef, err)
 	}
 	fmt.Fprintln(a.io.Stdout, termtext.Sprintf("Logged in to %s as %s; token saved at %s", e.Provider, account, auth.tokenRef))
 	return nil
-}
-
-// cloudAccount opens the provider's drive with the saved token and
-// returns the account it belongs to.
-func (a *app) cloudAccount(ctx context.Context, provider string, cf *cloudFlags) (string, error) {
-	typ := "gdrive"
-	if provider == cloud.OneDrive {
-		typ = "onedrive"
-	}
-	src, err := a.openCloudSource(ctx, cloudURI{typ: typ, provider: provider, path: "/"}, cf)
-	if err != nil {
-		return "", err
-	}
-	defer src.Close() //nolint:errcheck // read-only
-	if _, err := src.Root(ctx, "/"); err != nil {
-		return "", err
-	}
-	d, ok := src.(source.Drive)
-	if !ok {
-		return "", errors.New("not a drive")
-	}
-	return d.Identity().Account, nil
 }
 
 // openBrowser tries to open u in the user's browser; the URL is printed
