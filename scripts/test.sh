@@ -55,6 +55,8 @@ toxienv="$(scripts/toxiproxy-server.sh)" || { log "Toxiproxy did not start"; exi
 eval "$toxienv"
 kmsenv="$(scripts/kms-server.sh)" || { log "the KMS test server did not start"; exit 1; }
 eval "$kmsenv"
+cloudenv="$(scripts/cloud-server.sh)" || { log "the fake cloud drive server did not start"; exit 1; }
+eval "$cloudenv"
 # In CI the servers are stopped at the end; on a developer's machine they are
 # left running so the next run (and other shells) reuse them.
 cleanup() {
@@ -63,6 +65,7 @@ cleanup() {
 	scripts/sftp-server.sh --stop || true
 	scripts/toxiproxy-server.sh --stop || true
 	scripts/kms-server.sh --stop || true
+	scripts/cloud-server.sh --stop || true
 }
 if [ -n "${CI:-}" ]; then trap cleanup EXIT; fi
 

@@ -22,7 +22,7 @@ type sourceFlags struct {
 }
 
 func (f *sourceFlags) register(fs *flag.FlagSet, getenv func(string) string) {
-	fs.Var(&f.uris, "source", "what to back up: local:PATH or sftp://[user@]host[:port]/path (repeatable: several local paths in one snapshot)")
+	fs.Var(&f.uris, "source", "what to back up: local:PATH, sftp://[user@]host[:port]/path, gdrive[-changes][://DRIVE][/PATH] or onedrive[-changes][://DRIVE][/PATH] (repeatable: several local paths in one snapshot)")
 	f.from.register(fs)
 	fs.StringVar(&f.key, "source-sftp-key", getenv("CLOUDSTIC_SOURCE_SFTP_KEY"), "SSH private key file of an sftp:// source (env CLOUDSTIC_SOURCE_SFTP_KEY; default: ssh-agent)")
 	fs.StringVar(&f.password, "source-sftp-password", getenv("CLOUDSTIC_SOURCE_SFTP_PASSWORD"), "SSH password of an sftp:// source (env CLOUDSTIC_SOURCE_SFTP_PASSWORD)")

@@ -27,6 +27,7 @@ type backupFlags struct {
 	xf          xattrFlags
 	sf          stdinFlags
 	vf          volumeFlag
+	cloud       cloudFlags
 	host, when  string
 	ignoreEmpty bool
 	dryRun      bool
@@ -40,6 +41,7 @@ func (f *backupFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	f.xf.register(fs)
 	f.sf.register(fs)
 	f.vf.register(fs)
+	f.cloud.register(fs, getenv)
 	fs.StringVar(&f.host, "host", "", "record this host name instead of the machine's (the parent snapshot is looked for under it)")
 	fs.StringVar(&f.when, "time", "", "record this snapshot time instead of now, to import old data: 2006-01-02 15:04:05 (local time) or RFC 3339")
 	fs.BoolVar(&f.ignoreEmpty, "ignore-empty-snapshot", false, "scan and report, but write no snapshot when nothing differs from the previous one")
@@ -105,7 +107,13 @@ func (a *app) backupOptions(ctx context.Context, f *backupFlags) (opts backup.Op
 	var path string
 	var paths []string
 	var login *sshconn.Config
-	if !f.sf.wanted() { // a stream has no source directory
+	cu, isCloud, err := cloudSource(f)
+	if err != nil {
+		return opts, done, err
+	}
+	if isCloud {
+		path = cu.path
+	} else if !f.sf.wanted() { // a stream has no source directory
 		if path, paths, login, err = a.sourcePaths(&f.src); err != nil {
 			return opts, done, err
 		}
@@ -117,7 +125,7 @@ func (a *app) backupOptions(ctx context.Context, f *backupFlags) (opts backup.Op
 			return opts, done, err
 		}
 	}
-	if opts.VolumeUUID != "" && login != nil {
+	if opts.VolumeUUID != "" && (login != nil || isCloud) {
 		return opts, done, usageErr("-volume-uuid applies to local sources only, not to %s", strings.Join(f.src.uris, " "))
 	}
 	if f.host != "" && strings.TrimSpace(f.host) == "" {
@@ -131,13 +139,42 @@ func (a *app) backupOptions(ctx context.Context, f *backupFlags) (opts backup.Op
 	if a.g.verbose {
 		opts.Verbosef = a.infof
 	}
-	if opts.Source, err = openSource(ctx, strings.Join(f.src.uris, " "), login); err != nil { // one URI when login is set
+	if isCloud {
+		opts.Source, err = a.openCloudSource(ctx, cu, &f.cloud)
+	} else {
+		opts.Source, err = openSource(ctx, strings.Join(f.src.uris, " "), login) // one URI when login is set
+	}
+	if err != nil {
 		return opts, done, err
 	}
 	if opts.Source != nil {
 		done = func() { opts.Source.Close() } //nolint:errcheck // read-only; the backup reported what went wrong
 	}
 	return opts, done, nil
+}
+
+// cloudSource says whether backup's -source is a cloud drive: one
+// gdrive or onedrive URI, without -files-from or a stream. -auth-ref is
+// refused with any other source.
+func cloudSource(f *backupFlags) (cloudURI, bool, error) {
+	var cu cloudURI
+	isCloud := false
+	for _, uri := range f.src.uris {
+		u, ok, err := parseCloudURI(uri)
+		if err != nil {
+			return cu, false, err
+		}
+		if ok {
+			cu, isCloud = u, true
+		}
+	}
+	switch {
+	case isCloud && (len(f.src.uris) > 1 || f.src.from.given() || f.sf.wanted()):
+		return cu, false, usageErr("-source %s: a cloud drive is backed up alone (no other -source, -files-from or -stdin)", cu.typ)
+	case !isCloud && f.cloud.authRef != "":
+		return cu, false, usageErr("-auth-ref applies to gdrive and onedrive sources only")
+	}
+	return cu, isCloud, nil
 }
 
 // parseTime reads -time: RFC 3339, or a date and time (seconds

@@ -47,6 +47,13 @@ func runForget(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
+	// A cloud drive's URI is compared in the form snapshots record
+	// ("gdrive" is "gdrive:/").
+	if u, ok, err := parseCloudURI(*source); err != nil {
+		return err
+	} else if ok {
+		*source = u.String()
+	}
 	opts := forget.Options{IDs: pos, Policy: p, Filter: forget.Filter{Tags: tags, Source: *source, Host: *host},
 		GroupBy: gb, DryRun: *dryRun}
 	if len(pos) == 0 && p.Empty() && opts.Filter.Empty() {

@@ -104,8 +104,8 @@ func profileShow(_ context.Context, a *app, args []string) error {
 			p.KeepLast, p.KeepHourly, p.KeepDaily, p.KeepWeekly, p.KeepMonthly, p.KeepYearly, p.Prune))
 	}
 	row("enabled", p.IsEnabled())
-	if p.CloudDrive() {
-		row("note", "cloud-drive profile: kept, but cannot run here")
+	if p.AuthRef != "" {
+		row("auth_ref", p.AuthRef)
 	}
 	return w.Flush()
 }
@@ -119,6 +119,7 @@ func profileNew(ctx context.Context, a *app, args []string) error {
 	fs.Var(&tags, "tag", "tag the profile's snapshots (repeatable)")
 	fs.Var(&excludes, "exclude", "exclude pattern (repeatable)")
 	excludeFile := fs.String("exclude-file", "", "exclude file")
+	authRef := fs.String("auth-ref", "", "the auth entry of a gdrive or onedrive source (it must exist, for the source's provider)")
 	noPrompt := fs.Bool("no-prompt", false, "never ask on a terminal: a missing required flag is an error")
 	if err := a.parseNoArgs(fs, args); err != nil {
 		return err
@@ -146,7 +147,10 @@ func profileNew(ctx context.Context, a *app, args []string) error {
 			}
 		}
 	}
-	p := config.Profile{Source: *source, Store: *storeRef, Tags: tags, Excludes: excludes, ExcludeFile: *excludeFile}
+	if err := checkAuthRef(f, *source, *authRef); err != nil {
+		return err
+	}
+	p := config.Profile{Source: *source, Store: *storeRef, Tags: tags, Excludes: excludes, ExcludeFile: *excludeFile, AuthRef: *authRef}
 	if err := f.AddProfile(*name, p); err != nil {
 		return err
 	}
@@ -158,6 +162,29 @@ func profileNew(ctx context.Context, a *app, args []string) error {
 		return nil
 	}
 	fmt.Fprintf(a.io.Stdout, "Added profile %s to %s\n", *name, f.Path)
+	return nil
+}
+
+// checkAuthRef checks profile new's -auth-ref: only for a cloud drive
+// source, naming an auth entry of the source's provider.
+func checkAuthRef(f *config.File, source, authRef string) error {
+	if authRef == "" {
+		return nil
+	}
+	u, isCloud, err := parseCloudURI(source)
+	if err != nil {
+		return err
+	}
+	if !isCloud {
+		return usageErr("-auth-ref applies to gdrive and onedrive sources only, not to %s", source)
+	}
+	e, ok := f.Auth[authRef]
+	if !ok {
+		return usageErr("auth entry %q is not in %s: create it with 'cloudstic auth new -name %s -provider %s'", authRef, f.Path, authRef, u.provider)
+	}
+	if e.Provider != u.provider {
+		return usageErr("auth entry %q is for %s, but the source %s is %s", authRef, e.Provider, source, u.provider)
+	}
 	return nil
 }
 

@@ -31,7 +31,15 @@ func examples(name string) []string {
 			"cloudstic backup -source sftp://me@web1/var/www -source-sftp-key ~/.ssh/id_backup -exclude 'cache/'",
 			"pg_dump mydb | cloudstic backup -stdin -stdin-filename mydb.sql",
 			"cloudstic backup -stdin-from-command -stdin-filename mydb.sql -- pg_dump --no-owner mydb",
-			"cloudstic backup -source local:/etc -source local:/home/me/Documents -files-from ~/.config/cloudstic/extra-paths"}
+			"cloudstic backup -source local:/etc -source local:/home/me/Documents -files-from ~/.config/cloudstic/extra-paths",
+			"cloudstic backup -source gdrive-changes -auth-ref google-work    # My Drive, incremental from the change feed",
+			"cloudstic backup -source 'gdrive://Company Data/Reports' -auth-ref google-work",
+			"cloudstic backup -source onedrive-changes:/Documents -auth-ref ms-personal"}
+	case "auth":
+		return []string{"cloudstic auth new -name google-work -provider google -google-credentials ~/client_secret.json",
+			"cloudstic auth new -name ms-personal -provider onedrive -onedrive-client-id 00000000-0000-0000-0000-000000000000 -onedrive-token-ref secret-service://cloudstic/ms-personal",
+			"cloudstic auth login google-work", "cloudstic auth login -device ms-personal    # a host without a browser",
+			"cloudstic auth list", "cloudstic auth show -json google-work"}
 	case "restore":
 		return []string{"cloudstic restore -output ./restored", "cloudstic restore 1a2b3c -output docs.zip -path Documents/",
 			"cloudstic restore latest -path notes.txt -output ./out",

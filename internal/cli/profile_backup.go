@@ -41,11 +41,9 @@ func exitRank(code int) int {
 
 // applyProfile sets a profile's backup settings on the flags the command
 // line left alone (explicit): its source, tags, excludes, exclude file,
-// volume UUID and ignore_empty.
+// volume UUID, ignore_empty and a cloud drive's auth_ref and credentials.
 func (f *backupFlags) applyProfile(name string, p config.Profile, explicit map[string]bool) error {
-	if p.CloudDrive() {
-		return fmt.Errorf("profile %s backs up a cloud drive (source %q): cloud-drive sources need their providers' OAuth services and are not supported here; the profile is kept in profiles.yaml but cannot run", name, p.Source)
-	}
+	f.applyCloudProfile(p, explicit)
 	if !explicit["source"] {
 		if p.Source == "" {
 			return fmt.Errorf("profile %s has no source", name)
@@ -68,6 +66,20 @@ func (f *backupFlags) applyProfile(name string, p config.Profile, explicit map[s
 		f.ignoreEmpty = true
 	}
 	return nil
+}
+
+// applyCloudProfile sets a profile's cloud-drive keys on the flags the
+// command line left alone.
+func (f *backupFlags) applyCloudProfile(p config.Profile, explicit map[string]bool) {
+	if !explicit["auth-ref"] && p.AuthRef != "" {
+		f.cloud.authRef = p.AuthRef
+	}
+	if !explicit["skip-native-files"] && p.SkipNativeFiles {
+		f.cloud.skipNative = true
+	}
+	f.cloud.applyAuth(config.Auth{GoogleCreds: p.GoogleCreds, GoogleCredsRef: p.GoogleCredsRef, GoogleCredsJSON: p.GoogleCredsJSON,
+		GoogleTokenFile: p.GoogleTokenFile, GoogleTokenRef: p.GoogleTokenRef, OneDriveClientID: p.OneDriveClientID,
+		OneDriveTokenFile: p.OneDriveTokenFile, OneDriveTokenRef: p.OneDriveTokenRef}, explicit)
 }
 
 // retentionPolicy is a profile's keep_* rules.

@@ -16,6 +16,10 @@ var sampleValues = map[string]string{
 	"source": "local:/somewhere", "tags": "[t1, t2]", "excludes": `["*.tmp"]`, "exclude_file": "/etc/excludes",
 	"ignore_empty": "true", "volume_uuid": "956bed6d-2f80-40e0-95e2-f5e3e5bb6f4f",
 	"keep_last": "1", "keep_hourly": "2", "keep_daily": "3", "keep_weekly": "4", "keep_monthly": "5", "keep_yearly": "6", "prune": "true",
+	"auth_ref": "google-work", "skip_native_files": "true", "google_credentials": "/etc/client.json",
+	"google_credentials_ref": "env://GOOGLE_CLIENT", "google_token_file": "/etc/google-token.json",
+	"google_token_ref": "config-token://google/work", "onedrive_client_id": "11111111-2222-3333-4444-555555555555",
+	"onedrive_token_file": "/etc/onedrive-token.json", "onedrive_token_ref": "config-token://onedrive/ms",
 }
 
 // TestProfileKeysApplied: every profile key config.ProfileKeys says stands

@@ -67,8 +67,9 @@ type Profile struct {
 	Prune       bool `yaml:"prune,omitempty" json:"prune,omitempty"`
 }
 
-// Auth is one entry of the auth map: OAuth settings of a cloud drive. Read
-// and kept on rewrite; no source of this program uses them.
+// Auth is one entry of the auth map: the OAuth client of a cloud drive and
+// where its token is kept (a secret reference or a file, never the token
+// itself).
 type Auth struct {
 	Provider          string `yaml:"provider" json:"provider"`
 	GoogleCreds       string `yaml:"google_credentials,omitempty" json:"google_credentials,omitempty"`
@@ -91,8 +92,7 @@ func (p Profile) HasRetention() bool {
 }
 
 // CloudDrive reports whether the profile backs up a cloud drive (a source
-// other than local: and sftp://), which needs OAuth services this program
-// does not reach.
+// other than local: and sftp://), which logs in with an auth entry.
 func (p Profile) CloudDrive() bool {
 	for _, s := range []string{"gdrive", "onedrive"} {
 		if p.Source == s || hasPrefix(p.Source, s+":") || hasPrefix(p.Source, s+"-changes") {

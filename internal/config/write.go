@@ -42,6 +42,21 @@ func (f *File) AddProfile(name string, p Profile) error {
 	return nil
 }
 
+// AddAuth adds an auth entry; the file is written by Save.
+func (f *File) AddAuth(name string, a Auth) error {
+	if _, ok := f.Auth[name]; ok {
+		return fmt.Errorf("auth %q: %w in %s", name, ErrExists, f.Path)
+	}
+	if err := f.appendEntry("auth", name, a); err != nil {
+		return err
+	}
+	if f.Auth == nil {
+		f.Auth = map[string]Auth{}
+	}
+	f.Auth[name] = a
+	return nil
+}
+
 // appendEntry adds name: value at the end of a top-level section of the
 // YAML tree, creating the document and the section when missing. Nothing
 // else in the tree changes, so comments and order survive.

@@ -91,6 +91,15 @@ type Stat struct {
 	UID, GID             uint32
 	// User and Group are the owners' names when the source tells them.
 	User, Group string
+	// Drive is what a cloud drive records of the entry; nil elsewhere.
+	Drive *DriveRecord
+}
+
+// DriveRecord is a cloud drive's record of an entry, as tree.Cloud stores
+// it: the item's id, its own name when the entry's differs, its checksum,
+// media type and a shortcut's target id.
+type DriveRecord struct {
+	ID, Name, Hash, MIME, Target string
 }
 
 // StatOf returns fi's *Stat, or nil when fi's Sys() is something else.

@@ -189,10 +189,19 @@ func run(ctx context.Context, r *repo.Repository, wr *repo.Writer, heads []snaps
 	if err := repo.CheckSnapshotSize(snap); err != nil {
 		return nil, err
 	}
+	drv, isDrive := opts.Source.(source.Drive)
+	if isDrive {
+		snap.Cloud = driveRecord(drv)
+	}
 	res := &Result{Snapshot: snap}
 	parentTree, err := res.setParent(ctx, r, heads)
 	if err != nil {
 		return nil, err
+	}
+	if isDrive {
+		if err := scanDrive(ctx, r, drv, snap, res.Parent, opts); err != nil {
+			return nil, err
+		}
 	}
 
 	gear := chunker.NewGear(r.Key().ChunkerKey())

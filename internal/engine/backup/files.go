@@ -176,6 +176,10 @@ func (fr *fileReader) emit(chunk []byte, inflight *sync.WaitGroup) error {
 // we read it is stored as read, with a warning.
 func (w *walker) finishFile(path string, n *tree.Node, read int64) error {
 	w.n.bytesRead.Add(read)
+	if exported(n) {
+		n.Size = uint64(read) // known only now
+		return nil
+	}
 	if uint64(read) != n.Size {
 		if w.opts.Warnf != nil {
 			w.opts.Warnf("%s changed size while being read (%d → %d bytes); stored what was read", path, n.Size, read)

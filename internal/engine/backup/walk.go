@@ -253,7 +253,7 @@ func (w *walker) submitFiles(path, rel string, nodes []tree.Node, parent map[str
 		}
 		w.n.bytesTotal.Add(int64(n.Size))
 		if old := parent[n.Name]; old != nil && w.unchanged(old, n) {
-			n.Content = old.Content
+			n.Content, n.Size = old.Content, old.Size // an exported document's size is the parent's
 			w.n.filesUnmodified.Add(1)
 			if p := w.opts.Progress; p != nil {
 				// Done without reading: counted so the progress totals add up.
@@ -300,9 +300,15 @@ func (w *walker) countRemoved(parent map[string]*tree.Node, nodes []tree.Node) {
 
 // unchanged says whether a file can reuse its content from the parent
 // snapshot without being read: same size, mtime, ctime and inode, settled
-// before the parent backup began, and every blob still in the index.
+// before the parent backup began (or, from a cloud drive, the same
+// checksum), and every blob still in the index.
 func (w *walker) unchanged(old, n *tree.Node) bool {
-	if !w.sameStat(old, n) || !w.settled(old) {
+	if n.Cloud != nil && n.Cloud.Hash != "" {
+		// A cloud drive's checksum says it, whatever the times.
+		if !sameCloudContent(old, n) {
+			return false
+		}
+	} else if !w.sameStat(old, n) || !w.settled(old) {
 		return false
 	}
 	for _, b := range old.Content {

@@ -117,6 +117,17 @@ func (g GroupBy) Key(s *snapshot.Snapshot) GroupKey {
 		k.Tags = append([]string{}, s.Tags...)
 		sort.Strings(k.Tags)
 	}
+	if c := s.Cloud; c != nil {
+		// A cloud drive folder is the same from any host and under any
+		// name: its ids say which it is (as the parent lookup does).
+		if g.Source {
+			k.Source = strings.TrimSuffix(c.Type, "-changes")
+		}
+		if g.Path {
+			k.Path = c.DriveID + "://" + c.RootID
+		}
+		k.Host = ""
+	}
 	return k
 }
 

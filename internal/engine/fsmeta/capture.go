@@ -165,6 +165,9 @@ func portableStat(path string, fi fs.FileInfo, st *source.Stat) (tree.Node, erro
 		Name: filepath.Base(path), Mode: st.Mode & 0o7777, MTime: st.MTime, CTime: st.CTime,
 		Device: st.Device, Inode: st.Inode, Links: st.Links, UID: st.UID, GID: st.GID, User: st.User, Group: st.Group,
 	}
+	if d := st.Drive; d != nil {
+		n.Cloud = &tree.Cloud{ID: d.ID, Name: d.Name, Hash: d.Hash, MIME: d.MIME, Target: d.Target}
+	}
 	switch t := fi.Mode().Type(); t {
 	case 0:
 		n.Type = tree.TypeFile

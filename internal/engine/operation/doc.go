@@ -24,6 +24,11 @@
 //	init, key add     none (a new config, a new uniquely named key slot)
 //	WithSharedLock    shared: what reads snapshot data (find, dump, stats, mount)
 //
+// Sources that need more than a path are opened here too: OpenCloudDrive
+// (a Google Drive or OneDrive source, signed in with a CloudLogin whose
+// token the caller keeps through Load and Save), CloudSignIn (the OAuth
+// browser or device flow) and CloudAccount.
+//
 // The README's command table says the same per command;
 // internal/cli's TestLocksAsDocumented holds them to it.
 //

@@ -84,6 +84,10 @@ type Snapshot struct {
 	// one (or -volume-uuid named it): its snapshots from any machine and
 	// mount point are one group. Nil otherwise, and in older snapshots.
 	Volume *Volume `json:"volume,omitempty"`
+	// Cloud identifies the cloud drive folder backed up, and holds the
+	// drive's change token for the next incremental backup; nil for other
+	// sources and in older snapshots.
+	Cloud *Cloud `json:"cloud,omitempty"`
 	// Nonce makes two otherwise identical snapshots distinct objects.
 	Nonce []byte `json:"nonce"`
 }
@@ -95,6 +99,29 @@ type Volume struct {
 	UUID string `json:"uuid"`
 	// Path is the source's path from the root of the volume's file system.
 	Path string `json:"path"`
+}
+
+// Cloud is the source record of a snapshot of a cloud drive. Its drive
+// and root folder ids, not the folder's path, are the snapshot's identity:
+// a renamed or moved root folder keeps its backups' lineage.
+type Cloud struct {
+	// Provider is "google" or "onedrive".
+	Provider string `json:"provider"`
+	// Type is the source type as given: gdrive, gdrive-changes,
+	// onedrive or onedrive-changes.
+	Type string `json:"type"`
+	// Account is the signed-in user (an e-mail address or user principal
+	// name), as the drive tells it.
+	Account string `json:"account,omitempty"`
+	// DriveID is the drive's id (a shared drive's, or the user's own).
+	DriveID string `json:"drive_id"`
+	// RootID is the id of the folder backed up.
+	RootID string `json:"root_id"`
+	// ChangeToken is where the drive's change feed stood when the listing
+	// of this backup began (Drive's page token, Graph's delta link): the
+	// next backup of a -changes source reads the changes since. Empty for
+	// full-scan sources.
+	ChangeToken string `json:"change_token,omitempty"`
 }
 
 // OriginalID is the id the backup was first stored under: Original, or
@@ -124,6 +151,9 @@ func Decode(data []byte) (*Snapshot, error) {
 	if s.Tree.IsZero() {
 		return nil, fmt.Errorf("%w: no root tree", ErrCorrupt)
 	}
+	if s.Cloud != nil && (s.Cloud.DriveID == "" || s.Cloud.RootID == "") {
+		return nil, fmt.Errorf("%w: a cloud source without its drive or root folder id", ErrCorrupt)
+	}
 	if s.Volume != nil && s.Volume.UUID == "" {
 		return nil, fmt.Errorf("%w: a volume without a UUID", ErrCorrupt)
 	}
@@ -131,9 +161,13 @@ func Decode(data []byte) (*Snapshot, error) {
 }
 
 // Group is the identity "latest" is computed within: the same source (and
-// the same roots) on the same host, or the same path on the same volume
-// from any host and mount point.
+// the same roots) on the same host, the same path on the same volume from
+// any host and mount point, or the same cloud drive folder from anywhere.
 func (s *Snapshot) Group() string {
+	if s.Cloud != nil {
+		// Any host, any path: the folder is the same by its ids.
+		return "cloud\x00" + s.Cloud.Provider + "\x00" + s.Cloud.DriveID + "\x00" + s.Cloud.RootID
+	}
 	if s.Volume != nil {
 		return "volume\x00" + s.Volume.UUID + "\x00" + s.Volume.Path + "\x00" + strings.Join(s.Paths, "\x00")
 	}

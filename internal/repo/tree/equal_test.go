@@ -15,7 +15,7 @@ func TestNodeEqualCoversEveryField(t *testing.T) {
 	t.Parallel()
 	base := Node{Name: "f", Type: TypeFile, Mode: 0o644, Size: 3, MTime: 1, CTime: 2, Device: 3, Inode: 4,
 		Links: 1, UID: 5, GID: 6, User: "u", Group: "g", LinkTarget: "t", Rdev: 7, Flags: 0x10, BirthTime: 8, BSDFlags: 0x8000, WinAttrs: 0x2,
-		Xattrs: []Xattr{{Name: "user.a", Value: []byte("v")}}, Content: []id.ID{{1}}, Subtree: id.ID{2}}
+		Xattrs: []Xattr{{Name: "user.a", Value: []byte("v")}}, Content: []id.ID{{1}}, Subtree: id.ID{2}, Cloud: &Cloud{ID: "i", Hash: "md5:00"}}
 	encode := func(n Node) []byte {
 		data, err := Encode(&Tree{Nodes: []Node{n}})
 		if err != nil {
@@ -39,6 +39,15 @@ func TestNodeEqualCoversEveryField(t *testing.T) {
 				v.SetInt(v.Int() + 1)
 			case reflect.Array: // id.ID
 				v.Index(0).SetUint(v.Index(0).Uint() + 1)
+			case reflect.Pointer: // Cloud: each of its fields in turn
+				for j := range reflect.TypeOf(Cloud{}).NumField() {
+					c := *base.Cloud
+					reflect.ValueOf(&c).Elem().Field(j).SetString("changed")
+					if changed.Cloud = &c; base.Equal(&changed) || bytes.Equal(encode(base), encode(changed)) {
+						t.Errorf("a change of Cloud field %d goes unseen", j)
+					}
+				}
+				changed.Cloud = nil
 			case reflect.Slice:
 				switch f.Name {
 				case "Xattrs":

@@ -78,6 +78,9 @@ type Node struct {
 	Content []id.ID `json:"content,omitempty"`
 	// Subtree is a directory's tree blob.
 	Subtree id.ID `json:"subtree,omitzero"`
+	// Cloud is what a cloud drive (Google Drive, OneDrive) told of the
+	// entry; nil for every other source.
+	Cloud *Cloud `json:"cloud,omitempty"`
 
 	// NameRaw and TargetRaw carry Name and LinkTarget when they are not
 	// valid UTF-8 (JSON strings cannot); the codec fills and clears them.
@@ -97,9 +100,39 @@ func (n *Node) Equal(o *Node) bool {
 		n.Links == o.Links && n.UID == o.UID && n.GID == o.GID && n.User == o.User && n.Group == o.Group &&
 		n.LinkTarget == o.LinkTarget && n.Rdev == o.Rdev && n.Flags == o.Flags &&
 		n.BSDFlags == o.BSDFlags && n.WinAttrs == o.WinAttrs && n.Subtree == o.Subtree &&
-		slices.Equal(n.Content, o.Content) && bytes.Equal(n.NameRaw, o.NameRaw) &&
+		slices.Equal(n.Content, o.Content) && n.Cloud.Equal(o.Cloud) && bytes.Equal(n.NameRaw, o.NameRaw) &&
 		bytes.Equal(n.TargetRaw, o.TargetRaw) &&
 		slices.EqualFunc(n.Xattrs, o.Xattrs, func(a, b Xattr) bool {
 			return a.Name == b.Name && (a.Value == nil) == (b.Value == nil) && bytes.Equal(a.Value, b.Value)
 		})
+}
+
+// Cloud is a cloud drive's record of an entry: enough to tell, without
+// downloading it, whether a file changed, and for the next incremental
+// backup to rebuild the drive's tree from this snapshot plus the drive's
+// change feed.
+type Cloud struct {
+	// ID is the drive's id of the item (stable across renames and moves).
+	ID string `json:"id"`
+	// Name is the drive's own name of the item when Node.Name differs
+	// from it: a name no file system takes ("a/b"), one of several items
+	// of one name in a folder, or a document stored in an export format.
+	Name string `json:"name,omitempty"`
+	// Hash is the drive's checksum of the content, "sha256:<hex>",
+	// "md5:<hex>", "sha1:<hex>" or "quickxor:<base64>"; for an exported
+	// document "export:<modified time>", which changes when it is edited.
+	Hash string `json:"hash,omitempty"`
+	// MIME is the drive's media type of the item where it decides how the
+	// item is read (Google documents, shortcuts).
+	MIME string `json:"mime,omitempty"`
+	// Target is the id a shortcut points to.
+	Target string `json:"target,omitempty"`
+}
+
+// Equal reports whether c and o record the same (both may be nil).
+func (c *Cloud) Equal(o *Cloud) bool {
+	if c == nil || o == nil {
+		return c == o
+	}
+	return *c == *o
 }
