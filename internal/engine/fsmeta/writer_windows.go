@@ -22,8 +22,7 @@ import (
 // call.
 type dirCache struct{}
 
-func (*dirCache) closeAll()     {}
-func (*dirCache) forget(string) {}
+func (*dirCache) closeAll() {}
 
 // atParent checks rel, opens its parent directory through the Root and
 // calls f with that directory's handle and the last element of rel.

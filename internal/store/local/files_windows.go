@@ -90,7 +90,3 @@ func lockFile(f *os.File) (func(), error) {
 		_ = windows.UnlockFileEx(h, 0, 1, 0, new(windows.Overlapped)) // see above
 	}, nil
 }
-
-// isDirError says whether err is a read from a directory: Windows refuses
-// to open a directory as a file instead (see openNoFollow).
-func isDirError(error) bool { return false }
