@@ -22,7 +22,9 @@ var ErrTypeMismatch = errors.New("fsmeta: entry on disk has another type")
 
 // ValidName reports whether name is safe as one element of a restored
 // path. It returns an error wrapping ErrUnsafeName for "", ".", ".." and
-// names containing "/" or NUL.
+// names containing "/" or NUL, and on Windows for names Windows cannot
+// hold or would take for something else ("a:b" names a stream, "a\\b" a
+// path, "CON" a device): restore maps those first (LocalName).
 func ValidName(name string) error {
 	switch {
 	case name == "", name == ".", name == "..":
@@ -30,7 +32,7 @@ func ValidName(name string) error {
 	case strings.ContainsAny(name, "/\x00"):
 		return fmt.Errorf("%w: %q", ErrUnsafeName, name)
 	}
-	return nil
+	return hostNameError(name)
 }
 
 // JoinRel appends name to the slash-separated relative path parent ("" for
