@@ -86,4 +86,3 @@ func TestFilterEntry(t *testing.T) {
 		}
 	})
 }
-
