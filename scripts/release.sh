@@ -9,7 +9,8 @@
 # SHA256SUMS, a Homebrew formula (cloudstic.rb) and a winget manifest
 # (cloudstic.winget.yaml) that name the archives by their checksums, and
 # checks each binary: the linux/amd64 one runs and must print the version;
-# every one must carry it (go version -m).
+# every one must be built for its target (go version -m) and hold the
+# version string.
 #
 # Usage: scripts/release.sh VERSION [URL]
 #   VERSION  e.g. 1.2.3 (no leading v)
@@ -53,8 +54,12 @@ for t in $TARGETS; do
 	[ "$os" = windows ] && exe=cloudstic.exe
 	log "building $name"
 	build "$os" "$arch" "$dir/$exe"
-	got="$(go version -m "$dir/$exe" | awk '$1=="build" && $2 ~ /^-ldflags=/' )"
-	[[ "$got" == *"cli.Version=$VERSION"* ]] || die "$name: the binary does not carry version $VERSION"
+	# -trimpath leaves -ldflags out of the build information, so the
+	# version is looked for in the binary itself; go version -m checks it
+	# is a Go binary for the right target.
+	go version -m "$dir/$exe" | grep -q "GOOS=$os\$" || die "$name: go version -m does not report GOOS=$os"
+	go version -m "$dir/$exe" | grep -q "GOARCH=$arch\$" || die "$name: go version -m does not report GOARCH=$arch"
+	grep -aqF -- "$VERSION" "$dir/$exe" || die "$name: the binary does not carry version $VERSION"
 	cp README.md docs/platforms.md "$dir/"
 	cp -r "$work/completions" "$dir/"
 	if [ "$os" = windows ]; then
