@@ -54,21 +54,7 @@ func TestRestoreHostNames(t *testing.T) {
 	if !slices.Equal(res.Damaged, wantDamaged) {
 		t.Errorf("not restored: %q, want %q; warnings %q", res.Damaged, wantDamaged, warnings)
 	}
-	entries, err := os.ReadDir(filepath.Join(out, "d"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range entries {
-		got = append(got, e.Name())
-		if data, err := os.ReadFile(filepath.Join(out, "d", e.Name())); err != nil || string(data) != "fine" {
-			t.Errorf("%s holds %q (%v), want %q", e.Name(), data, err, "fine")
-		}
-	}
-	slices.Sort(got)
-	if !slices.Equal(got, wantFiles) {
-		t.Errorf("restored names %q, want %q", got, wantFiles)
-	}
+	wantNames(t, filepath.Join(out, "d"), wantFiles)
 	for _, rel := range wantWarned {
 		if !slices.ContainsFunc(warnings, func(w string) bool { return strings.HasPrefix(w, rel+": restored as ") }) {
 			t.Errorf("no warning that %s was restored under another name; warnings %q", rel, warnings)
@@ -80,5 +66,40 @@ func TestRestoreHostNames(t *testing.T) {
 		}) {
 			t.Errorf("no warning that %s clashes; warnings %q", rel, warnings)
 		}
+	}
+
+	// -delete over that output removes only what the snapshot lacks: the
+	// mapped names are the snapshot's entries, not extras.
+	if err := os.WriteFile(filepath.Join(out, "d", "extra"), []byte("fine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := restore.Options{Output: out, Delete: true, Overwrite: restore.OverwriteIfChanged}
+	res, err = restore.Run(context.Background(), r, checktest.Lease(t, st), root, opts)
+	if wantDamaged == nil && err != nil || wantDamaged != nil && !errors.Is(err, restore.ErrDamaged) {
+		t.Fatalf("restore -delete: %v", err)
+	}
+	if res.Deleted != 1 {
+		t.Errorf("restore -delete deleted %d entries, want 1 (extra)", res.Deleted)
+	}
+	wantNames(t, filepath.Join(out, "d"), wantFiles)
+}
+
+// wantNames fails unless dir holds exactly the files want, each "fine".
+func wantNames(t *testing.T, dir string, want []string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+		if data, err := os.ReadFile(filepath.Join(dir, e.Name())); err != nil || string(data) != "fine" {
+			t.Errorf("%s holds %q (%v), want %q", e.Name(), data, err, "fine")
+		}
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("restored names %q, want %q", got, want)
 	}
 }
