@@ -8,7 +8,9 @@
 # a filer and the S3 gateway), a real SFTP server, Toxiproxy (network faults) and a
 # local KMS server, reached on 127.0.0.1, then runs go vet, golangci-lint
 # (scripts/lint.sh installs it through the Go module proxy) and every Go test
-# with the race detector, and stops the servers again. Servers a test needs and
+# with the race detector, the platform checks (scripts/ports.sh: cross builds
+# and vet for darwin, windows and freebsd, lint per GOOS, the Windows tests
+# under Wine), and stops the servers again. Servers a test needs and
 # cannot find make the test fail, never skip.
 #
 # Usage: scripts/test.sh [extra go test args, e.g. -run TestX ./internal/...]
@@ -80,6 +82,10 @@ if [ $# -gt 0 ]; then
 	go test -race -count=1 -timeout 40m "$@"
 else
 	go test -race -count=1 -timeout 40m ./...
+	# Every other platform: cross builds, go vet and golangci-lint per GOOS,
+	# and the Windows tests under Wine (installed from Debian when missing).
+	log "platforms (scripts/ports.sh)"
+	scripts/ports.sh
 	log "fuzz targets, ${FUZZTIME:-10s} each"
 	scripts/fuzz.sh
 fi

@@ -28,8 +28,10 @@ const (
 	ExitPartial = 3
 )
 
-// Version is the program version printed by `cloudstic version`.
-const Version = "0.1.0"
+// Version is the program version printed by `cloudstic version`. It is a
+// variable only so that scripts/release.sh can stamp a release's version
+// into the binary (-ldflags -X); nothing assigns it at run time.
+var Version = "0.1.0"
 
 // IO is the process environment a command runs in; tests pass their own.
 type IO struct {

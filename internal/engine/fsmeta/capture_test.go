@@ -9,6 +9,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -202,7 +204,7 @@ func TestCaptureXattrs(t *testing.T) {
 				setUserXattr(t, path, x.Name, x.Value)
 			}
 			want := append([]tree.Xattr(nil), tt.xattrs...)
-			sortXattrs(want)
+			slices.SortFunc(want, func(a, b tree.Xattr) int { return strings.Compare(a.Name, b.Name) })
 			got := capture(t, c, path).Xattrs
 			if err := equalXattrs(got, want); err != nil {
 				t.Fatal(err)

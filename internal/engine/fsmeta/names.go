@@ -22,7 +22,9 @@ var ErrTypeMismatch = errors.New("fsmeta: entry on disk has another type")
 
 // ValidName reports whether name is safe as one element of a restored
 // path. It returns an error wrapping ErrUnsafeName for "", ".", ".." and
-// names containing "/" or NUL.
+// names containing "/" or NUL. A valid name Windows cannot hold ("a:b"
+// names a stream there, "a\\b" a path, "CON" a device) is written under
+// its LocalName by the Writer (see HostRel).
 func ValidName(name string) error {
 	switch {
 	case name == "", name == ".", name == "..":
@@ -31,6 +33,28 @@ func ValidName(name string) error {
 		return fmt.Errorf("%w: %q", ErrUnsafeName, name)
 	}
 	return nil
+}
+
+// ErrNameClash reports two names of one directory that are one name on
+// this host: Windows compares names without case ("A" and "a"), and a
+// mapped name may equal one the snapshot holds as it is ("a:b" is
+// restored as "a%3Ab").
+var ErrNameClash = errors.New("fsmeta: names clash on this host")
+
+// HostRel is the slash-separated relative path rel as it is written here:
+// each element under its LocalName. The Writer's methods take snapshot
+// paths and write at HostRel of them; on Unix it is rel itself.
+func HostRel(rel string) string {
+	if !hostMapsNames {
+		return rel
+	}
+	elems := strings.Split(rel, "/")
+	for i, e := range elems {
+		if ValidName(e) == nil { // an unsafe one stays, for the caller to refuse
+			elems[i], _ = LocalName(e)
+		}
+	}
+	return strings.Join(elems, "/")
 }
 
 // JoinRel appends name to the slash-separated relative path parent ("" for

@@ -2,6 +2,7 @@ package fsmeta
 
 import (
 	"errors"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,10 +15,14 @@ func TestValidName(t *testing.T) {
 	}{
 		{"a", true},
 		{"file.txt", true},
-		{"...", true},
+		{"...", true}, // restored as "..%2E" on Windows
 		{".hidden", true},
 		{"..x", true},
 		{"\xff\xfe", true},
+		{"a:b", true}, // restored as "a%3Ab" on Windows
+		{`a\b`, true},
+		{"CON", true},
+		{"aux.txt", true},
 		{"", false},
 		{".", false},
 		{"..", false},
@@ -107,7 +112,7 @@ func TestJoinRel(t *testing.T) {
 // its base whatever directory that is.
 func checkLocal(t *testing.T, rel string) {
 	t.Helper()
-	if !filepath.IsLocal(rel) || filepath.Clean(rel) != rel || strings.ContainsRune(rel, 0) {
+	if !filepath.IsLocal(filepath.FromSlash(rel)) || path.Clean(rel) != rel || strings.ContainsRune(rel, 0) {
 		t.Fatalf("accepted path %q is not local and clean", rel)
 	}
 	for _, elem := range strings.Split(rel, "/") {

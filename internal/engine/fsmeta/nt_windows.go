@@ -87,8 +87,11 @@ func renameAt(h, dir windows.Handle, base string, replace bool) error {
 		return err
 	}
 	name = name[:len(name)-1] // no terminating NUL: the length says where it ends
-	size := int(unsafe.Offsetof(fileRenameInformation{}.FileName)) + 2*len(name)
-	buf := make([]byte, max(size, int(unsafe.Sizeof(fileRenameInformation{}))))
+	// The buffer is never shorter than the struct: for a one-letter name
+	// the name's end falls inside its padding, and a shorter length is
+	// STATUS_INVALID_PARAMETER (Wine checks it, as Windows does).
+	size := max(int(unsafe.Offsetof(fileRenameInformation{}.FileName))+2*len(name), int(unsafe.Sizeof(fileRenameInformation{})))
+	buf := make([]byte, size)
 	info := (*fileRenameInformation)(unsafe.Pointer(&buf[0]))
 	if replace {
 		info.ReplaceIfExists = 1

@@ -34,7 +34,9 @@ func DefaultWriterOptions() WriterOptions {
 // Writer creates entries below one output directory and applies their
 // metadata, never writing outside it. Every rel argument is a
 // slash-separated path relative to the output directory whose elements
-// each pass ValidName. Safe for concurrent use.
+// each pass ValidName, as the snapshot names it: the entry is written at
+// HostRel(rel), which differs on Windows for names Windows cannot hold.
+// Safe for concurrent use.
 type Writer struct {
 	root   *os.Root
 	dirs   dirCache // the open parents of recent entries (Unix)
@@ -91,6 +93,7 @@ func (w *Writer) Close() error {
 // must exist). A directory already there is fine; anything else there is
 // ErrExists.
 func (w *Writer) Mkdir(rel string, _ *tree.Node) error {
+	rel = HostRel(rel) // the name it has here
 	if _, _, err := splitRel(rel); err != nil {
 		return err
 	}
@@ -111,6 +114,7 @@ func (w *Writer) Mkdir(rel string, _ *tree.Node) error {
 // Symlink creates rel as a symlink to n.LinkTarget, stored as is (even
 // absolute or climbing out with ".."): the link is never followed here.
 func (w *Writer) Symlink(rel string, n *tree.Node) error {
+	rel = HostRel(rel) // the name it has here
 	if _, _, err := splitRel(rel); err != nil {
 		return err
 	}
@@ -128,6 +132,8 @@ func (w *Writer) Symlink(rel string, n *tree.Node) error {
 // output directory. If existingRel is a symlink the link is to the symlink
 // itself.
 func (w *Writer) Hardlink(existingRel, rel string) error {
+	existingRel = HostRel(existingRel) // the name it has here
+	rel = HostRel(rel)                 // the name it has here
 	if _, _, err := splitRel(existingRel); err != nil {
 		return err
 	}

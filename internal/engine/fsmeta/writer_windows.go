@@ -22,8 +22,7 @@ import (
 // call.
 type dirCache struct{}
 
-func (*dirCache) closeAll()     {}
-func (*dirCache) forget(string) {}
+func (*dirCache) closeAll() {}
 
 // atParent checks rel, opens its parent directory through the Root and
 // calls f with that directory's handle and the last element of rel.
@@ -44,6 +43,7 @@ func (w *Writer) atParent(rel string, f func(dir windows.Handle, base string) er
 // overwrites an existing entry, nor follows a link: if anything is already
 // at rel it returns ErrExists and leaves it untouched (CREATE_NEW).
 func (w *Writer) CreateFile(rel string, _ *tree.Node) (*os.File, error) {
+	rel = HostRel(rel) // the name it has here
 	if _, _, err := splitRel(rel); err != nil {
 		return nil, err
 	}
@@ -60,6 +60,7 @@ func (w *Writer) CreateFile(rel string, _ *tree.Node) (*os.File, error) {
 // Special reports FIFOs, devices and sockets as not restored: Windows has
 // none in its file system. Devices withheld by NoDevices are counted.
 func (w *Writer) Special(rel string, n *tree.Node) error {
+	rel = HostRel(rel) // the name it has here
 	if _, _, err := splitRel(rel); err != nil {
 		return err
 	}
@@ -84,6 +85,7 @@ func (w *Writer) Special(rel string, n *tree.Node) error {
 // reverse), it returns ErrTypeMismatch and changes nothing. A FIFO, device
 // or socket was not restored (Special): it returns nil.
 func (w *Writer) ApplyMeta(rel string, n *tree.Node) error {
+	rel = HostRel(rel) // the name it has here
 	switch n.Type {
 	case tree.TypeFIFO, tree.TypeSocket, tree.TypeCharDev, tree.TypeBlkDev:
 		_, _, err := splitRel(rel)
@@ -121,6 +123,7 @@ func (w *Writer) ApplyMetaFile(f *os.File, rel string, n *tree.Node) error {
 // included, were set with its other metadata (ApplyMetaFile), and a
 // read-only file can still be renamed.
 func (w *Writer) ApplyFlags(rel string, _ *tree.Node) error {
+	rel = HostRel(rel) // the name it has here
 	_, _, err := splitRel(rel)
 	return err
 }
@@ -201,6 +204,7 @@ func restoredAttrs(cur uint32, n *tree.Node) uint32 {
 // error wrapping fs.ErrNotExist when nothing is. Dev and Ino are 0: Windows
 // tells a file's index only through an open handle.
 func (w *Writer) Lstat(rel string) (*Existing, error) {
+	rel = HostRel(rel) // the name it has here
 	if _, _, err := splitRel(rel); err != nil {
 		return nil, err
 	}
@@ -217,6 +221,7 @@ func (w *Writer) Lstat(rel string) (*Existing, error) {
 
 // Readlink returns the target of the link at rel.
 func (w *Writer) Readlink(rel string) (string, error) {
+	rel = HostRel(rel) // the name it has here
 	if _, _, err := splitRel(rel); err != nil {
 		return "", err
 	}
@@ -234,6 +239,8 @@ func (w *Writer) Readlink(rel string) (string, error) {
 // non-directory at rel, a read-only one included (a directory there is
 // ErrIsDir).
 func (w *Writer) Rename(from, rel string, noReplace bool) error {
+	from = HostRel(from) // the name it has here
+	rel = HostRel(rel)   // the name it has here
 	fromDir, fromBase, err := splitRel(from)
 	if err != nil {
 		return err
@@ -292,6 +299,7 @@ func clearReadOnlyAt(dir windows.Handle, base string) bool {
 // Remove removes the non-directory entry at rel (a link itself, never
 // what it points to), read-only or not. A directory there is ErrIsDir.
 func (w *Writer) Remove(rel string) error {
+	rel = HostRel(rel) // the name it has here
 	ex, err := w.Lstat(rel)
 	if err != nil {
 		return fmt.Errorf("fsmeta: remove %s: %w", rel, err)
@@ -318,6 +326,7 @@ func (w *Writer) Remove(rel string) error {
 // RemoveAll removes rel and, if it is a directory, everything below it,
 // without following links out of the output directory.
 func (w *Writer) RemoveAll(rel string) error {
+	rel = HostRel(rel) // the name it has here
 	if _, _, err := splitRel(rel); err != nil {
 		return err
 	}
@@ -330,6 +339,7 @@ func (w *Writer) RemoveAll(rel string) error {
 // ReadDirNames lists the names in the directory rel ("." for the output
 // directory), which must not be a link.
 func (w *Writer) ReadDirNames(rel string) ([]string, error) {
+	rel = HostRel(rel) // the name it has here
 	if rel != "." {
 		ex, err := w.Lstat(rel)
 		if err != nil {
@@ -354,6 +364,7 @@ func (w *Writer) ReadDirNames(rel string) ([]string, error) {
 // OpenRead opens the regular file at rel for reading, without following a
 // final link.
 func (w *Writer) OpenRead(rel string) (*os.File, error) {
+	rel = HostRel(rel) // the name it has here
 	var f *os.File
 	err := w.atParent(rel, func(dir windows.Handle, base string) error {
 		h, err := openAt(dir, base, windows.GENERIC_READ, windows.FILE_OPEN, windows.FILE_NON_DIRECTORY_FILE)

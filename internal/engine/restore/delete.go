@@ -8,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
 )
 
 // deleteExtra removes from each restored directory every entry the
@@ -25,8 +27,8 @@ func (d *dirRestore) deleteExtra() error {
 			return fmt.Errorf("-delete: %w", err)
 		}
 		for _, name := range names {
-			rel := childRel(dir.rel, name)
-			if _, ok := d.keep[rel]; ok {
+			rel := childRel(dir.rel, name) // name as it is here: HostRel keeps it
+			if _, ok := d.keep[fsmeta.HostRel(rel)]; ok {
 				continue
 			}
 			if err := d.ctx.Err(); err != nil {
@@ -76,14 +78,14 @@ func (d *dirRestore) listExtra() error {
 			continue // missing, or replaced by the restore with the snapshot's entries below
 		}
 		realDirs[dir.rel] = true
-		full := filepath.Join(d.opts.Output, filepath.FromSlash(dir.rel))
+		full := filepath.Join(d.opts.Output, filepath.FromSlash(fsmeta.HostRel(dir.rel)))
 		entries, err := os.ReadDir(full)
 		if err != nil {
 			return fmt.Errorf("-delete: %w", err)
 		}
 		for _, e := range entries {
 			rel := childRel(dir.rel, e.Name())
-			if _, ok := d.keep[rel]; !ok {
+			if _, ok := d.keep[fsmeta.HostRel(rel)]; !ok {
 				d.res.DeletePaths = append(d.res.DeletePaths, rel)
 			}
 		}
@@ -95,7 +97,7 @@ func (d *dirRestore) listExtra() error {
 // isRealDir tells whether rel below output is a directory by stat (Lstat:
 // not through a link); a missing one is not.
 func isRealDir(output, rel string, stat func(string) (fs.FileInfo, error)) (bool, error) {
-	fi, err := stat(filepath.Join(output, filepath.FromSlash(rel)))
+	fi, err := stat(filepath.Join(output, filepath.FromSlash(fsmeta.HostRel(rel))))
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

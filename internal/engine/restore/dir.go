@@ -84,7 +84,7 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 			}
 		}()
 	}
-	walkErr := walk(ctx, r, start, d.visit, d.unreadable)
+	walkErr := walk(ctx, r, start, d.visit, d.unreadable, d.damaged)
 	// The last batch goes out even after a walk error (an unreadable
 	// directory is skipped, not fatal): only cancellation drops it.
 	if err := d.send(d.batches.flush()); walkErr == nil {
@@ -175,6 +175,7 @@ func (d *dirRestore) visit(e entry) error {
 			return err
 		}
 		for _, p := range parents {
+			d.noteMapped(p)
 			if err := d.dirEntry(p); errors.Is(err, errSkipDir) {
 				return nil // reported; nothing can be written below it
 			} else if err != nil {
@@ -182,11 +183,12 @@ func (d *dirRestore) visit(e entry) error {
 			}
 		}
 	}
+	d.noteMapped(e)
 	if e.node.Type == tree.TypeDir {
 		return d.dirEntry(e)
 	}
 	if d.keep != nil {
-		d.keep[e.rel] = struct{}{}
+		d.keep[fsmeta.HostRel(e.rel)] = struct{}{}
 	}
 	if k, ok := linkKey(&e.node); ok {
 		if _, seen := d.links[k]; seen {
@@ -218,7 +220,7 @@ func (d *dirRestore) visit(e entry) error {
 // dirEntry creates a directory of the walk (the start "." exists).
 func (d *dirRestore) dirEntry(e entry) error {
 	if d.keep != nil {
-		d.keep[e.rel] = struct{}{}
+		d.keep[fsmeta.HostRel(e.rel)] = struct{}{}
 	}
 	if e.rel != "." {
 		if err := d.dir(e); err != nil {
@@ -315,8 +317,24 @@ func (d *dirRestore) damaged(rel string, err error) {
 	d.count(func(r *Result) { r.Damaged = append(r.Damaged, rel) })
 }
 
+// noteMapped warns that e is written under another name than the
+// snapshot's: one this host can hold (fsmeta.LocalName; on Windows "a:b"
+// is written as "a%3Ab", docs/platforms.md).
+func (d *dirRestore) noteMapped(e entry) {
+	if e.rel == "." {
+		return
+	}
+	if local, changed := fsmeta.LocalName(e.node.Name); changed {
+		d.opts.Warnf("%s: restored as %q: this system cannot hold the name as it is", e.rel, local)
+	}
+}
+
 // dryRun counts what a restore would write and checks every blob is indexed.
 func (d *dirRestore) dryRun(start entry) (*Result, error) {
+	clash := func(rel string, err error) {
+		d.opts.Warnf("%s: would not be restored: %v", rel, err)
+		d.res.Damaged = append(d.res.Damaged, rel)
+	}
 	err := walk(d.ctx, d.r, start, func(e entry) error {
 		if e.rel != "." {
 			ok, parents, err := d.sel.visit(e)
@@ -325,8 +343,9 @@ func (d *dirRestore) dryRun(start entry) (*Result, error) {
 			}
 			d.res.Dirs += int64(len(parents))
 		}
+		d.noteMapped(e)
 		if d.keep != nil {
-			d.keep[e.rel] = struct{}{}
+			d.keep[fsmeta.HostRel(e.rel)] = struct{}{}
 		}
 		switch e.node.Type {
 		case tree.TypeDir:
@@ -349,7 +368,7 @@ func (d *dirRestore) dryRun(start entry) (*Result, error) {
 			d.res.Specials++
 		}
 		return nil
-	}, d.unreadable)
+	}, d.unreadable, clash)
 	if err == nil && d.opts.Delete {
 		err = d.listExtra()
 	}

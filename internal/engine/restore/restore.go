@@ -292,7 +292,13 @@ var errTreeUnreadable = errors.New("directory tree unreadable")
 // whose directories nest deeper than tree.MaxDepth, or that would expand
 // to more than tree.MaxEntries entries, fails before anything is written.
 // The walk recurses once per level, so no deeper than tree.MaxDepth.
-func walk(ctx context.Context, r *repo.Repository, start entry, fn func(e entry) error, unreadable func(rel string, err error)) error {
+//
+// clash, if not nil, gets each entry whose name is, on this host, that of
+// a sibling the walk met before (fsmeta.FoldName: on Windows "A" and "a",
+// or "a:b" and "a%3Ab"): the entry and what is below it are skipped, so
+// that neither overwrites nor merges into the other. A zip file holds any
+// names: its walk passes nil.
+func walk(ctx context.Context, r *repo.Repository, start entry, fn func(e entry) error, unreadable, clash func(rel string, err error)) error {
 	prefix := start.rel // a path from the snapshot root, "" for the root
 	if prefix == "." {
 		prefix = ""
@@ -304,7 +310,7 @@ func walk(ctx context.Context, r *repo.Repository, start entry, fn func(e entry)
 			return err
 		}
 	}
-	w := &treeWalk{m: m, fn: fn, unreadable: unreadable}
+	w := &treeWalk{m: m, fn: fn, unreadable: unreadable, clash: clash}
 	err := w.entry(ctx, start, treewalk.Depth(prefix))
 	if errors.Is(err, errTreeUnreadable) {
 		// Only start's own tree gets here: below it, unreadable took them.
@@ -318,7 +324,8 @@ type treeWalk struct {
 	m          *treewalk.Measurer // reads the trees
 	fn         func(e entry) error
 	unreadable func(rel string, err error)
-	entries    int64 // met so far, against tree.MaxEntries
+	clash      func(rel string, err error) // nil: names are not compared
+	entries    int64                       // met so far, against tree.MaxEntries
 }
 
 // entry walks e, found depth levels below the snapshot root, and what is
@@ -342,11 +349,23 @@ func (w *treeWalk) entry(ctx context.Context, e entry, depth int) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", errTreeUnreadable, err)
 	}
+	var seen map[string]string // FoldName key → the name that took it
 	for _, n := range t.Nodes {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		rel := childRel(e.rel, n.Name)
+		if key, ok := fsmeta.FoldName(n.Name); ok && w.clash != nil {
+			if seen == nil {
+				seen = make(map[string]string, len(t.Nodes))
+			}
+			if first, dup := seen[key]; dup {
+				local, _ := fsmeta.LocalName(n.Name)
+				w.clash(rel, fmt.Errorf("%w: written as %q, it would be %q, which is restored there", fsmeta.ErrNameClash, local, first))
+				continue
+			}
+			seen[key] = n.Name
+		}
 		err := w.entry(ctx, entry{rel: rel, node: n}, depth+1)
 		switch {
 		case err == nil:

@@ -56,7 +56,7 @@ func restoreZip(ctx context.Context, r *repo.Repository, start entry, _ string, 
 	}, func(rel string, err error) {
 		opts.Warnf("%s: not restored: %v", rel, err)
 		res.Damaged = append(res.Damaged, rel)
-	})
+	}, nil) // a zip file holds any name
 	if cerr := zw.Close(); err == nil {
 		err = cerr
 	}

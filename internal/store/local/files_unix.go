@@ -3,6 +3,7 @@
 package local
 
 import (
+	"context"
 	"errors"
 	"os"
 	"syscall"
@@ -16,8 +17,8 @@ import (
 func createNew(tmp, p string) error { return os.Link(tmp, p) }
 
 // replace renames tmp onto p: rename(2) replaces atomically, so a reader
-// sees the old object or the new one, never neither.
-func replace(tmp, p string) error { return os.Rename(tmp, p) }
+// sees the old object or the new one, never neither. It never waits.
+func replace(_ context.Context, tmp, p string) error { return os.Rename(tmp, p) }
 
 // syncDir makes the directory entries of dir durable (fsync on the
 // directory), after a link, rename or remove in it.

@@ -3,9 +3,12 @@
 package local
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/windows"
 )
@@ -33,10 +36,32 @@ func createNew(tmp, p string) error {
 }
 
 // replace renames tmp onto p, replacing it: what os.Rename does on
-// Windows (MOVEFILE_REPLACE_EXISTING), written through to disk.
-func replace(tmp, p string) error {
-	return move(tmp, p, windows.MOVEFILE_REPLACE_EXISTING|windows.MOVEFILE_WRITE_THROUGH)
+// Windows (MOVEFILE_REPLACE_EXISTING), written through to disk. Windows
+// (before POSIX semantics) and Wine refuse to replace a file some handle
+// holds open, even one that allows deletion: a reader of the object at
+// that moment. Readers hold objects for the time of one read, so the
+// replace is tried again, after a growing pause, up to replaceTries times
+// or until ctx ends.
+func replace(ctx context.Context, tmp, p string) error {
+	pause := time.Millisecond
+	for try := 1; ; try++ {
+		err := move(tmp, p, windows.MOVEFILE_REPLACE_EXISTING|windows.MOVEFILE_WRITE_THROUGH)
+		if !errors.Is(err, windows.ERROR_ACCESS_DENIED) && !errors.Is(err, windows.ERROR_SHARING_VIOLATION) || try == replaceTries {
+			return err
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return errors.Join(err, ctx.Err())
+		case <-t.C:
+		}
+		pause = min(2*pause, 100*time.Millisecond)
+	}
 }
+
+// replaceTries bounds replace's attempts: with its pauses, about 2 s.
+const replaceTries = 25
 
 // move is MoveFileExW(from, to, flags), with the error as os.Rename reports it.
 func move(from, to string, flags uint32) error {
@@ -90,7 +115,3 @@ func lockFile(f *os.File) (func(), error) {
 		_ = windows.UnlockFileEx(h, 0, 1, 0, new(windows.Overlapped)) // see above
 	}, nil
 }
-
-// isDirError says whether err is a read from a directory: Windows refuses
-// to open a directory as a file instead (see openNoFollow).
-func isDirError(error) bool { return false }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/test/winetest"
 )
 
 func listAll(s *Store, prefix string) ([]string, error) {
@@ -71,6 +72,7 @@ func TestListDirectories(t *testing.T) {
 
 func linkToEmptyDir(t *testing.T, p string) {
 	t.Helper()
+	winetest.SkipWithoutSymlinks(t)
 	if err := os.Symlink(t.TempDir(), p); err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +89,7 @@ func makeFile(t *testing.T, p string) {
 // listed (so a caller sees it, and can delete it), and reading it is
 // store.ErrNotRegular.
 func TestListSpecialEntries(t *testing.T) {
+	winetest.SkipWithoutSymlinks(t)
 	dir := t.TempDir()
 	s := New(dir)
 	ctx := context.Background()
@@ -115,6 +118,7 @@ func TestListSpecialEntries(t *testing.T) {
 // TestSymlinkedRoot: the store's root may be a symbolic link (a user's
 // /backup pointing at a mounted disk): everything works through it.
 func TestSymlinkedRoot(t *testing.T) {
+	winetest.SkipWithoutSymlinks(t)
 	real := t.TempDir()
 	root := filepath.Join(t.TempDir(), "backup")
 	if err := os.Symlink(real, root); err != nil {

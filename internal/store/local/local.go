@@ -176,11 +176,11 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts store.Put
 			return store.ObjectInfo{}, fmt.Errorf("%s: %w", key, err)
 		}
 	case opts.IfVersion != "":
-		if err := s.swap(tmp, p, key, opts.IfVersion); err != nil {
+		if err := s.swap(ctx, tmp, p, key, opts.IfVersion); err != nil {
 			return store.ObjectInfo{}, err
 		}
 	default:
-		if err := replace(tmp, p); err != nil {
+		if err := replace(ctx, tmp, p); err != nil {
 			return store.ObjectInfo{}, fmt.Errorf("%s: %w", key, err)
 		}
 	}
@@ -196,7 +196,7 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts store.Put
 
 // swap renames tmp onto p if p's current version is want, under the store's
 // CAS lock so that no other swap or delete interleaves.
-func (s *Store) swap(tmp, p, key, want string) error {
+func (s *Store) swap(ctx context.Context, tmp, p, key, want string) error {
 	unlock, err := s.lockCAS()
 	if err != nil {
 		return err
@@ -226,7 +226,7 @@ func (s *Store) swap(tmp, p, key, want string) error {
 	if got := cur.Version; got != want {
 		return fmt.Errorf("%s: have %s, want %s: %w", key, got, want, store.ErrVersionMismatch)
 	}
-	if err := replace(tmp, p); err != nil {
+	if err := replace(ctx, tmp, p); err != nil {
 		return fmt.Errorf("%s: %w", key, err)
 	}
 	return nil

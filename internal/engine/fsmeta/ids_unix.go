@@ -1,13 +1,11 @@
+//go:build unix
+
 package fsmeta
 
 import (
 	"os/user"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
-
-	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
 
 // idNames caches uid → user name and gid → group name. An id without a
@@ -120,9 +118,4 @@ func (c *localIDs) cached(m map[string]int, name string, fallback uint32, lookup
 		return int(fallback)
 	}
 	return id
-}
-
-// sortXattrs orders attributes by name.
-func sortXattrs(x []tree.Xattr) {
-	slices.SortFunc(x, func(a, b tree.Xattr) int { return strings.Compare(a.Name, b.Name) })
 }
