@@ -14,6 +14,12 @@ import (
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
+// ErrNotFound is the store's "not found" (store.ErrNotFound, the same
+// value), the only error that means an object is absent. Engine packages
+// check it through repo, which owns all store I/O, instead of importing
+// the store layer.
+var ErrNotFound = store.ErrNotFound
+
 // IsDamage reports whether err says that stored bytes are wrong (they do not
 // authenticate, decode or hash to their name), as opposed to a failure to
 // read them at all (network, permissions, timeouts, cancellation), which

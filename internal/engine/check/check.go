@@ -10,7 +10,6 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
-	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // Kinds of problem.
@@ -188,7 +187,7 @@ func (c *checker) readIndex(ctx context.Context) ([]id.ID, error) {
 		}
 		file, err := c.r.IndexFile(ctx, f.ID)
 		switch {
-		case errors.Is(err, store.ErrNotFound):
+		case errors.Is(err, repo.ErrNotFound):
 			c.add(KindNote, f.Key, "deleted while check ran")
 			continue
 		case err != nil:

@@ -10,7 +10,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
-	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // checkPacks compares every indexed pack that exists with its own header
@@ -88,7 +87,7 @@ func (c *checker) checkHeader(ctx context.Context, pid id.ID, size int64, entrie
 // packError reports a pack that could not be read.
 func (c *checker) packError(key string, pid id.ID, err error) {
 	c.markDamaged(pid)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, repo.ErrNotFound) {
 		c.add(KindMissing, key, "pack disappeared while check ran")
 		return
 	}

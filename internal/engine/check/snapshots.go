@@ -11,7 +11,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/index"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
-	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // walkItem is a tree still to visit.
@@ -90,7 +89,7 @@ func (c *checker) loadSnapshots(ctx context.Context) ([]snapshot.WithID, error) 
 	for _, sid := range ids {
 		s, err := c.r.LoadSnapshot(ctx, sid)
 		switch {
-		case errors.Is(err, store.ErrNotFound):
+		case errors.Is(err, repo.ErrNotFound):
 			continue // forgotten while check ran
 		case err != nil:
 			c.addLoadErr(repo.SnapshotKey(sid), err, repairSnapshotsHint)

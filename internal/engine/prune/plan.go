@@ -13,7 +13,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/index"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
-	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // action is what prune does with one pack.
@@ -241,7 +240,7 @@ func (p *plan) young(o repo.ObjectEntry) bool {
 // deletes nothing either way).
 func damageOr(err error, format string, args ...any) error {
 	what := fmt.Sprintf(format, args...)
-	if repo.IsDamage(err) || errors.Is(err, store.ErrNotFound) {
+	if repo.IsDamage(err) || errors.Is(err, repo.ErrNotFound) {
 		return fmt.Errorf("%w: %s: %w", ErrDamaged, what, err)
 	}
 	return fmt.Errorf("reading %s failed, nothing was deleted (run prune again): %w", what, err)

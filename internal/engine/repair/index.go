@@ -13,7 +13,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
-	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // indexFileBatch is how many packs one new index file names (what prune's
@@ -165,7 +164,7 @@ func readOldIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEn
 			file, err := r.IndexFile(gctx, f.ID)
 			switch {
 			case err == nil:
-			case errors.Is(err, store.ErrNotFound):
+			case errors.Is(err, repo.ErrNotFound):
 				return nil // deleted since the listing: nothing to keep from it
 			case repo.IsDamage(err):
 				mu.Lock()
@@ -218,7 +217,7 @@ func readHeaders(ctx context.Context, r *repo.Repository, packs []repo.ObjectEnt
 				if entries == nil {
 					out[i].entries = []pack.Entry{}
 				}
-			case errors.Is(err, store.ErrNotFound):
+			case errors.Is(err, repo.ErrNotFound):
 				// Deleted since the listing: not to be indexed.
 			case repo.IsDamage(err):
 				out[i].damage = err

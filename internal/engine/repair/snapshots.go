@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // ErrNoProof means nothing in the repository authenticates under the key it
@@ -92,14 +91,14 @@ func snapshots(ctx context.Context, r *repo.Repository, u *repo.Unlocked, opts S
 			opts.logf("%s read back sound the second time: kept", d.Key)
 			res.Sound++
 			continue
-		case errors.Is(err, store.ErrNotFound):
+		case errors.Is(err, repo.ErrNotFound):
 			continue // removed meanwhile
 		case !repo.IsDamage(err):
 			return res, fmt.Errorf("reading %s again before removing it failed (it is kept; run repair again): %w", d.Key, err)
 		}
 		ds := DamagedSnapshot{Damaged: repo.Damaged{Key: d.Key, Err: err}}
 		if u != nil {
-			if err := u.DeleteSnapshot(ctx, sid); err != nil && !errors.Is(err, store.ErrNotFound) {
+			if err := u.DeleteSnapshot(ctx, sid); err != nil && !errors.Is(err, repo.ErrNotFound) {
 				return res, err
 			}
 			ds.Removed = true
@@ -121,7 +120,7 @@ func proveKey(ctx context.Context, r *repo.Repository) error {
 		if err == nil {
 			return nil
 		}
-		if !repo.IsDamage(err) && !errors.Is(err, store.ErrNotFound) {
+		if !repo.IsDamage(err) && !errors.Is(err, repo.ErrNotFound) {
 			return err
 		}
 	}
@@ -134,7 +133,7 @@ func proveKey(ctx context.Context, r *repo.Repository) error {
 		if err == nil {
 			return nil
 		}
-		if !repo.IsDamage(err) && !errors.Is(err, store.ErrNotFound) {
+		if !repo.IsDamage(err) && !errors.Is(err, repo.ErrNotFound) {
 			return err
 		}
 	}
