@@ -193,10 +193,11 @@ profiles:
 		t.Errorf("profiles.yaml changed by the runs (%v)", err)
 	}
 
-	// The cloud-drive profile is kept, and refused only when it runs.
+	// The cloud-drive profile is kept; run, its auth entry without an
+	// OAuth client is a one-line usage error naming the entry and the fix.
 	res = p.run(t, "backup", "-profile", "work-drive")
-	wantCode(t, res, 1)
-	wantOneLineError(t, res, "work-drive", "cloud drive")
+	wantCode(t, res, 2)
+	wantOneLineError(t, res, "google-work", "OAuth client", "-google-credentials")
 
 	// One failing profile does not stop the others; the exit code is the
 	// worst, and the summary names the failure.
