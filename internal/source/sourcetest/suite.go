@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -184,7 +185,12 @@ func testTree(t *testing.T, tr Tree) {
 }
 
 func testNames(t *testing.T, tr Tree) {
-	names := []string{"é-composé", "日本語.txt", "emoji 🎉", "space at end ", "-dash", "a.b.c", "UPPER", "upper2"}
+	names := []string{"é-composé", "日本語.txt", "emoji 🎉", "-dash", "a.b.c", "UPPER", "upper2"}
+	if runtime.GOOS != "windows" {
+		// Windows strips a trailing space from a name it is given, so
+		// no tree on its file system can hold one (docs/platforms.md).
+		names = append(names, "space at end ")
+	}
 	deep := strings.Repeat("d/", 40) + "leaf.txt"
 	want := map[string]Entry{}
 	for _, n := range names {
