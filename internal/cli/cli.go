@@ -146,7 +146,7 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 	}
 	a.cmd = cmd
 	if path := stdio.Getenv(historyEnv); path != "" {
-		h, err := openHistory(path)
+		h, err := openHistory(path, cmd.name)
 		if err != nil {
 			return a.finish(err)
 		}

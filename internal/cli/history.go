@@ -37,13 +37,16 @@ type historyLine struct {
 	Msg     string `json:"msg,omitempty"`
 }
 
-func openHistory(path string) (*history, error) {
+// openHistory opens the history file at path for this process, which
+// runs command: the process is named by host, pid and command, so that a
+// violation the checker finds says what ran.
+func openHistory(path, command string) (*history, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", historyEnv, err)
 	}
 	host, _ := os.Hostname() // a name for humans only
-	return &history{f: f, proc: host + "/" + strconv.Itoa(os.Getpid())}, nil
+	return &history{f: f, proc: host + "/" + strconv.Itoa(os.Getpid()) + " " + command}, nil
 }
 
 // lease records a lock's event (lock.Options.Trace).

@@ -432,6 +432,6 @@ func (r *run) finalChecks() {
 	for msg, n := range why {
 		t.Logf("%3d x %s", n, msg)
 	}
-	t.Logf("%d processes (%d failed, as faults make them), faults %v, %d acquisitions (%d exclusive), %d leases lost, %d writes, %d snapshots verified, %d violations",
-		len(r.outcomes), failed, r.faults, rep.Acquisitions, rep.Exclusive, rep.Lost, rep.Writes, len(ids), len(rep.Violations))
+	t.Logf("%d processes (%d failed, as faults make them), faults %v, %d acquisitions (%d exclusive), %d leases lost (%d processes lost theirs after their last request), %d writes, %d snapshots verified, %d violations",
+		len(r.outcomes), failed, r.faults, rep.Acquisitions, rep.Exclusive, rep.Lost, rep.LostInTime, rep.Writes, len(ids), len(rep.Violations))
 }

@@ -17,6 +17,7 @@ const (
 	Released = "released" // the lock was released: Lease
 	WriteBeg = "write"    // a store write (Put or Delete) started: Lease, Key
 	WriteEnd = "written"  // that write returned: Lease, Key
+	Refused  = "refused"  // a request was refused or cut short, the lease gone: Lease, Key
 	Exit     = "exit"     // the process ended: Code, Msg
 )
 
@@ -72,20 +73,27 @@ type Violation struct {
 // Report sums up a history.
 type Report struct {
 	Acquisitions, Exclusive, Shared, Lost, Writes int
-	Violations                                    []Violation
+	// LostInTime counts processes that lost a lease while they worked but
+	// had sent every request before: they rightly exit 0.
+	LostInTime int
+	Violations []Violation
 }
 
 // Check replays events (in any order; they are sorted by Mono) and reports
 // overlapping holdings, writes started past their lease's safe end, and
 // processes that exited 0 although a lease was lost while they worked
-// under it (a loss after the release began is no failure: the work was
-// done).
+// under it and a request of theirs was refused for it before the release
+// began (the work swallowed that error). A loss after the work's last
+// request is no failure: all of it ran in time.
 func Check(events []Event) Report {
 	sort.SliceStable(events, func(i, j int) bool { return events[i].Mono < events[j].Mono })
 	var rep Report
 	open := map[string]*holding{}
 	var done []*holding
-	lostWhileWorking := map[string]bool{} // by process
+	lostWhileWorking := map[string]bool{} // by lease
+	released := map[string]bool{}         // by lease: its release began
+	refusedAfterLoss := map[string]int{}  // by process
+	lostProcs := map[string]bool{}        // by process
 	closeLease := func(h *holding, at int64) {
 		h.end = min(at, h.safeEnd)
 		delete(open, h.lease)
@@ -114,19 +122,29 @@ func Check(events []Event) Report {
 			case e.Mono > h.safeEnd:
 				rep.Violations = append(rep.Violations, Violation{fmt.Sprintf("%s wrote %s %d ns after its lease's safe end", e.Proc, e.Key, e.Mono-h.safeEnd), e.Mono})
 			}
+		case Refused:
+			if lostWhileWorking[e.Lease] && !released[e.Lease] {
+				refusedAfterLoss[e.Proc]++
+			}
 		case Lost, Released:
 			if e.Event == Lost {
 				rep.Lost++
 				if h != nil {
-					lostWhileWorking[e.Proc] = true
+					lostWhileWorking[e.Lease] = true
+					lostProcs[e.Proc] = true
 				}
+			} else {
+				released[e.Lease] = true
 			}
 			if h != nil {
 				closeLease(h, e.Mono)
 			}
 		case Exit:
-			if e.Code == 0 && lostWhileWorking[e.Proc] {
-				rep.Violations = append(rep.Violations, Violation{fmt.Sprintf("%s exited 0 although it lost a lease while working under it", e.Proc), e.Mono})
+			switch n := refusedAfterLoss[e.Proc]; {
+			case e.Code == 0 && n > 0:
+				rep.Violations = append(rep.Violations, Violation{fmt.Sprintf("%s exited 0 although it lost a lease while working under it and %d of its requests were refused", e.Proc, n), e.Mono})
+			case e.Code == 0 && lostProcs[e.Proc]:
+				rep.LostInTime++
 			}
 			for _, h := range open {
 				if h.proc == e.Proc {

@@ -48,10 +48,30 @@ func TestCheck(t *testing.T) {
 {"proc":"a","mono":10,"event":"acquired","lease":"a1","kind":"shared","safe_end":100}
 {"proc":"a","mono":101,"event":"write","lease":"a1","key":"snapshots/s"}
 {"proc":"a","mono":120,"event":"lost","lease":"a1"}`, []string{"a wrote snapshots/s 1 ns after its lease's safe end"}},
-		{"exit 0 after losing the lease while working", `
+		{"exit 0 after losing the lease while working, a request refused", `
 {"proc":"a","mono":10,"event":"acquired","lease":"a1","kind":"shared","safe_end":100}
 {"proc":"a","mono":50,"event":"lost","lease":"a1"}
-{"proc":"a","mono":60,"event":"exit","code":0}`, []string{"a exited 0 although it lost a lease while working under it"}},
+{"proc":"a","mono":55,"event":"refused","lease":"a1","key":"data/x"}
+{"proc":"a","mono":58,"event":"released","lease":"a1"}
+{"proc":"a","mono":60,"event":"exit","code":0}`, []string{"a exited 0 although it lost a lease while working under it and 1 of its requests were refused"}},
+		{"exit 1 after a refused request is right", `
+{"proc":"a","mono":10,"event":"acquired","lease":"a1","kind":"shared","safe_end":100}
+{"proc":"a","mono":50,"event":"lost","lease":"a1"}
+{"proc":"a","mono":55,"event":"refused","lease":"a1","key":"data/x"}
+{"proc":"a","mono":60,"event":"exit","code":1}`, nil},
+		{"exit 0 after a loss that came after the last request", `
+{"proc":"a","mono":10,"event":"acquired","lease":"a1","kind":"shared","safe_end":100}
+{"proc":"a","mono":20,"event":"write","lease":"a1","key":"snapshots/s"}
+{"proc":"a","mono":30,"event":"written","lease":"a1","key":"snapshots/s"}
+{"proc":"a","mono":100,"event":"lost","lease":"a1"}
+{"proc":"a","mono":110,"event":"released","lease":"a1"}
+{"proc":"a","mono":120,"event":"exit","code":0}`, nil},
+		{"a refusal after the release began is no failure", `
+{"proc":"a","mono":10,"event":"acquired","lease":"a1","kind":"shared","safe_end":100}
+{"proc":"a","mono":50,"event":"lost","lease":"a1"}
+{"proc":"a","mono":52,"event":"released","lease":"a1"}
+{"proc":"a","mono":55,"event":"refused","lease":"a1","key":"data/x"}
+{"proc":"a","mono":60,"event":"exit","code":0}`, nil},
 		{"a loss after the release began is no failure", `
 {"proc":"a","mono":10,"event":"acquired","lease":"a1","kind":"shared","safe_end":100}
 {"proc":"a","mono":50,"event":"released","lease":"a1"}

@@ -81,8 +81,16 @@ func withLock(ctx context.Context, env env, st store.Store, m mode, op string, f
 		return err
 	}
 	runErr := fn(l.Context(), l)
-	if cause := context.Cause(l.Context()); runErr != nil && cause != nil && errors.Is(cause, lock.ErrLeaseLost) && !errors.Is(runErr, lock.ErrLeaseLost) {
+	cause := context.Cause(l.Context())
+	lost := cause != nil && errors.Is(cause, lock.ErrLeaseLost)
+	switch {
+	case runErr != nil && lost && !errors.Is(runErr, lock.ErrLeaseLost):
 		runErr = fmt.Errorf("%w (stopped: %w)", runErr, cause)
+	case runErr == nil && lost && l.Refused() > 0:
+		// The work swallowed a request the lost lease refused: it did
+		// less than it thinks, so it must not report success. A loss after
+		// the work's last request is no failure: all of it ran in time.
+		runErr = fmt.Errorf("%w (%d store requests were refused after it)", cause, l.Refused())
 	}
 	relCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancel()

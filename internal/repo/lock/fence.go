@@ -31,97 +31,116 @@ type fenced struct {
 	l     *Lock
 }
 
-// begin admits one request.
-func (f *fenced) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
+// begin admits one request to key ("" for one without a key). The caller
+// must call end with the request's error: a request cut short by the
+// lease's loss or release is counted as refused (Lock.Refused), as is one
+// refused here.
+func (f *fenced) begin(ctx context.Context, key string) (_ context.Context, end func(error), _ error) {
 	if err := f.l.valid(); err != nil {
+		f.l.refuse(key)
 		return nil, nil, err
 	}
 	if f.l.leaseCtx.Err() != nil {
+		f.l.refuse(key)
 		return nil, nil, fmt.Errorf("%w: %s was released", ErrLeaseLost, f.l.Info().Key)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(f.l.leaseCtx, cancel)
-	return ctx, func() { stop(); cancel() }, nil
+	return ctx, func(err error) {
+		cutShort := !stop() // the lease ended while the request ran
+		cancel()
+		if err != nil && cutShort {
+			f.l.refuse(key)
+		}
+	}, nil
 }
 
 func (f *fenced) Capabilities() store.Capabilities { return f.inner.Capabilities() }
 func (f *fenced) Close() error                     { return f.inner.Close() }
 
 func (f *fenced) Get(ctx context.Context, key string, max int64) ([]byte, error) {
-	ctx, done, err := f.begin(ctx)
+	ctx, end, err := f.begin(ctx, key)
 	if err != nil {
 		return nil, err
 	}
-	defer done()
-	return f.inner.Get(ctx, key, max)
+	data, err := f.inner.Get(ctx, key, max)
+	end(err)
+	return data, err
 }
 
 func (f *fenced) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	ctx, done, err := f.begin(ctx)
+	ctx, end, err := f.begin(ctx, key)
 	if err != nil {
 		return nil, err
 	}
-	defer done()
-	return f.inner.GetRange(ctx, key, off, n)
+	data, err := f.inner.GetRange(ctx, key, off, n)
+	end(err)
+	return data, err
 }
 
 // ReadRange is GetRange into the caller's buffer, fenced the same way.
 func (f *fenced) ReadRange(ctx context.Context, key string, off int64, buf []byte) error {
-	ctx, done, err := f.begin(ctx)
+	ctx, end, err := f.begin(ctx, key)
 	if err != nil {
 		return err
 	}
-	defer done()
-	return store.ReadRangeInto(ctx, f.inner, key, off, buf)
+	err = store.ReadRangeInto(ctx, f.inner, key, off, buf)
+	end(err)
+	return err
 }
 
 func (f *fenced) Put(ctx context.Context, key string, data []byte, opts store.PutOptions) (store.ObjectInfo, error) {
-	ctx, done, err := f.begin(ctx)
+	ctx, end, err := f.begin(ctx, key)
 	if err != nil {
 		return store.ObjectInfo{}, err
 	}
-	defer done()
 	f.l.trace(TraceWrite, key)
-	defer f.l.trace(TraceWritten, key)
-	return f.inner.Put(ctx, key, data, opts)
+	info, err := f.inner.Put(ctx, key, data, opts)
+	f.l.trace(TraceWritten, key)
+	end(err)
+	return info, err
 }
 
 func (f *fenced) Delete(ctx context.Context, key string) error {
-	ctx, done, err := f.begin(ctx)
+	ctx, end, err := f.begin(ctx, key)
 	if err != nil {
 		return err
 	}
-	defer done()
 	f.l.trace(TraceWrite, key)
-	defer f.l.trace(TraceWritten, key)
-	return f.inner.Delete(ctx, key)
+	err = f.inner.Delete(ctx, key)
+	f.l.trace(TraceWritten, key)
+	end(err)
+	return err
 }
 
 func (f *fenced) Stat(ctx context.Context, key string) (store.ObjectInfo, error) {
-	ctx, done, err := f.begin(ctx)
+	ctx, end, err := f.begin(ctx, key)
 	if err != nil {
 		return store.ObjectInfo{}, err
 	}
-	defer done()
-	return f.inner.Stat(ctx, key)
+	info, err := f.inner.Stat(ctx, key)
+	end(err)
+	return info, err
 }
 
 func (f *fenced) List(ctx context.Context, prefix string, fn func(store.ObjectInfo) error) error {
-	ctx, done, err := f.begin(ctx)
+	ctx, end, err := f.begin(ctx, prefix)
 	if err != nil {
 		return err
 	}
-	defer done()
-	return f.inner.List(ctx, prefix, fn)
+	err = f.inner.List(ctx, prefix, fn)
+	end(err)
+	return err
 }
 
 func (f *fenced) Now(ctx context.Context) (time.Time, error) {
-	ctx, done, err := f.begin(ctx)
+	ctx, end, err := f.begin(ctx, "")
 	if err != nil {
 		return time.Time{}, err
 	}
-	defer done()
-	return f.inner.Now(ctx)
+	now, err := f.inner.Now(ctx)
+	end(err)
+	return now, err
 }
 
 // Describe names the inner store.
@@ -136,12 +155,13 @@ type fencedCleaner struct {
 // RemoveStaleTemp deletes the inner store's stale temp files, fenced like
 // a Delete.
 func (f *fencedCleaner) RemoveStaleTemp(ctx context.Context, cutoff time.Time) (int, error) {
-	ctx, done, err := f.begin(ctx)
+	ctx, end, err := f.begin(ctx, "")
 	if err != nil {
 		return 0, err
 	}
-	defer done()
 	f.l.trace(TraceWrite, "")
-	defer f.l.trace(TraceWritten, "")
-	return f.cleaner.RemoveStaleTemp(ctx, cutoff)
+	n, err := f.cleaner.RemoveStaleTemp(ctx, cutoff)
+	f.l.trace(TraceWritten, "")
+	end(err)
+	return n, err
 }

@@ -121,3 +121,61 @@ func TestFencedReadRange(t *testing.T) {
 		t.Fatalf("ReadRange after release: %v, want ErrLeaseLost", err)
 	}
 }
+
+// The fence counts and traces each request it refuses, or cuts short,
+// because the lease is gone, so that work which swallows such an error
+// can still be told it did less than it thinks: requests while the lease
+// holds are not counted, a refused one is, with its key.
+func TestFenceCountsRefusedRequests(t *testing.T) {
+	rows := []struct {
+		name string
+		end  func(l *Lock, clk *clock.Fake) // how the lease ends
+	}{
+		{"past its safe end", func(_ *Lock, clk *clock.Fake) { clk.Advance(DefaultTTL) }},
+		{"released", func(l *Lock, _ *clock.Fake) { release(t, l) }},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			ctx := context.Background()
+			clk := newFake()
+			st := newTestStore(t, clk)
+			var mu sync.Mutex
+			var refused []string
+			o := testOpts(clk, "me")
+			o.Trace = func(ev TraceEvent) {
+				if ev.Event == TraceRefused {
+					mu.Lock()
+					refused = append(refused, ev.Key)
+					mu.Unlock()
+				}
+			}
+			l, err := acquire(t, clk, st, true, "op", o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Release(ctx) //nolint:errcheck // a second Release does nothing
+			work := l.Fence(st)
+			if _, err := work.Put(ctx, "data/a", []byte("x"), store.PutOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := work.Get(ctx, "data/missing", 10); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("get of a missing key under the lease: %v", err)
+			}
+			if n := l.Refused(); n != 0 {
+				t.Fatalf("%d refused while the lease holds", n)
+			}
+			row.end(l, clk)
+			if _, err := work.Get(ctx, "data/a", 10); !errors.Is(err, ErrLeaseLost) {
+				t.Fatalf("get after the lease ended: %v, want ErrLeaseLost", err)
+			}
+			if n := l.Refused(); n != 1 {
+				t.Fatalf("Refused() = %d, want 1", n)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(refused) != 1 || refused[0] != "data/a" {
+				t.Fatalf("refused traced as %q, want [data/a]", refused)
+			}
+		})
+	}
+}

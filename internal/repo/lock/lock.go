@@ -85,6 +85,9 @@ type Lock struct {
 	// while one runs: a Check that finds a key changed knows from it
 	// whether that may be our own refresh's write.
 	rewrites uint64
+	// refused counts the requests the fence refused, or cut short, because
+	// the lease was lost or released (see Refused).
+	refused int
 }
 
 // newLock starts the lease's refresher and watchdog.
@@ -113,6 +116,24 @@ func (l *Lock) Info() Info {
 	defer l.mu.Unlock()
 	k := l.keys[0]
 	return infoOf(k.key, k.p, false, l.lost)
+}
+
+// Refused is the number of requests through the lease's fence that were
+// refused, or cut short with an error, because the lease was lost or
+// released. Work that ends without an error although some were refused
+// has swallowed an error somewhere, and did less than it thinks.
+func (l *Lock) Refused() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.refused
+}
+
+// refuse counts a refused request, to key ("" when it has none).
+func (l *Lock) refuse(key string) {
+	l.mu.Lock()
+	l.refused++
+	l.mu.Unlock()
+	l.trace(TraceRefused, key)
 }
 
 // Shared reports whether this is a shared lock.

@@ -10,6 +10,7 @@ const (
 	TraceReleased = "released"
 	TraceWrite    = "write"   // a fenced Put or Delete is sent
 	TraceWritten  = "written" // and returned
+	TraceRefused  = "refused" // a fenced request was refused or cut short: the lease was lost or released
 )
 
 // TraceEvent describes one step of a lease's life, for tests that record a
@@ -23,7 +24,7 @@ type TraceEvent struct {
 	// SafeEndIn is the time left until the lease's safe end when the event
 	// happened (acquired, renewed).
 	SafeEndIn time.Duration
-	// Key is the store key of a write.
+	// Key is the store key of a write or a refused request.
 	Key string
 }
 
