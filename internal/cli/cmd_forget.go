@@ -144,7 +144,9 @@ func (a *app) printForget(res *forget.Result, dryRun bool, pres *prune.Result) {
 		}
 		snapshot.SortByTime(all)
 		seq := seqNumbers(all)
-		fmt.Fprintf(w, "\nSnapshots for %s:\n", termtext.Safe(g.Key.String()))
+		if !g.Key.IsZero() { // one group of everything needs no heading
+			fmt.Fprintf(w, "\nSnapshots for %s:\n", termtext.Safe(g.Key.String()))
+		}
 		if len(g.Keep) > 0 {
 			fmt.Fprintf(w, "\nkeep %d snapshots:\n", len(g.Keep))
 			snapshotTable(decisionSnaps(g.Keep), seq, func(i int) string { return strings.Join(g.Keep[i].Reasons, ", ") }).render(w)

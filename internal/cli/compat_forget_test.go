@@ -61,4 +61,8 @@ func TestCompatForget(t *testing.T) {
 	if out := uxOK(t, dir, "forget", "-dry-run", "-keep-last", "1").stdout; !strings.Contains(out, "\n0 snapshots would be removed (dry run)\n") {
 		t.Errorf("dry run removing nothing:\n%s", out)
 	}
+	// By id there are no groups: no heading of one.
+	if out := uxOK(t, dir, "forget", "-dry-run", ids[3]).stdout; strings.Contains(out, "Snapshots for") || !strings.Contains(out, "would remove 1 snapshots:") {
+		t.Errorf("forget by id:\n%s", out)
+	}
 }

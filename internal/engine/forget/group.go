@@ -76,6 +76,12 @@ type GroupKey struct {
 	Tags   []string `json:"tags,omitempty"`
 }
 
+// IsZero reports whether the key groups by nothing: one group holds every
+// snapshot considered (forget by id, or -group-by "").
+func (k GroupKey) IsZero() bool {
+	return k.Source == "" && k.Host == "" && k.Path == "" && k.Tags == nil
+}
+
 // String describes the key for humans.
 func (k GroupKey) String() string {
 	var parts []string
