@@ -5,18 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
-
-// indexEvery is how many uploaded packs go into one index file while a long
-// backup runs, so that a crash loses the index of at most this many packs.
-const indexEvery = 64
 
 // SaverStats count what a Saver stored.
 type SaverStats struct {
@@ -65,23 +63,30 @@ type Saver struct {
 
 	idxMu    sync.Mutex
 	unsynced []index.PackBlobs // uploaded packs not yet in an index file
-	stats    struct{ blobs, bytes, packs, files atomic.Int64 }
+	// since is when the oldest pack of unsynced was stored (clock.Mono).
+	since time.Duration
+	ckpt  checkpoints
+	stats struct{ blobs, bytes, packs, files atomic.Int64 }
 }
 
 // NewSaver starts uploaders goroutines (at least 1) that store full packs,
 // through the writer's fence; data blobs are compressed as dataComp says.
+// Checkpoints come at the default pace (CheckpointPacks, CheckpointAge).
 func (w *Writer) NewSaver(ctx context.Context, uploaders int, dataComp pack.Compression) *Saver {
+	return w.NewSaverWith(ctx, SaverOptions{Uploaders: uploaders, Compression: dataComp})
+}
+
+// NewSaverWith is NewSaver with every option.
+func (w *Writer) NewSaverWith(ctx context.Context, o SaverOptions) *Saver {
 	r := w.Repository
 	ctx, cancel := context.WithCancel(ctx)
-	if uploaders < 1 {
-		uploaders = 1
-	}
+	uploaders := max(o.Uploaders, 1)
 	// Data packs in memory at once: one per uploader and one being filled
 	// (uploads is unbuffered: a full pack waits in its sender until an
 	// uploader is free).
-	s := &Saver{r: r, ctx: ctx, cancel: cancel, pending: make(map[id.ID]bool), dataComp: dataComp,
+	s := &Saver{r: r, ctx: ctx, cancel: cancel, pending: make(map[id.ID]bool), dataComp: o.Compression,
 		uploads: make(chan upload), packSlots: make(chan struct{}, uploaders+1),
-		sealed: pack.NewBuffers(runtime.GOMAXPROCS(0))}
+		sealed: pack.NewBuffers(runtime.GOMAXPROCS(0)), ckpt: o.checkpoints()}
 	for i := 0; i < uploaders; i++ {
 		s.wg.Add(1)
 		go s.uploader()
@@ -285,27 +290,22 @@ func (s *Saver) upload(b *pack.Builder) error {
 		return fmt.Errorf("storing pack %s: %w", packID.Short(), err)
 	}
 	s.stats.packs.Add(1)
-	s.idxMu.Lock()
-	s.unsynced = append(s.unsynced, index.PackBlobs{ID: packID, Blobs: entries})
-	var batch []index.PackBlobs
-	if len(s.unsynced) >= indexEvery {
-		batch, s.unsynced = s.unsynced, nil
-	}
-	s.idxMu.Unlock()
-	if batch != nil {
-		return s.writeIndex(s.ctx, batch)
+	if batch := s.stored(index.PackBlobs{ID: packID, Blobs: entries}); batch != nil {
+		return s.checkpoint(s.ctx, batch)
 	}
 	return nil
 }
 
 // writeIndex stores index files for packs (one, unless they name more
 // blobs than one file holds: see splitIndex) and only then makes the blobs
-// of each file's packs visible in the in-memory index.
-func (s *Saver) writeIndex(ctx context.Context, packs []index.PackBlobs) error {
-	for _, file := range splitIndex(packs) {
+// of each file's packs visible in the in-memory index. On a failure it
+// returns the packs no stored index file names.
+func (s *Saver) writeIndex(ctx context.Context, packs []index.PackBlobs) ([]index.PackBlobs, error) {
+	files := splitIndex(packs)
+	for i, file := range files {
 		f := &index.File{Packs: file}
 		if _, err := s.r.saveSealed(ctx, IndexPrefix, f.Encode()); err != nil {
-			return fmt.Errorf("storing index file: %w", err)
+			return slices.Concat(files[i:]...), fmt.Errorf("storing index file: %w", err)
 		}
 		s.stats.files.Add(1)
 		for _, p := range file {
@@ -319,7 +319,7 @@ func (s *Saver) writeIndex(ctx context.Context, packs []index.PackBlobs) error {
 		}
 		s.mu.Unlock()
 	}
-	return nil
+	return nil, nil
 }
 
 // Flush uploads the last partial pack, waits for every upload and writes
@@ -339,15 +339,17 @@ func (s *Saver) Flush(ctx context.Context) error {
 	s.stopUploaders()
 	s.cancel()
 	if err := errors.Join(err, s.err.get()); err != nil {
-		return err
+		// What was stored is kept for the next run all the same.
+		return errors.Join(err, s.indexStored(ctx))
 	}
 	s.idxMu.Lock()
 	batch := s.unsynced
 	s.unsynced = nil
 	s.idxMu.Unlock()
 	if len(batch) > 0 {
-		if err := s.writeIndex(ctx, batch); err != nil {
-			return err
+		if rest, err := s.writeIndex(ctx, batch); err != nil {
+			s.requeue(rest)
+			return errors.Join(err, s.indexStored(ctx))
 		}
 	}
 	// The blobs of this run leave the index's delta for its sorted part.

@@ -83,7 +83,12 @@ type Options struct {
 	// Compression compresses file contents (the zero value is zstd);
 	// directory trees always use zstd.
 	Compression pack.Compression
-	// Clock stamps the snapshot (default clock.Real).
+	// CheckpointPacks, when positive, is how many stored packs are
+	// indexed together while the run goes on, instead of
+	// repo.CheckpointPacks (tests use small ones).
+	CheckpointPacks int
+	// Clock stamps the snapshot (default clock.Real) and times the
+	// checkpoints.
 	Clock clock.Clock
 	// Warnf reports files that could not be read; the run goes on.
 	Warnf func(format string, args ...any)

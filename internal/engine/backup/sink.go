@@ -2,6 +2,7 @@ package backup
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
@@ -15,7 +16,10 @@ type sink interface {
 	Known(blob id.ID) bool
 	Save(ctx context.Context, t pack.BlobType, blob id.ID, data []byte) (bool, error)
 	Flush(ctx context.Context) error
-	Abort()
+	// Interrupt ends a run that will not finish, indexing the packs
+	// already stored so that the next run reuses them (repo.Saver's
+	// Interrupt).
+	Interrupt(ctx context.Context) error
 	Stats() repo.SaverStats
 }
 
@@ -25,7 +29,8 @@ func newSink(ctx context.Context, r *repo.Repository, wr *repo.Writer, opts Opti
 	if wr == nil {
 		return newDryRun(r)
 	}
-	return wr.NewSaver(ctx, opts.Uploaders, opts.Compression)
+	return wr.NewSaverWith(ctx, repo.SaverOptions{Uploaders: opts.Uploaders, Compression: opts.Compression,
+		CheckpointPacks: opts.CheckpointPacks, Clock: opts.Clock})
 }
 
 // dryRun counts what a real run would store.
@@ -62,10 +67,20 @@ func (d *dryRun) Save(_ context.Context, _ pack.BlobType, blob id.ID, data []byt
 	return true, nil
 }
 
-func (d *dryRun) Flush(context.Context) error { return nil }
-func (d *dryRun) Abort()                      {}
+func (d *dryRun) Flush(context.Context) error     { return nil }
+func (d *dryRun) Interrupt(context.Context) error { return nil }
 func (d *dryRun) Stats() repo.SaverStats {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.stats
+}
+
+// interrupted ends a run that failed with err: the packs it stored are
+// indexed (s.Interrupt) while the lease is still held, so a re-run
+// uploads only what is missing. err stays the reason the run failed.
+func interrupted(ctx context.Context, s sink, err error) error {
+	if ierr := s.Interrupt(ctx); ierr != nil {
+		return fmt.Errorf("%w (and %w)", err, ierr)
+	}
+	return err
 }

@@ -63,8 +63,7 @@ func runStream(ctx context.Context, r *repo.Repository, wr *repo.Writer, snap *s
 	s := newSink(ctx, r, wr, opts)
 	content, read, err := saveStream(ctx, r, s, st.Reader, opts)
 	if err != nil {
-		s.Abort()
-		return err
+		return interrupted(ctx, s, err)
 	}
 	node := streamNode(st.Filename, snap, read, content)
 	sum := &snap.Summary
@@ -81,13 +80,11 @@ func runStream(ctx context.Context, r *repo.Repository, wr *repo.Writer, snap *s
 	}
 	data, err := tree.Encode(&tree.Tree{Nodes: []tree.Node{node}})
 	if err != nil {
-		s.Abort()
-		return err
+		return interrupted(ctx, s, err)
 	}
 	tid := r.Key().ID(data)
 	if _, err := s.Save(ctx, pack.TreeBlob, tid, data); err != nil {
-		s.Abort()
-		return err
+		return interrupted(ctx, s, err)
 	}
 	if err := s.Flush(ctx); err != nil {
 		return err

@@ -133,8 +133,7 @@ func (w *walker) run(abs string, fi fs.FileInfo, parentTree id.ID) (id.ID, error
 		err = context.Cause(w.ctx)
 	}
 	if err != nil {
-		w.sink.Abort()
-		return id.ID{}, err
+		return id.ID{}, interrupted(w.ctx, w.sink, err)
 	}
 	if err := w.sink.Flush(w.ctx); err != nil {
 		return id.ID{}, err

@@ -75,7 +75,11 @@ func (c *copier) copySnapshot(ctx context.Context, s snapshot.WithID, beforeSave
 	c.saver = c.wr.NewSaver(ctx, uploaders, c.opts.Compression)
 	root, _, err := c.copyTree(ctx, s.Tree, nil)
 	if err != nil {
-		c.saver.Abort()
+		// What was stored is indexed, under the still-held lease: a
+		// re-run of the copy reuses it.
+		if ierr := c.saver.Interrupt(ctx); ierr != nil {
+			err = fmt.Errorf("%w (and %w)", err, ierr)
+		}
 		c.countSaved()
 		return id.ID{}, err
 	}
