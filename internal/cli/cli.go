@@ -26,6 +26,9 @@ const (
 	ExitError   = 1
 	ExitUsage   = 2
 	ExitPartial = 3
+	// ExitInterrupted: the command was interrupted (Ctrl-C, SIGTERM) and
+	// stopped cleanly; the shell's 128 + SIGINT, as restic exits.
+	ExitInterrupted = 130
 )
 
 // Version is the program version printed by `cloudstic version`. It is a
@@ -211,12 +214,14 @@ func errorCode(err error) (int, string) {
 		code = ExitUsage
 	}
 	msg := frontend.OneLine(strings.TrimPrefix(err.Error(), "usage: "))
+	// The context of a command ends only when InterruptContext sees a
+	// signal: a cancellation that is not a lost lease is an interruption.
 	switch {
 	case !errors.Is(err, context.Canceled) || errors.Is(err, lock.ErrLeaseLost):
 	case errors.Is(err, operation.ErrLockLeft):
-		msg = "interrupted; nothing already stored was changed, but " + operation.ErrLockLeft.Error()
+		code, msg = ExitInterrupted, "interrupted; nothing already stored was changed, but "+operation.ErrLockLeft.Error()
 	default:
-		msg = "interrupted; the lock was released and nothing already stored was changed"
+		code, msg = ExitInterrupted, "interrupted; the lock was released and nothing already stored was changed"
 	}
 	return code, msg
 }

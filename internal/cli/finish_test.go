@@ -27,8 +27,8 @@ func TestFinishPrintsOneLine(t *testing.T) {
 		{"usage", usageErr("unknown flag -x"), ExitUsage, "cloudstic restore: unknown flag -x\n"},
 		{"reported", fmt.Errorf("%w: 2 errors found", errReported), ExitError, "cloudstic restore: failed: 2 errors found\n"},
 		{"partial", errPartial, ExitPartial, ""},
-		{"canceled", fmt.Errorf("x: %w", context.Canceled), ExitError, "cloudstic restore: interrupted; the lock was released and nothing already stored was changed\n"},
-		{"canceled, lock left", fmt.Errorf("x: %w (and %w: store down)", context.Canceled, operation.ErrLockLeft), ExitError,
+		{"canceled", fmt.Errorf("x: %w", context.Canceled), ExitInterrupted, "cloudstic restore: interrupted; the lock was released and nothing already stored was changed\n"},
+		{"canceled, lock left", fmt.Errorf("x: %w (and %w: store down)", context.Canceled, operation.ErrLockLeft), ExitInterrupted,
 			"cloudstic restore: interrupted; nothing already stored was changed, but our lock could not be removed; it expires by itself within a minute\n"},
 	}
 	for _, tc := range tests {

@@ -26,7 +26,7 @@ type exitCodeError struct {
 func (e *exitCodeError) Error() string { return e.msg }
 
 // exitRank orders exit codes from best to worst: success, partial, error,
-// usage error.
+// usage error, interrupted (the runs after it did not happen).
 func exitRank(code int) int {
 	switch code {
 	case ExitOK:
@@ -35,6 +35,8 @@ func exitRank(code int) int {
 		return 1
 	case ExitError:
 		return 2
+	case ExitInterrupted:
+		return 4
 	}
 	return 3
 }

@@ -9,11 +9,13 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/cloudstic/cloudstic/internal/cli"
 )
 
 // TestInterruptReleasesLock interrupts a backup (SIGINT, as Ctrl-C) while
-// it holds its lock: it exits non-zero, saves no snapshot and leaves no
-// lock behind. The source has a large sparse file so the backup is still
+// it holds its lock: it stops cleanly and exits 130 (128 + SIGINT), saves
+// no snapshot and leaves no lock behind. The source has a large sparse file so the backup is still
 // running when the signal comes; the test waits for the lock to appear
 // (no timing assumptions).
 func TestInterruptReleasesLock(t *testing.T) {
@@ -57,8 +59,8 @@ func TestInterruptReleasesLock(t *testing.T) {
 		}
 	}
 	err = <-exited
-	if code := c.ProcessState.ExitCode(); code == 0 || code == 3 {
-		t.Errorf("interrupted backup exited %d (%v), want an error exit; stderr:\n%s", code, err, stderr.String())
+	if code := c.ProcessState.ExitCode(); code != cli.ExitInterrupted || !strings.Contains(stderr.String(), "interrupted; the lock was released") {
+		t.Errorf("interrupted backup exited %d (%v), want %d after a clean stop; stderr:\n%s", code, err, cli.ExitInterrupted, stderr.String())
 	}
 	var locks []any
 	decodeJSON(t, mustRun(t, r.with("locks", "-json")...), &locks)
