@@ -122,7 +122,7 @@ func (s *Saver) requeue(packs []index.PackBlobs) {
 // (Ctrl-C cancels it): the index files are written with its values but
 // not its cancellation, for at most a minute. A pack whose index file
 // could not be stored is left unindexed, for prune. Interrupt after Flush
-// or Abort does nothing more.
+// does nothing more.
 func (s *Saver) Interrupt(ctx context.Context) error {
 	s.Abort()
 	return s.indexStored(ctx)
