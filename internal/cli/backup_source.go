@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/source"
 	"github.com/cloudstic/cloudstic/internal/source/sftp"
 	"github.com/cloudstic/cloudstic/internal/sshconn"
@@ -22,7 +23,7 @@ type sourceFlags struct {
 }
 
 func (f *sourceFlags) register(fs *flag.FlagSet, getenv func(string) string) {
-	fs.Var(&f.uris, "source", "what to back up: local:PATH, sftp://[user@]host[:port]/path, gdrive[-changes][://DRIVE][/PATH] or onedrive[-changes][://DRIVE][/PATH] (repeatable: several local paths in one snapshot)")
+	fs.Var(&f.uris, "source", "what to back up: PATH or local:PATH, sftp://[user@]host[:port]/path, gdrive[-changes][://DRIVE][/PATH] or onedrive[-changes][://DRIVE][/PATH] (repeatable: several local paths in one snapshot)")
 	f.from.register(fs)
 	fs.StringVar(&f.key, "source-sftp-key", getenv("CLOUDSTIC_SOURCE_SFTP_KEY"), "SSH private key file of an sftp:// source (env CLOUDSTIC_SOURCE_SFTP_KEY; default: ssh-agent)")
 	fs.StringVar(&f.password, "source-sftp-password", getenv("CLOUDSTIC_SOURCE_SFTP_PASSWORD"), "SSH password of an sftp:// source (env CLOUDSTIC_SOURCE_SFTP_PASSWORD)")
@@ -86,9 +87,11 @@ func (a *app) sourcePath(f *sourceFlags, uri string) (string, *sshconn.Config, e
 		cfg.ConnectTimeout, cfg.ResponseTimeout = a.g.timeouts.connect, a.g.timeouts.response
 		return p, &cfg, nil
 	}
+	// A plain path means local:PATH, as -store takes one (operation.IsLocal:
+	// a path with a colon starts with / or ., or is a Windows drive path).
 	path, ok := strings.CutPrefix(uri, "local:")
-	if !ok {
-		return "", nil, usageErr("-source %q: want local:PATH or sftp://[user@]host[:port]/path", uri)
+	if !ok && !operation.IsLocal(uri) {
+		return "", nil, usageErr("-source %q: want a path, local:PATH or sftp://[user@]host[:port]/path", uri)
 	}
 	if strings.HasPrefix(path, "~/") {
 		if home := a.io.Getenv("HOME"); home != "" {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
@@ -52,11 +54,8 @@ func runLs(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) > 1 {
-		return usageErr("give at most one snapshot")
-	}
 	ref := "latest"
-	if len(pos) == 1 {
+	if len(pos) > 0 {
 		ref = pos[0]
 	}
 	r, err := a.openRepo(ctx)
@@ -72,37 +71,82 @@ func runLs(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	entries := []lsEntry{}
-	err = treewalk.Walk(ctx, r.Reader(), snap.Tree, "", func(p string, n *tree.Node) error {
-		if a.g.json {
-			entries = append(entries, lsEntry{Path: p, Type: n.Type, Size: n.Size, Mode: fmt.Sprintf("%04o", n.Mode),
-				MTime: time.Unix(0, n.MTime).UTC(), UID: n.UID, GID: n.GID, Target: n.LinkTarget})
-			return nil
+	l := lister{a: a, long: *long, entries: []lsEntry{}}
+	if len(pos) <= 1 {
+		err = treewalk.Walk(ctx, r.Reader(), snap.Tree, "", l.print)
+	}
+	// restic's ls SNAPSHOT PATH...: each path and what is below it.
+	for _, arg := range pos[min(1, len(pos)):] {
+		if err = l.under(ctx, r.Reader(), snap.Snapshot, arg); err != nil {
+			break
 		}
-		name := termtext.Safe(p)
-		switch n.Type {
-		case tree.TypeDir:
-			name += "/"
-		case tree.TypeSymlink:
-			name += " -> " + termtext.Safe(n.LinkTarget)
-		}
-		if *long {
-			fmt.Fprintf(a.io.Stdout, "%s %-8s %-8s %10d %s %s\n", modeString(n), owner(n.User, n.UID), owner(n.Group, n.GID),
-				n.Size, time.Unix(0, n.MTime).Local().Format("2006-01-02 15:04"), name)
-			return nil
-		}
-		if n.Type == tree.TypeFile {
-			fmt.Fprintf(a.io.Stdout, "%s  (%s)\n", name, frontend.HumanBytes(int64(n.Size)))
-		} else {
-			fmt.Fprintln(a.io.Stdout, name)
-		}
-		return nil
-	})
+	}
 	if err != nil {
 		return fmt.Errorf("snapshot %s: %w", snap.ID.Short(), err)
 	}
 	if a.g.json {
-		a.writeJSON(lsResult{skippedDamage: a.skipped(), SnapshotID: snap.ID.String(), Entries: entries})
+		a.writeJSON(lsResult{skippedDamage: a.skipped(), SnapshotID: snap.ID.String(), Entries: l.entries})
+	}
+	return nil
+}
+
+// lister prints ls's entries, or collects them for -json.
+type lister struct {
+	a       *app
+	long    bool
+	entries []lsEntry
+}
+
+// under lists the entry at arg (a path from the snapshot root, or under
+// the snapshot's source directory) and, for a directory, everything below
+// it. A path the snapshot does not hold is an error naming it.
+func (l *lister) under(ctx context.Context, r *repo.Repository, s *snapshot.Snapshot, arg string) error {
+	p := treewalk.Relative(s, arg)
+	n, err := treewalk.Lookup(ctx, r, s.Tree, p)
+	if errors.Is(err, treewalk.ErrNotFound) || errors.Is(err, treewalk.ErrNotDir) {
+		return fmt.Errorf("%s: %w", arg, errNotInSnapshot)
+	}
+	if err != nil {
+		return err
+	}
+	if p != "" {
+		if err := l.print(p, &n); err != nil {
+			return err
+		}
+	}
+	if n.Type != tree.TypeDir {
+		return nil
+	}
+	return treewalk.Walk(ctx, r, n.Subtree, p, l.print)
+}
+
+// errNotInSnapshot is ls's answer for a path the snapshot does not hold.
+var errNotInSnapshot = errors.New("no such file or directory in the snapshot")
+
+// print prints one entry at p (or keeps it for -json).
+func (l *lister) print(p string, n *tree.Node) error {
+	if l.a.g.json {
+		l.entries = append(l.entries, lsEntry{Path: p, Type: n.Type, Size: n.Size, Mode: fmt.Sprintf("%04o", n.Mode),
+			MTime: time.Unix(0, n.MTime).UTC(), UID: n.UID, GID: n.GID, Target: n.LinkTarget})
+		return nil
+	}
+	w := l.a.io.Stdout
+	name := termtext.Safe(p)
+	switch n.Type {
+	case tree.TypeDir:
+		name += "/"
+	case tree.TypeSymlink:
+		name += " -> " + termtext.Safe(n.LinkTarget)
+	}
+	if l.long {
+		fmt.Fprintf(w, "%s %-8s %-8s %10d %s %s\n", modeString(n), owner(n.User, n.UID), owner(n.Group, n.GID),
+			n.Size, time.Unix(0, n.MTime).Local().Format("2006-01-02 15:04"), name)
+		return nil
+	}
+	if n.Type == tree.TypeFile {
+		fmt.Fprintf(w, "%s  (%s)\n", name, frontend.HumanBytes(int64(n.Size)))
+	} else {
+		fmt.Fprintln(w, name)
 	}
 	return nil
 }

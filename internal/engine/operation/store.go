@@ -81,16 +81,27 @@ func (e *StoreError) Error() string { return fmt.Sprintf("opening %s: %v", e.URI
 func (e *StoreError) Unwrap() error { return e.Err }
 
 // IsLocal reports whether uri names a local directory: local:PATH, or a
-// plain path (one with a colon only when it starts with / or .).
-// OpenStore opens exactly these as local stores.
+// plain path (one with a colon only when it starts with / or ., or is a
+// Windows drive path such as C:\x or C:/x: no store or source kind is one
+// letter long). OpenStore opens exactly these as local stores.
 func IsLocal(uri string) bool {
-	if strings.HasPrefix(uri, "local:") {
+	if strings.HasPrefix(uri, "local:") || isDrivePath(uri) {
 		return true
 	}
 	if strings.Contains(uri, "://") {
 		return false
 	}
 	return !strings.Contains(uri, ":") || strings.HasPrefix(uri, "/") || strings.HasPrefix(uri, ".")
+}
+
+// isDrivePath reports whether p starts with a Windows drive letter, a
+// colon and a separator (C:\x, c:/x).
+func isDrivePath(p string) bool {
+	if len(p) < 3 || p[1] != ':' || (p[2] != '\\' && p[2] != '/') {
+		return false
+	}
+	c := p[0] | 0x20 // lower case
+	return c >= 'a' && c <= 'z'
 }
 
 // OpenStore opens the store o names, wrapped for request logging and

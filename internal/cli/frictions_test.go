@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
+)
+
+// frictionRepo makes an unencrypted repository in dir holding one
+// snapshot of a small tree, backed up with -source given as a plain path.
+func frictionRepo(t *testing.T, dir string) string {
+	t.Helper()
+	src := filepath.Join(dir, "src")
+	uxWrite(t, filepath.Join(src, "top.txt"), "top")
+	uxWrite(t, filepath.Join(src, "docs", "a.txt"), "a")
+	uxWrite(t, filepath.Join(src, "docs", "sub", "b.txt"), "b")
+	uxWrite(t, filepath.Join(src, "other", "c.txt"), "c")
+	uxOK(t, dir, "init", "-no-encryption")
+	uxOK(t, dir, "backup", "-source", src)
+	return src
+}
+
+func TestLsPaths(t *testing.T) {
+	dir := t.TempDir()
+	src := frictionRepo(t, dir)
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		want   []string // lines of stdout, in order; nil: stdout is not checked
+		stderr string
+	}{
+		{"whole snapshot", []string{"ls", "latest"}, ExitOK,
+			[]string{"docs/", "docs/a.txt  (1 B)", "docs/sub/", "docs/sub/b.txt  (1 B)", "other/", "other/c.txt  (1 B)", "top.txt  (3 B)"}, ""},
+		{"one directory", []string{"ls", "latest", "docs/sub"}, ExitOK, []string{"docs/sub/", "docs/sub/b.txt  (1 B)"}, ""},
+		{"leading slash and a file", []string{"ls", "latest", "/other/", "top.txt"}, ExitOK,
+			[]string{"other/", "other/c.txt  (1 B)", "top.txt  (3 B)"}, ""},
+		{"absolute source path", []string{"ls", "latest", filepath.Join(src, "docs", "sub")}, ExitOK,
+			[]string{"docs/sub/", "docs/sub/b.txt  (1 B)"}, ""},
+		{"missing path", []string{"ls", "latest", "nosuch"}, ExitError, nil, "nosuch: no such file or directory in the snapshot"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := uxRun(t, dir, c.args...)
+			if r.code != c.code || !strings.Contains(r.stderr, c.stderr) {
+				t.Fatalf("exit %d (want %d), stderr %q (want %q)", r.code, c.code, r.stderr, c.stderr)
+			}
+			if c.want == nil {
+				return
+			}
+			if got := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n"); strings.Join(got, "|") != strings.Join(c.want, "|") {
+				t.Fatalf("stdout:\n%s\nwant:\n%s", r.stdout, strings.Join(c.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestSourcePlainPath(t *testing.T) {
+	dir := t.TempDir()
+	frictionRepo(t, dir) // backs up -source DIR, a plain path
+	cases := []struct {
+		uri  string
+		code int
+		msg  string
+	}{
+		{"s3:bucket/x", ExitUsage, "want a path, local:PATH or sftp://"},
+		{"ftp://host/x", ExitUsage, "want a path, local:PATH or sftp://"},
+		{filepath.Join(dir, "missing"), ExitError, "missing"},
+	}
+	for _, c := range cases {
+		t.Run(c.uri, func(t *testing.T) {
+			r := uxRun(t, dir, "backup", "-source", c.uri)
+			if r.code != c.code || !strings.Contains(r.stderr, c.msg) {
+				t.Fatalf("exit %d (want %d), stderr %q (want %q)", r.code, c.code, r.stderr, c.msg)
+			}
+		})
+	}
+}
+
+func TestIsLocalDrivePath(t *testing.T) {
+	cases := map[string]bool{`C:\Users\me`: true, "c:/x": true, "local:C:\\x": true, "s3:b": false, "b2:b/x": false,
+		"sftp://h/x": false, "1:/x": false, "C:": false, "rel/dir": true, "./a:b": true}
+	for uri, want := range cases {
+		t.Run(uri, func(t *testing.T) {
+			if got := operation.IsLocal(uri); got != want {
+				t.Fatalf("IsLocal(%q) = %v, want %v", uri, got, want)
+			}
+		})
+	}
+}
