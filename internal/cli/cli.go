@@ -292,15 +292,6 @@ func (a *app) printHelp(w io.Writer, args []string) {
 	fmt.Fprintln(w, "run 'cloudstic help COMMAND' (or 'cloudstic COMMAND -h') for a command's flags and examples")
 }
 
-func (a *app) printCommandHelp(fs *flag.FlagSet) {
-	w := a.io.Stdout
-	fmt.Fprintf(w, "usage: cloudstic %s\n\n%s\n\nflags:\n", a.cmd.usage, a.cmd.summary)
-	fs.SetOutput(w)
-	hideSecretDefaults(fs)
-	fs.PrintDefaults()
-	printExamples(w, a.cmd.name)
-}
-
 // suggest returns " (did you mean X?)" for the closest command name.
 func suggest(name string) string {
 	var names []string

@@ -90,3 +90,34 @@ func TestIsLocalDrivePath(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpOwnFlagsFirst: `help CMD` lists the command's own flags before
+// any global one, and the global ones under their group's heading.
+func TestHelpOwnFlagsFirst(t *testing.T) {
+	cases := []struct {
+		cmd     string
+		own     string   // a flag of the command's own
+		inOrder []string // headings and flags, in the order they must appear
+	}{
+		{"ls", "-l", []string{"\nflags:\n  -l", "\nglobal flags (store):\n", "  -store string", "\nglobal flags (encryption):\n",
+			"  -password string", "\nglobal flags (output):\n", "  -json\n"}},
+		{"find", "-path-prefix", []string{"\nflags:\n", "  -path-prefix", "\nglobal flags (store):\n", "  -b2-app-key"}},
+		{"backup", "-source", []string{"\nflags:\n", "  -source value", "\nglobal flags (store):\n", "\nglobal flags (profiles):\n", "  -profile string"}},
+	}
+	for _, c := range cases {
+		t.Run(c.cmd, func(t *testing.T) {
+			out := uxOK(t, "", "help", c.cmd).stdout
+			at := 0
+			for _, s := range c.inOrder {
+				i := strings.Index(out[at:], s)
+				if i < 0 {
+					t.Fatalf("%q missing or out of order in:\n%s", s, out)
+				}
+				at += i + len(s)
+			}
+			if g := strings.Index(out, "global flags"); strings.Index(out, "\n  "+c.own) > g {
+				t.Fatalf("%s listed after the global flags:\n%s", c.own, out)
+			}
+		})
+	}
+}
