@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -18,12 +19,19 @@ import (
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
-// findHit is one line of `find` (and one element of its -json array).
-type findHit struct {
+// findFile is one file of `find` (and one element of its -json array):
+// a path of a source, with the snapshots that hold it.
+type findFile struct {
+	Source string        `json:"source"`
+	Path   string        `json:"path"` // from the snapshot root, as ls prints it (no leading "/")
+	Type   tree.Type     `json:"type"`
+	In     []findVersion `json:"snapshots"`
+}
+
+// findVersion is the entry of a findFile in one snapshot.
+type findVersion struct {
 	SnapshotID   string    `json:"snapshot_id"`
 	SnapshotTime time.Time `json:"snapshot_time"`
-	Path         string    `json:"path"`
-	Type         tree.Type `json:"type"`
 	Size         uint64    `json:"size"`
 	Mode         string    `json:"mode"`
 	MTime        time.Time `json:"mtime"`
@@ -78,29 +86,62 @@ func (a *app) find(ctx context.Context, r *repo.Repository, refs []string, opts 
 			return err
 		}
 	}
-	hits := []findHit{}
+	files := []*findFile{}
+	byKey := map[findKey]*findFile{}
 	err = find.Run(ctx, r, snaps, opts, func(m find.Match) error {
-		h := findHit{SnapshotID: m.Snapshot.ID.String(), SnapshotTime: m.Snapshot.Time, Path: m.Path, Type: m.Node.Type,
-			Size: m.Node.Size, Mode: modeString(m.Node), MTime: time.Unix(0, m.Node.MTime).UTC()}
-		if a.g.json {
-			hits = append(hits, h)
-			return nil
+		k := findKey{m.Snapshot.Source, strings.TrimPrefix(m.Path, "/"), m.Node.Type}
+		f := byKey[k]
+		if f == nil {
+			f = &findFile{Source: k.source, Path: k.path, Type: k.typ}
+			byKey[k] = f
+			files = append(files, f)
 		}
-		size := "-"
-		if m.Node.Type == tree.TypeFile {
-			size = frontend.HumanBytes(int64(m.Node.Size))
-		}
-		_, err := fmt.Fprintf(a.io.Stdout, "%s  %s  %s  %10s  %s\n", h.SnapshotID[:8], h.Mode,
-			h.MTime.Local().Format("2006-01-02 15:04:05"), size, termtext.Safe(h.Path))
-		return err
+		f.In = append(f.In, findVersion{SnapshotID: m.Snapshot.ID.String(), SnapshotTime: m.Snapshot.Time,
+			Size: m.Node.Size, Mode: modeString(m.Node), MTime: time.Unix(0, m.Node.MTime).UTC()})
+		return nil
 	})
 	if err != nil {
 		return err
 	}
+	sort.SliceStable(files, func(i, j int) bool {
+		if files[i].Source != files[j].Source {
+			return files[i].Source < files[j].Source
+		}
+		return files[i].Path < files[j].Path
+	})
 	if a.g.json {
-		a.writeJSON(hits)
+		a.writeJSON(files)
+		return nil
+	}
+	for _, f := range files {
+		printFindFile(a, f)
 	}
 	return nil
+}
+
+// findKey is what find groups its matches by.
+type findKey struct {
+	source, path string
+	typ          tree.Type
+}
+
+// printFindFile prints one file of find: its path as ls prints it and its
+// source, then one indented line per snapshot holding it.
+func printFindFile(a *app, f *findFile) {
+	name := termtext.Safe(f.Path)
+	if f.Type == tree.TypeDir {
+		name += "/"
+	}
+	w := a.io.Stdout
+	fmt.Fprintf(w, "%s  (%s)\n", name, termtext.Safe(f.Source))
+	for _, v := range f.In {
+		size := "-"
+		if f.Type == tree.TypeFile {
+			size = frontend.HumanBytes(int64(v.Size))
+		}
+		fmt.Fprintf(w, "  %s  %s  %s  %s  %10s\n", v.SnapshotID[:8], v.SnapshotTime.Local().Format("2006-01-02 15:04"),
+			v.Mode, v.MTime.Local().Format("2006-01-02 15:04:05"), size)
+	}
 }
 
 // pickSnapshots resolves snapshot references, keeping the repository's

@@ -121,3 +121,39 @@ func TestHelpOwnFlagsFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestFindGrouped: find prints each file once, as ls prints its path, with
+// its source and one line per snapshot holding it; -json likewise.
+func TestFindGrouped(t *testing.T) {
+	dir := t.TempDir()
+	src := frictionRepo(t, dir)
+	uxWrite(t, filepath.Join(src, "docs", "a.txt"), "changed")
+	uxOK(t, dir, "backup", "-source", src)
+	out := uxOK(t, dir, "find", "a.txt").stdout
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 3 || lines[0] != "docs/a.txt  (local:"+src+")" || !strings.HasPrefix(lines[1], "  ") ||
+		!strings.HasSuffix(lines[1], " 1 B") || !strings.HasSuffix(lines[2], " 7 B") {
+		t.Fatalf("find a.txt:\n%s", out)
+	}
+	if out := uxOK(t, dir, "find", "sub").stdout; !strings.HasPrefix(out, "docs/sub/  (") {
+		t.Fatalf("find sub (a directory, shown as ls shows it):\n%s", out)
+	}
+	var files []findFile
+	uxJSON(t, uxOK(t, dir, "find", "-json", "*.txt").stdout, &files)
+	got := map[string]int{}
+	for _, f := range files {
+		if f.Source != "local:"+src {
+			t.Errorf("%s: source %q", f.Path, f.Source)
+		}
+		got[f.Path] = len(f.In)
+	}
+	want := map[string]int{"top.txt": 2, "docs/a.txt": 2, "docs/sub/b.txt": 2, "other/c.txt": 2}
+	if len(got) != len(want) {
+		t.Fatalf("find -json: %v, want %v", got, want)
+	}
+	for p, n := range want {
+		if got[p] != n {
+			t.Errorf("find -json: %s in %d snapshots, want %d (all: %v)", p, got[p], n, got)
+		}
+	}
+}

@@ -11,13 +11,17 @@ import (
 	"time"
 )
 
-// findHit is one element of find -json.
-type findHit struct {
-	SnapshotID string    `json:"snapshot_id"`
-	Path       string    `json:"path"`
-	Type       string    `json:"type"`
-	Size       int64     `json:"size"`
-	MTime      time.Time `json:"mtime"`
+// findFile is one element of find -json: a file and the snapshots
+// holding it.
+type findFile struct {
+	Source    string `json:"source"`
+	Path      string `json:"path"`
+	Type      string `json:"type"`
+	Snapshots []struct {
+		SnapshotID string    `json:"snapshot_id"`
+		Size       int64     `json:"size"`
+		MTime      time.Time `json:"mtime"`
+	} `json:"snapshots"`
 }
 
 // TestFind searches two snapshots of a real tree on every kind of store:
@@ -38,15 +42,20 @@ func TestFind(t *testing.T) {
 
 			paths := func(args ...string) []string {
 				t.Helper()
-				var hits []findHit
-				decodeJSON(t, mustRun(t, r.with("find", append(args, "-json")...)...), &hits)
+				var files []findFile
+				decodeJSON(t, mustRun(t, r.with("find", append(args, "-json")...)...), &files)
 				var out []string
-				for _, h := range hits {
-					id := "1"
-					if h.SnapshotID == second {
-						id = "2"
+				for _, f := range files {
+					if f.Source != "local:"+src {
+						t.Errorf("%s: source %q, want local:%s", f.Path, f.Source, src)
 					}
-					out = append(out, id+" "+h.Path)
+					for _, h := range f.Snapshots {
+						id := "1"
+						if h.SnapshotID == second {
+							id = "2"
+						}
+						out = append(out, id+" "+f.Path)
+					}
 				}
 				slices.Sort(out)
 				return out
@@ -56,15 +65,15 @@ func TestFind(t *testing.T) {
 				args []string
 				want []string
 			}{
-				{"name", []string{"deep.txt"}, []string{"1 /a/b/c/d/deep.txt", "2 /a/b/c/d/deep.txt"}},
+				{"name", []string{"deep.txt"}, []string{"1 a/b/c/d/deep.txt", "2 a/b/c/d/deep.txt"}},
 				{"glob in one snapshot", []string{"*.txt", "-snapshot", second[:8], "-path-prefix", src + "/a"},
-					[]string{"2 /a/added.txt", "2 /a/b/c/d/deep.txt"}},
-				{"only the second has it", []string{"added.txt"}, []string{"2 /a/added.txt"}},
-				{"prefix from the snapshot root", []string{"-path-prefix", "/a/b/c", "-snapshot", first}, []string{"1 /a/b/c", "1 /a/b/c/d", "1 /a/b/c/d/deep.txt"}},
-				{"ignore case", []string{"-i", "DEEP.*", "-snapshot", first}, []string{"1 /a/b/c/d/deep.txt"}},
-				{"size", []string{"-size", "+4095", "-size", "-5000", "-snapshot", "latest"}, []string{"2 /f4096"}},
+					[]string{"2 a/added.txt", "2 a/b/c/d/deep.txt"}},
+				{"only the second has it", []string{"added.txt"}, []string{"2 a/added.txt"}},
+				{"prefix from the snapshot root", []string{"-path-prefix", "/a/b/c", "-snapshot", first}, []string{"1 a/b/c", "1 a/b/c/d", "1 a/b/c/d/deep.txt"}},
+				{"ignore case", []string{"-i", "DEEP.*", "-snapshot", first}, []string{"1 a/b/c/d/deep.txt"}},
+				{"size", []string{"-size", "+4095", "-size", "-5000", "-snapshot", "latest"}, []string{"2 f4096"}},
 				{"older than the tree", []string{"-older", "2001-01-01"}, nil},
-				{"newer than the tree", []string{"-newer", "1d"}, []string{"2 /a", "2 /a/added.txt"}},
+				{"newer than the tree", []string{"-newer", "1d"}, []string{"2 a", "2 a/added.txt"}},
 			}
 			for _, tc := range tests {
 				t.Run(tc.name, func(t *testing.T) {
@@ -74,7 +83,8 @@ func TestFind(t *testing.T) {
 				})
 			}
 			out := mustRun(t, r.with("find", "deep.txt", "-snapshot", first)...).stdout
-			if !strings.Contains(out, first[:8]) || !strings.Contains(out, "/a/b/c/d/deep.txt") || strings.Count(out, "\n") != 1 {
+			// One file, in one snapshot: its path as ls prints it, then the snapshot.
+			if !strings.HasPrefix(out, "a/b/c/d/deep.txt  (local:") || !strings.Contains(out, "\n  "+first[:8]) || strings.Count(out, "\n") != 2 {
 				t.Errorf("find text output:\n%s", out)
 			}
 			wantOneLineError(t, run(t, r.with("find", "[x")...), "[x")
