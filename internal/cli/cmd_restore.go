@@ -109,7 +109,16 @@ func (a *app) restore(ctx context.Context, r *operation.Repo, ref string, opts r
 // printRestoreDetails prints the counts beyond the summary line that apply.
 func printRestoreDetails(a *app, opts restore.Options, res *restore.Result) {
 	if len(res.Skipped) > 0 {
-		fmt.Fprintf(a.io.Stdout, "%d existing files were left untouched\n", len(res.Skipped))
+		// One line, not one per file: restoring over an earlier restore
+		// leaves every file alone. -verbose lists them.
+		if a.g.verbose {
+			for _, p := range res.Skipped {
+				fmt.Fprintf(a.io.Stdout, "left untouched: %s\n", termtext.Safe(p))
+			}
+			fmt.Fprintf(a.io.Stdout, "%d existing files were left untouched\n", len(res.Skipped))
+		} else {
+			fmt.Fprintf(a.io.Stdout, "%d existing files were left untouched (-verbose lists them)\n", len(res.Skipped))
+		}
 	}
 	if res.Replaced > 0 || res.Unchanged > 0 {
 		fmt.Fprintf(a.io.Stdout, "%d existing entries replaced, %d already matching the snapshot left as they were\n", res.Replaced, res.Unchanged)

@@ -157,3 +157,36 @@ func TestFindGrouped(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoreOverExisting: restoring over an earlier restore prints one
+// count of the files left alone, not a warning per file; -verbose lists
+// them.
+func TestRestoreOverExisting(t *testing.T) {
+	dir := t.TempDir()
+	frictionRepo(t, dir)
+	out := filepath.Join(dir, "out")
+	uxOK(t, dir, "restore", "-output", out)
+	cases := []struct {
+		name     string
+		args     []string
+		stdout   []string
+		notShown string // in neither stdout nor stderr
+	}{
+		{"count only", nil, []string{"4 existing files were left untouched (-verbose lists them)"}, "top.txt"},
+		{"verbose lists them", []string{"-verbose"}, []string{"left untouched: top.txt\n", "left untouched: docs/sub/b.txt\n",
+			"4 existing files were left untouched\n"}, "warning"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := uxOK(t, dir, append([]string{"restore", "-output", out}, c.args...)...)
+			for _, s := range c.stdout {
+				if !strings.Contains(r.stdout, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, r.stdout)
+				}
+			}
+			if strings.Contains(r.stderr, c.notShown) || (c.args == nil && strings.Contains(r.stdout, c.notShown)) {
+				t.Errorf("%q shown:\nstdout: %s\nstderr: %s", c.notShown, r.stdout, r.stderr)
+			}
+		})
+	}
+}

@@ -254,9 +254,9 @@ func TestHostileFileNames(t *testing.T) {
 		{"find", []string{"find", "*"}, quoted(hostileNames)},
 		{"diff", []string{"diff", "latest"}, quoted(changed)},
 		{"restore", []string{"restore", "-output", out}, nil},
-		// Into the same place again: each existing file is named in a
-		// warning.
-		{"restore warnings", []string{"restore", "-output", out}, quoted(hostileNames)},
+		// Into the same place again: -verbose names each existing file
+		// left alone.
+		{"restore over it", []string{"restore", "-verbose", "-output", out}, quoted(hostileNames)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := run(t, append(tc.args, flags...)...)

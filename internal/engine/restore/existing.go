@@ -43,7 +43,9 @@ func (d *dirRestore) plan(e *entry) (action, error) {
 	act := d.decide(e.rel, ex, &e.node)
 	switch {
 	case act == actSkip:
-		d.skip(e.rel, "exists, not overwritten")
+		// Counted, not warned: over an earlier restore this is every file
+		// (Result.Skipped lists them; the front end prints a count).
+		d.count(func(r *Result) { r.Skipped = append(r.Skipped, e.rel) })
 	case act == actReplace && ex.Type() == tree.TypeDir && e.node.Type != tree.TypeDir:
 		// A whole directory tree is removed only when -delete asked for
 		// the output to match the snapshot.

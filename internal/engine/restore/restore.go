@@ -135,7 +135,7 @@ type Progress struct {
 type Result struct {
 	Files, Dirs, Symlinks, Specials, Hardlinks int64
 	Bytes                                      int64
-	Skipped                                    []string // existing files left alone
+	Skipped                                    []string // existing files left alone (those -overwrite kept are not warned about)
 	Damaged                                    []string // files that could not be restored
 	// Replaced counts the existing entries that were overwritten (they
 	// are also counted as Files, Symlinks...); Unchanged those left as
