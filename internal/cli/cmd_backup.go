@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -269,7 +270,8 @@ func (a *app) backupReport(opts backup.Options, res *backup.Result) error {
 
 // backupDoc is backup -json's document of a result.
 func (a *app) backupDoc(opts backup.Options, res *backup.Result) backupResult {
-	out := backupResult{skippedDamage: a.skipped(), Summary: res.Snapshot.Summary, DryRun: opts.DryRun, Errors: len(res.Errors)}
+	out := backupResult{skippedDamage: a.skipped(), Summary: res.Snapshot.Summary, DryRun: opts.DryRun, Errors: len(res.Errors),
+		ErrorPaths: errorPaths(res.Errors)}
 	if !opts.DryRun && !res.Unchanged {
 		out.SnapshotID = res.ID.String()
 	}
@@ -278,6 +280,20 @@ func (a *app) backupDoc(opts backup.Options, res *backup.Result) backupResult {
 	}
 	if res.Parent != nil {
 		out.Parent = res.Parent.ID.String()
+	}
+	return out
+}
+
+// errorPaths returns the path each error names (that of its fs.PathError),
+// or for an error naming none its one-line text.
+func errorPaths(errs []error) []string {
+	out := make([]string, 0, len(errs))
+	for _, err := range errs {
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			out = append(out, pe.Path)
+		} else {
+			out = append(out, frontend.OneLine(err.Error()))
+		}
 	}
 	return out
 }

@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -186,6 +190,28 @@ func TestRestoreOverExisting(t *testing.T) {
 			}
 			if strings.Contains(r.stderr, c.notShown) || (c.args == nil && strings.Contains(r.stdout, c.notShown)) {
 				t.Errorf("%q shown:\nstdout: %s\nstderr: %s", c.notShown, r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+// TestErrorPaths: backup -json names each entry it could not read by its
+// path (that of the error's fs.PathError), or by the error's text.
+func TestErrorPaths(t *testing.T) {
+	cases := []struct {
+		name string
+		errs []error
+		want []string
+	}{
+		{"none", nil, []string{}},
+		{"path errors", []error{fmt.Errorf("/src/a: %w", &fs.PathError{Op: "open", Path: "/src/a", Err: fs.ErrPermission}),
+			&fs.PathError{Op: "open", Path: "/src/dir", Err: fs.ErrPermission}}, []string{"/src/a", "/src/dir"}},
+		{"no path", []error{errors.New("metadata of the source directory itself:\nbroken")}, []string{"metadata of the source directory itself:; broken"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := errorPaths(c.errs); !slices.Equal(got, c.want) {
+				t.Fatalf("errorPaths = %q, want %q", got, c.want)
 			}
 		})
 	}

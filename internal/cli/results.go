@@ -60,6 +60,7 @@ type backupResult struct {
 	skippedDamage
 	DryRun     bool             `json:"dry_run"`
 	Errors     int              `json:"errors"`
+	ErrorPaths []string         `json:"error_paths"` // what Errors counts, by path
 	Parent     string           `json:"parent,omitempty"`
 	SnapshotID string           `json:"snapshot_id,omitempty"`
 	Summary    snapshot.Summary `json:"summary"`

@@ -5,6 +5,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -205,6 +206,10 @@ func TestUnreadable(t *testing.T) {
 	decodeJSON(t, res, &out)
 	if out.Errors != 2 || out.SnapshotID == "" {
 		t.Errorf("backup -json: errors %d, snapshot %q; want 2 errors and a snapshot", out.Errors, out.SnapshotID)
+	}
+	// Honest counts: ok.txt alone is new; the paths of the errors are given.
+	if want := []string{b.p("closed"), b.p("secret.txt")}; out.Summary["files_new"] != 1 || !slices.Equal(slices.Sorted(slices.Values(out.ErrorPaths)), want) {
+		t.Errorf("backup -json: %v new files, error paths %q; want 1 (ok.txt) and %q", out.Summary["files_new"], out.ErrorPaths, want)
 	}
 	for _, name := range []string{"secret.txt", "closed"} {
 		if !strings.Contains(res.stderr, name) {

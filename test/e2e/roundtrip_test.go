@@ -19,6 +19,7 @@ type backupOut struct {
 	Parent     string             `json:"parent"`
 	DryRun     bool               `json:"dry_run"`
 	Errors     int                `json:"errors"`
+	ErrorPaths []string           `json:"error_paths"`
 	Summary    map[string]float64 `json:"summary"`
 }
 

@@ -29,7 +29,11 @@ type fileJob struct {
 	// metadata is the parent's (see unchanged): whether it is counted as
 	// changed is decided by its content, once read.
 	recheck *tree.Node
-	rel     string
+	// isNew: the parent snapshot has no such file. A file is counted (new,
+	// changed) only once read: one that cannot be read is an error, not a
+	// new file.
+	isNew bool
+	rel   string
 }
 
 // blobJob is a new chunk for a blob worker to save.
@@ -265,12 +269,8 @@ func (w *walker) submitFiles(path, rel string, nodes []tree.Node, parent map[str
 		switch old := parent[n.Name]; {
 		case old != nil && w.sameStat(old, n):
 			job.recheck = old
-		case old != nil:
-			w.n.filesChanged.Add(1)
-			w.verbosef("changed  %s", job.rel)
-		default:
-			w.n.filesNew.Add(1)
-			w.verbosef("new      %s", job.rel)
+		case old == nil:
+			job.isNew = true
 		}
 		select {
 		case w.files <- job:
@@ -325,13 +325,16 @@ func (w *walker) sameStat(old, n *tree.Node) bool {
 		old.Inode == n.Inode && (w.ignoreDevice || old.Device == n.Device)
 }
 
-// countRead counts a file that was read: as changed unless it was read
-// again only to be sure (job.recheck) and its content is the parent's.
+// countRead counts a file that was read: as new when the parent has none,
+// as changed unless it was read again only to be sure (job.recheck) and
+// its content is the parent's.
 func (w *walker) countRead(job fileJob) {
-	if job.recheck == nil {
-		return // counted when submitted
+	if job.isNew {
+		w.n.filesNew.Add(1)
+		w.verbosef("new      %s", job.rel)
+		return
 	}
-	if slices.Equal(job.node.Content, job.recheck.Content) {
+	if job.recheck != nil && slices.Equal(job.node.Content, job.recheck.Content) {
 		w.n.filesUnmodified.Add(1)
 		return
 	}
