@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -214,5 +216,37 @@ func TestErrorPaths(t *testing.T) {
 				t.Fatalf("errorPaths = %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestCheckAfterPrune: blobs prune kept, their packs being under its
+// repack threshold, are not reported by check as blobs prune removes; the
+// note names the threshold.
+func TestCheckAfterPrune(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	big := make([]byte, 200<<10)
+	if _, err := rand.Read(big); err != nil {
+		t.Fatal(err)
+	}
+	uxWrite(t, filepath.Join(src, "big"), string(big))
+	uxWrite(t, filepath.Join(src, "small"), strings.Repeat("x", 100))
+	uxOK(t, dir, "init", "-no-encryption")
+	var first struct {
+		SnapshotID string `json:"snapshot_id"`
+	}
+	uxJSON(t, uxOK(t, dir, "backup", "-source", src, "-json").stdout, &first)
+	if err := os.Remove(filepath.Join(src, "small")); err != nil {
+		t.Fatal(err)
+	}
+	uxOK(t, dir, "backup", "-source", src)
+	uxOK(t, dir, "forget", first.SnapshotID)
+	if out := uxOK(t, dir, "check").stdout; !strings.Contains(out, "prune keeps 1 of them") || !strings.Contains(out, "30% unused") {
+		t.Fatalf("check before prune:\n%s", out)
+	}
+	uxOK(t, dir, "prune")
+	out := uxOK(t, dir, "check").stdout
+	if strings.Contains(out, "prune removes") || !strings.Contains(out, "prune keeps 1 of them") || !strings.Contains(out, "at most 30% unused, under its repack threshold") {
+		t.Fatalf("check right after prune:\n%s", out)
 	}
 }

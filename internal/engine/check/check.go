@@ -62,6 +62,10 @@ type Options struct {
 	ReadData bool
 	// Subset selects the packs ReadData reads.
 	Subset Subset
+	// MaxUnused is the unused share (0..1) above which prune repacks a
+	// pack (default prune.DefaultMaxUnused): check says which unused blobs
+	// prune removes and which it keeps by the same rule.
+	MaxUnused float64
 	// Workers is the number of packs checked at once (default 4).
 	Workers int
 	// Logf receives progress messages (nil: none).

@@ -68,9 +68,7 @@ func (c *checker) checkSnapshots(ctx context.Context, indexed []id.ID) error {
 	}
 	c.res.Blobs = w.seen.Len()
 	if c.opts.Snapshot == "" {
-		if unused := w.seen.Absent(); unused > 0 {
-			c.add(KindNote, repo.IndexPrefix, "%d blobs are used by no snapshot (left by an interrupted backup or a forget; prune removes them)", unused)
-		}
+		c.noteUnused(c.r.Index(), w.seen, indexed)
 	}
 	return nil
 }
