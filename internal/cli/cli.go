@@ -218,6 +218,8 @@ func errorCode(err error) (int, string) {
 	// signal: a cancellation that is not a lost lease is an interruption.
 	switch {
 	case !errors.Is(err, context.Canceled) || errors.Is(err, lock.ErrLeaseLost):
+	case errors.Is(err, errDashboardStopped):
+		msg = errDashboardStopped.Error()
 	case errors.Is(err, operation.ErrLockLeft):
 		code, msg = ExitInterrupted, "interrupted; nothing already stored was changed, but "+operation.ErrLockLeft.Error()
 	default:

@@ -150,7 +150,7 @@ func (a *app) serveUI(ctx context.Context, cfg frontend.Config, f uiFlags) error
 	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	return ctx.Err()
+	return fmt.Errorf("%w: %w", errDashboardStopped, ctx.Err())
 }
 
 // uiRepos opens the repositories to show: the one -store or -profile

@@ -1,10 +1,17 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/cloudstic/cloudstic/internal/frontend"
 )
 
 // TestUIUsageErrors: bad flags fail at once with a one-line error and
@@ -79,5 +86,52 @@ func TestCheckListen(t *testing.T) {
 				t.Errorf("checkListen(%q, tls %v, insecure %v) = %v", tc.addr, tc.tls, tc.insecure, err)
 			}
 		})
+	}
+}
+
+// signalWriter collects what is written and closes ready once it holds
+// want.
+type signalWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	want  string
+	ready chan struct{}
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	had := strings.Contains(w.buf.String(), w.want)
+	w.buf.Write(p)
+	if !had && strings.Contains(w.buf.String(), w.want) {
+		close(w.ready)
+	}
+	return len(p), nil
+}
+
+func (w *signalWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// TestUIStopMessage: `cloudstic ui` stopped by Ctrl-C says so in the
+// dashboard's own words, not a backup's ("the lock was released ...").
+func TestUIStopMessage(t *testing.T) {
+	dir := t.TempDir()
+	uxOK(t, dir, "init", "-no-encryption")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &signalWriter{want: "press Ctrl-C to stop", ready: make(chan struct{})}
+	go func() {
+		<-stderr.ready
+		cancel() // what Ctrl-C does
+	}()
+	dash := func(context.Context, frontend.Config) (http.Handler, error) { return http.NotFoundHandler(), nil }
+	code := Main(ctx, []string{"ui", "-listen", "127.0.0.1:0", "-store", "local:" + filepath.Join(dir, "store")},
+		IO{Stdin: bytes.NewReader(nil), Stdout: io.Discard, Stderr: stderr, Getenv: func(string) string { return "" }, Dashboard: dash})
+	out := stderr.String()
+	if code == ExitOK || !strings.Contains(out, "cloudstic ui: stopped by Ctrl-C; the dashboard is no longer served") || strings.Contains(out, "lock was released") {
+		t.Fatalf("exit %d, stderr:\n%s", code, out)
 	}
 }

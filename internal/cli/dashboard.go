@@ -22,6 +22,10 @@ import (
 // from the page stop when ctx ends.
 type Dashboard func(ctx context.Context, cfg frontend.Config) (http.Handler, error)
 
+// errDashboardStopped ends `cloudstic ui` stopped by Ctrl-C (wrapping
+// context.Canceled): the dashboard's own sentence, not a backup's.
+var errDashboardStopped = errors.New("stopped by Ctrl-C; the dashboard is no longer served (a run it had started was interrupted)")
+
 // errNoDashboard: the binary was built without the web dashboard (IO.Dashboard is nil).
 var errNoDashboard = errors.New("this cloudstic binary has no web dashboard")
 
