@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"html/template"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -85,10 +86,10 @@ func timelineSVG(snaps []snapshot.WithID) template.HTML {
 // growthSVG draws the stored size (filled) and the deduplication ratio
 // (a line, right axis) after each snapshot.
 func growthSVG(rows []stats.GrowthRow) string {
-	const top, bottom, height = 20, 180, 210
+	const top, bottom, height = 34, 180, 210 // top leaves room for the header line above the top tick
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" xmlns="http://www.w3.org/2000/svg" font-family="sans-serif" font-size="12">`, plotWidth, height)
-	b.WriteString(`<style>.size{fill:#cfe3f7;stroke:#2b6cb0;stroke-width:2}.ratio{fill:none;stroke:#c05621;stroke-width:2;stroke-dasharray:5 3}text{fill:#333}.r{fill:#c05621}</style>`)
+	b.WriteString(`<style>.size{fill:#cfe3f7;stroke:#2b6cb0;stroke-width:2}.ratio{fill:none;stroke:#c05621;stroke-width:2;stroke-dasharray:5 3}text{fill:#333}.r{fill:#c05621}.grid{stroke:#ddd;stroke-width:1}.tick{font-size:10px}</style>`)
 	if len(rows) == 0 {
 		fmt.Fprintf(&b, `<text x="%d" y="%d">no snapshots yet</text></svg>`, plotLeft, height/2)
 		return b.String()
@@ -113,6 +114,14 @@ func growthSVG(rows []stats.GrowthRow) string {
 		line += fmt.Sprintf("%s%.1f,%.1f", cmd, x(r.Time), yRatio(r.Totals.DedupRatio()))
 	}
 	area += fmt.Sprintf(" L%.1f,%d Z", x(rows[len(rows)-1].Time), bottom)
+	// The y axes' scales: grid lines at round sizes, labelled on the
+	// left, and the ratio's values at the same heights on the right.
+	for _, v := range sizeTicks(maxSize) {
+		y := ySize(v)
+		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" class="grid"/><text x="%d" y="%.1f" class="tick">%s</text>`,
+			plotLeft, y, plotRight, y, plotLeft+2, y-3, esc(frontend.HumanBytes(v)))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" class="r tick">%.2fx</text>`, plotRight-2, y-3, maxRatio*float64(v)/float64(maxSize))
+	}
 	fmt.Fprintf(&b, `<path class="size" d="%s"/><path class="ratio" d="%s"/>`, area, line)
 	last := rows[len(rows)-1]
 	fmt.Fprintf(&b, `<text x="%d" y="14">stored %s (max %s)</text>`, plotLeft, esc(frontend.HumanBytes(last.StoredSize)), esc(frontend.HumanBytes(maxSize)))
@@ -121,4 +130,39 @@ func growthSVG(rows []stats.GrowthRow) string {
 	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`, plotRight, height-6, esc(last.Time.Local().Format("2006-01-02 15:04")))
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+// sizeTicks returns the sizes, from 0 up to at most maxSize, at which the
+// growth plot draws its y axis's grid lines: round multiples (1, 2 or 5
+// times a power of ten) of the largest binary unit (B, KiB, MiB...) that
+// maxSize reaches, three to six of them.
+func sizeTicks(maxSize int64) []int64 {
+	unit := int64(1)
+	for unit <= maxSize/1024 {
+		unit *= 1024
+	}
+	top := float64(maxSize) / float64(unit) // from 1 to 1024
+	step := niceStep(top / 4)
+	if unit == 1 {
+		step = max(step, 1) // no fractions of a byte
+	}
+	var ticks []int64
+	for i := 0.0; i*step <= top*(1+1e-9); i++ {
+		ticks = append(ticks, int64(i*step*float64(unit)))
+	}
+	return ticks
+}
+
+// niceStep is the smallest of 1, 2, 5 times a power of ten at least raw.
+func niceStep(raw float64) float64 {
+	if raw <= 0 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 5} {
+		if m*p >= raw {
+			return m * p
+		}
+	}
+	return 10 * p
 }
