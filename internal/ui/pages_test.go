@@ -43,7 +43,8 @@ func TestRoutes(t *testing.T) {
 		{"repository not a number", "/r/x/", 404, nil},
 		{"repository with a leading zero", "/r/00/", 404, nil},
 		{"unknown page", "/nope", 404, nil},
-		{"find", "/r/0/find?q=*.txt", 200, []string{"/docs/report.txt", "/docs/new.txt"}},
+		{"find", "/r/0/find?q=*.txt", 200, []string{"/docs/report.txt", "/docs/new.txt",
+			`<a class="restore" href="/r/0/s/` + s2 + `/restore?path=%2fdocs%2freport.txt">restore</a>`}},
 		{"find ignoring case", "/r/0/find?q=README.*&i=1", 200, []string{"/readme.md"}},
 		{"find form", "/r/0/find", 200, []string{`name="q"`}},
 		{"find bad pattern", "/r/0/find?q=%5B", 400, []string{"bad pattern"}},
@@ -177,6 +178,9 @@ func TestReadOnly(t *testing.T) {
 	}
 	if strings.Contains(f.get(t, c, "/r/0/s/latest/").body, "restore") {
 		t.Error("read-only browse page links to restore")
+	}
+	if body := f.get(t, c, "/r/0/find?q=*.txt").body; strings.Contains(body, "restore?") || !strings.Contains(body, "download?") {
+		t.Error("read-only find page links to restore, or not to download")
 	}
 	token := f.csrf(t, c, "/r/0/")
 	target := t.TempDir()
