@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 )
@@ -248,5 +249,49 @@ func TestCheckAfterPrune(t *testing.T) {
 	out := uxOK(t, dir, "check").stdout
 	if strings.Contains(out, "prune removes") || !strings.Contains(out, "prune keeps 1 of them") || !strings.Contains(out, "at most 30% unused, under its repack threshold") {
 		t.Fatalf("check right after prune:\n%s", out)
+	}
+}
+
+// TestCheckUnindexedMargin: check says of a pack no index names what prune
+// does with it: kept while younger than prune's margin (named), removed
+// once older; and prune then does exactly that.
+func TestCheckUnindexedMargin(t *testing.T) {
+	dir := t.TempDir()
+	frictionRepo(t, dir)
+	store := filepath.Join(dir, "store")
+	young := strings.Repeat("ab", 32)
+	old := strings.Repeat("cd", 32)
+	for _, name := range []string{young, old} {
+		uxWrite(t, filepath.Join(store, "data", name[:2], name), "leftover of an interrupted backup")
+	}
+	hoursAgo := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(filepath.Join(store, "data", old[:2], old), hoursAgo, hoursAgo); err != nil {
+		t.Fatal(err)
+	}
+	notes := func() map[string]string {
+		var doc struct {
+			Result struct {
+				Notes []struct{ Key, Message string } `json:"notes"`
+			} `json:"result"`
+		}
+		uxJSON(t, uxOK(t, dir, "check", "-json").stdout, &doc)
+		out := map[string]string{}
+		for _, n := range doc.Result.Notes {
+			out[n.Key] = n.Message
+		}
+		return out
+	}
+	before := notes()
+	if m := before["data/"+young[:2]+"/"+young]; !strings.Contains(m, "less than 1h ago (prune's -margin)") || !strings.Contains(m, "prune keeps it") {
+		t.Errorf("young pack: %q (all notes: %v)", m, before)
+	}
+	if m := before["data/"+old[:2]+"/"+old]; !strings.Contains(m, "older than prune's 1h margin (prune removes it)") {
+		t.Errorf("old pack: %q (all notes: %v)", m, before)
+	}
+	uxOK(t, dir, "prune")
+	for name, want := range map[string]bool{young: true, old: false} {
+		if _, err := os.Stat(filepath.Join(store, "data", name[:2], name)); (err == nil) != want {
+			t.Errorf("after prune, pack %s… exists: %v, want %v", name[:8], err == nil, want)
+		}
 	}
 }

@@ -7,7 +7,10 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/cloudstic/cloudstic/internal/clock"
+	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 )
@@ -66,6 +69,11 @@ type Options struct {
 	// pack (default prune.DefaultMaxUnused): check says which unused blobs
 	// prune removes and which it keeps by the same rule.
 	MaxUnused float64
+	// Margin is prune's margin (default prune.DefaultMargin): check says
+	// prune keeps a pack no index names that the store wrote within it.
+	Margin time.Duration
+	// Clock gives now for Margin (default clock.Real).
+	Clock clock.Clock
 	// Workers is the number of packs checked at once (default 4).
 	Workers int
 	// Logf receives progress messages (nil: none).
@@ -99,12 +107,14 @@ func (r *Result) OK() bool { return len(r.Errors) == 0 }
 
 // checker holds the state of one run.
 type checker struct {
-	r      *repo.Repository
-	opts   Options
-	mu     sync.Mutex
-	res    *Result
-	packs  map[id.ID]int64 // packs on the store and their sizes
-	damage map[id.ID]bool  // packs found missing or corrupt
+	r     *repo.Repository
+	opts  Options
+	mu    sync.Mutex
+	res   *Result
+	packs map[id.ID]int64 // packs on the store and their sizes
+	// written is the store's time of each pack's write (zero: unknown).
+	written map[id.ID]time.Time
+	damage  map[id.ID]bool // packs found missing or corrupt
 }
 
 func (c *checker) add(kind, key, format string, args ...any) {
@@ -131,6 +141,12 @@ func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error)
 	if opts.Workers <= 0 {
 		opts.Workers = 4
 	}
+	if opts.Margin == 0 {
+		opts.Margin = prune.DefaultMargin
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
 	if r.Index().Len() != 0 {
 		return nil, errors.New("check: the repository's index must not be loaded before check")
 	}
@@ -143,9 +159,9 @@ func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error)
 	for _, k := range bad {
 		c.add(KindNote, k, "not a pack name; ignored")
 	}
-	c.packs = make(map[id.ID]int64, len(objs))
+	c.packs, c.written = make(map[id.ID]int64, len(objs)), make(map[id.ID]time.Time, len(objs))
 	for _, o := range objs {
-		c.packs[o.ID] = o.Size
+		c.packs[o.ID], c.written[o.ID] = o.Size, o.ModTime
 	}
 	c.res.Packs = len(objs)
 	indexed, err := c.readIndex(ctx)
@@ -207,9 +223,10 @@ func (c *checker) readIndex(ctx context.Context) ([]id.ID, error) {
 		_, bOK := c.packs[b]
 		return aOK && !bOK
 	})
+	now := c.opts.Clock.Now()
 	for pid := range c.packs {
 		if !idx.HasPack(pid) {
-			c.add(KindNote, repo.DescribePack(pid), "%s", unindexedNote(damagedIndex))
+			c.add(KindNote, repo.DescribePack(pid), "%s", unindexedNote(damagedIndex, c.written[pid], now, c.opts.Margin))
 		}
 	}
 	return idx.Packs(), nil
