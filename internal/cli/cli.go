@@ -219,7 +219,7 @@ func errorCode(err error) (int, string) {
 	switch {
 	case !errors.Is(err, context.Canceled) || errors.Is(err, lock.ErrLeaseLost):
 	case errors.Is(err, errDashboardStopped):
-		msg = errDashboardStopped.Error()
+		code, msg = ExitInterrupted, errDashboardStopped.Error()
 	case errors.Is(err, operation.ErrLockLeft):
 		code, msg = ExitInterrupted, "interrupted; nothing already stored was changed, but "+operation.ErrLockLeft.Error()
 	default:

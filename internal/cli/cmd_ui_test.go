@@ -131,7 +131,7 @@ func TestUIStopMessage(t *testing.T) {
 	code := Main(ctx, []string{"ui", "-listen", "127.0.0.1:0", "-store", "local:" + filepath.Join(dir, "store")},
 		IO{Stdin: bytes.NewReader(nil), Stdout: io.Discard, Stderr: stderr, Getenv: func(string) string { return "" }, Dashboard: dash})
 	out := stderr.String()
-	if code == ExitOK || !strings.Contains(out, "cloudstic ui: stopped by Ctrl-C; the dashboard is no longer served") || strings.Contains(out, "lock was released") {
+	if code != ExitInterrupted || !strings.Contains(out, "cloudstic ui: stopped by Ctrl-C; the dashboard is no longer served") || strings.Contains(out, "lock was released") {
 		t.Fatalf("exit %d, stderr:\n%s", code, out)
 	}
 }
