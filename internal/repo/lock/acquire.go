@@ -30,6 +30,11 @@ type acquirer struct {
 	caps      store.Capabilities
 	operation string
 	sclock    *storeClock
+	// obs judges blockers' processes; proc is ours, recorded in our
+	// payloads (nil when the platform cannot tell, or the caller named
+	// another holder in Options).
+	obs  observer
+	proc *procID
 }
 
 // AcquireShared takes a shared lock for operation (backup, restore): blocked
@@ -65,8 +70,12 @@ func newAcquirer(st store.Store, operation string, opts Options) (*acquirer, err
 	if n := len(operation) + len(opts.holder()); n > MaxPayload/2 {
 		return nil, fmt.Errorf("lock: operation and holder names of %d bytes make a lock object over %d bytes", n, MaxPayload)
 	}
-	return &acquirer{st: st, opts: opts, caps: st.Capabilities(), operation: operation,
-		sclock: newStoreClock(opts.Clock)}, nil
+	a := &acquirer{st: st, opts: opts, caps: st.Capabilities(), operation: operation,
+		sclock: newStoreClock(opts.Clock), obs: newObserver(platformProcesses())}
+	if self := a.obs.self; a.obs.ok && self.Host == opts.Hostname && self.PID == opts.PID {
+		a.proc = &self
+	}
+	return a, nil
 }
 
 // withWait runs attempt once, or, with Options.Wait, retries a blocked one
@@ -79,6 +88,10 @@ func (a *acquirer) withWait(ctx context.Context, attempt func(context.Context) (
 	backoff := 250 * time.Millisecond
 	for {
 		l, err := attempt(ctx)
+		var r *refusal
+		if errors.As(err, &r) {
+			r.observe(a.obs)
+		}
 		if err == nil || a.opts.Wait <= 0 || !worthWaiting(ctx, err) {
 			return l, err
 		}
@@ -120,7 +133,7 @@ func (a *acquirer) storeNow() time.Time { return a.sclock.mustNow() }
 func (a *acquirer) newPayload(shared bool) payload {
 	now := a.storeNow()
 	return payload{Operation: a.operation, Holder: a.opts.holder(), AcquiredAt: now.UTC(),
-		ExpiresAt: now.Add(a.opts.TTL).UTC(), IsShared: shared, Nonce: randomHex()}
+		ExpiresAt: now.Add(a.opts.TTL).UTC(), IsShared: shared, Nonce: randomHex(), Process: a.proc}
 }
 
 // newKey names a new shared key or intent: the store's time, as the seed
@@ -174,10 +187,13 @@ func (a *acquirer) shared(ctx context.Context) (*Lock, error) {
 	backoff := firstBackoff
 	for {
 		err := a.step(ctx, at, func(ctx context.Context) error {
-			if err := exclusiveBlocks(ctx, a.st, nil, a.storeNow, a.opts); err != nil {
-				return err
+			// Both are read even when the exclusive key blocks: a refusal
+			// names every holder.
+			xerr := exclusiveBlocks(ctx, a.st, nil, a.storeNow, a.opts)
+			if failed(xerr) {
+				return xerr
 			}
-			return firstBlocking(ctx, a.st, IntentPrefix, "", a.storeNow, a.opts)
+			return joinRefusals(xerr, blocking(ctx, a.st, IntentPrefix, "", a.storeNow, a.opts))
 		})
 		if err == nil {
 			return newLock(ctx, a, []heldKey{k}, at), nil
@@ -220,19 +236,23 @@ func (a *acquirer) exclusiveOnce(ctx context.Context) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
+	var stale []object
 	err = a.step(ctx, at, func(ctx context.Context) error {
-		err := firstBlocking(ctx, a.st, IntentPrefix, intent, a.storeNow, a.opts)
+		var err error
+		stale, err = scan(ctx, a.st, IntentPrefix, intent, a.storeNow, a.opts)
 		if errors.Is(err, errContended) {
 			// Another attempt, or a holder? A holder has the exclusive
 			// key too: then fail at once instead of retrying.
 			if xerr := exclusiveBlocks(ctx, a.st, nil, a.storeNow, a.opts); xerr != nil {
-				return xerr
+				return joinRefusals(xerr, err)
 			}
 		}
 		if err != nil {
 			return err
 		}
-		return firstBlocking(ctx, a.st, SharedPrefix, "", a.storeNow, a.opts)
+		more, err := scan(ctx, a.st, SharedPrefix, "", a.storeNow, a.opts)
+		stale = append(stale, more...)
+		return err
 	})
 	if err != nil {
 		return nil, a.withdraw(ctx, intent, err)
@@ -247,12 +267,14 @@ func (a *acquirer) exclusiveOnce(ctx context.Context) (*Lock, error) {
 		return nil, a.withdraw(ctx, intent, err)
 	}
 	err = a.step(ctx, at, func(ctx context.Context) error {
-		return firstBlocking(ctx, a.st, SharedPrefix, "", a.storeNow, a.opts)
+		return blocking(ctx, a.st, SharedPrefix, "", a.storeNow, a.opts)
 	})
 	if err != nil {
 		return nil, a.withdraw(ctx, intent, a.withdrawExclusive(ctx, xk, err))
 	}
-	return newLock(ctx, a, []heldKey{xk, ik}, at), nil
+	l := newLock(ctx, a, []heldKey{xk, ik}, at)
+	l.sweep(stale)
+	return l, nil
 }
 
 // claim writes the seed's exclusive key: created if absent, replacing a

@@ -18,7 +18,7 @@ func (a *acquirer) lostRace(ctx context.Context, readErr error) error {
 	}
 	o, err := get(ctx, a.st, ExclusiveKey, false)
 	if err == nil && o.present && o.bad == nil {
-		return heldError(ExclusiveKey, o.p)
+		return heldError(o)
 	}
 	return &conflictError{msg: "repository lock " + ExclusiveKey + " was taken by another process while we acquired it",
 		errs: []error{ErrLocked}}

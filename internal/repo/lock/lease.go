@@ -167,9 +167,9 @@ func (l *Lock) recheck(ctx context.Context) error {
 	intent := keys[len(keys)-1].key
 	start := anchorNow(l.opts.Clock)
 	for {
-		err := firstBlocking(ctx, l.st, IntentPrefix, intent, l.sclock.mustNow, l.opts)
+		err := blocking(ctx, l.st, IntentPrefix, intent, l.sclock.mustNow, l.opts)
 		if err == nil {
-			err = firstBlocking(ctx, l.st, SharedPrefix, "", l.sclock.mustNow, l.opts)
+			err = blocking(ctx, l.st, SharedPrefix, "", l.sclock.mustNow, l.opts)
 		}
 		if err == nil || !errors.Is(err, ErrLocked) {
 			return err

@@ -28,16 +28,20 @@ type payload struct {
 	// readers): no two writes have the same bytes, so comparing content,
 	// or an S3 ETag (an MD5 of it), tells every write apart.
 	Nonce string
+	// Process identifies the writing process (nil when not recorded, or
+	// written by another implementation): see procID.
+	Process *procID
 }
 
 // wireOut is the JSON form written to the store (field order as the seed).
 type wireOut struct {
-	Operation  string `json:"operation"`
-	Holder     string `json:"holder"`
-	AcquiredAt string `json:"acquired_at"`
-	ExpiresAt  string `json:"expires_at"`
-	IsShared   bool   `json:"is_shared"`
-	Nonce      string `json:"nonce,omitempty"`
+	Operation  string  `json:"operation"`
+	Holder     string  `json:"holder"`
+	AcquiredAt string  `json:"acquired_at"`
+	ExpiresAt  string  `json:"expires_at"`
+	IsShared   bool    `json:"is_shared"`
+	Nonce      string  `json:"nonce,omitempty"`
+	Process    *procID `json:"process,omitempty"`
 }
 
 // wireIn is the JSON form read back; pointers tell missing fields apart.
@@ -48,6 +52,8 @@ type wireIn struct {
 	ExpiresAt  *string `json:"expires_at"`
 	IsShared   *bool   `json:"is_shared"`
 	Nonce      string  `json:"nonce"`
+	// Process is decoded apart: a malformed one is ignored, not a bad lock.
+	Process json.RawMessage `json:"process"`
 }
 
 // encode returns the payload's JSON.
@@ -59,9 +65,10 @@ func (p payload) encode() []byte {
 		ExpiresAt:  p.ExpiresAt.UTC().Format(timeLayout),
 		IsShared:   p.IsShared,
 		Nonce:      p.Nonce,
+		Process:    p.Process,
 	})
 	if err != nil {
-		// Marshalling strings and a bool cannot fail.
+		// Marshalling strings, numbers and a bool cannot fail.
 		panic(fmt.Sprintf("lock: encoding payload: %v", err))
 	}
 	return data
@@ -106,6 +113,7 @@ func decodePayload(data []byte) (p payload, declaredShared *bool, err error) {
 		ExpiresAt:  expires.UTC(),
 		IsShared:   w.IsShared != nil && *w.IsShared,
 		Nonce:      w.Nonce,
+		Process:    decodeProc(w.Process),
 	}, w.IsShared, nil
 }
 

@@ -21,18 +21,16 @@ type object struct {
 	bad     error // decode error: the object counts as held
 }
 
-// blocks returns the conflict error for a live or unreadable object, nil for
-// an absent or stale one; lb is the store's time (lower bound).
+// blocks returns the refusal of a live or unreadable object, nil for an
+// absent or stale one; lb is the store's time (lower bound).
 func (o object) blocks(lb time.Time, opts Options) error {
 	switch {
 	case !o.present:
 		return nil
-	case o.bad != nil:
-		return badLockError(o.key, o.bad)
-	case isStale(o.p, o.info.ModTime, lb, opts):
+	case o.bad == nil && isStale(o.p, o.info.ModTime, lb, opts):
 		return nil
 	default:
-		return heldError(o.key, o.p)
+		return heldError(o)
 	}
 }
 
@@ -116,19 +114,30 @@ func readPrefix(ctx context.Context, st store.Store, prefix, except string) ([]o
 	return objs, nil
 }
 
-// firstBlocking returns the conflict error of the first live or unreadable
-// object under prefix other than except, nil when there is none.
-func firstBlocking(ctx context.Context, st store.Store, prefix, except string, lb func() time.Time, opts Options) error {
+// blocking returns the refusal naming every live or unreadable object
+// under prefix other than except, nil when there is none.
+func blocking(ctx context.Context, st store.Store, prefix, except string, lb func() time.Time, opts Options) error {
+	_, err := scan(ctx, st, prefix, except, lb, opts)
+	return err
+}
+
+// scan is blocking that also returns the stale objects it read, which an
+// exclusive holder removes (see sweep).
+func scan(ctx context.Context, st store.Store, prefix, except string, lb func() time.Time, opts Options) ([]object, error) {
 	objs, err := readPrefix(ctx, st, prefix, except)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var stale []object
+	var refusals []error
 	for _, o := range objs {
 		if err := o.blocks(lb(), opts); err != nil {
-			return err
+			refusals = append(refusals, err)
+		} else {
+			stale = append(stale, o)
 		}
 	}
-	return nil
+	return stale, joinRefusals(refusals...)
 }
 
 // exclusiveBlocks looks at the exclusive key: one Get, plus a Stat only when
