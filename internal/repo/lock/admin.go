@@ -18,7 +18,7 @@ const excerptLen = 80
 // List describes every lock object in the repository (the `locks` command):
 // the exclusive key first, then the intents and the shared keys in key
 // order. Staleness is judged by the store's clock; a holder of this host
-// whose process is gone is marked Gone. Objects that cannot be parsed are
+// whose process is gone is marked Dead. Objects that cannot be parsed are
 // listed with Err and Excerpt set.
 func List(ctx context.Context, st store.Store, opts Options) ([]Info, error) {
 	_, infos, err := listObjects(ctx, st, opts)
@@ -54,7 +54,7 @@ func listObjects(ctx context.Context, st store.Store, opts Options) ([]object, [
 	infos := make([]Info, len(objs))
 	for i, o := range objs {
 		infos[i] = describe(o, sclock.mustNow(), opts)
-		infos[i].Gone = o.bad == nil && !infos[i].Stale && obs.gone(o.p)
+		infos[i].Dead = o.bad == nil && !infos[i].Stale && obs.gone(o.p)
 	}
 	return objs, infos, nil
 }
@@ -88,7 +88,7 @@ func excerpt(data []byte) string {
 
 // Break removes lock objects (`break-lock`): all of them, or with staleOnly
 // only the parsable ones that are stale by the store's clock (see
-// Info.Stale) or whose holder's process is gone (Info.Gone: it writes
+// Info.Stale) or whose holder's process is gone (Info.Dead: it writes
 // nothing more). It returns what it removed. Removing a live lock makes its
 // holder lose its lease at its next refresh or Check, but the holder may
 // still write until then.
@@ -105,7 +105,7 @@ func Break(ctx context.Context, st store.Store, staleOnly bool, opts Options) ([
 	sort.SliceStable(infos, func(i, j int) bool { return isIntent(infos[i].Key) && !isIntent(infos[j].Key) })
 	sort.SliceStable(objs, func(i, j int) bool { return isIntent(objs[i].key) && !isIntent(objs[j].key) })
 	for i, info := range infos {
-		if staleOnly && (info.Err != nil || !(info.Stale || info.Gone)) {
+		if staleOnly && (info.Err != nil || !(info.Stale || info.Dead)) {
 			continue
 		}
 		if staleOnly && info.Key == ExclusiveKey {

@@ -21,10 +21,10 @@ var (
 	ErrLeaseLost = errors.New("repository lock lease lost")
 	// ErrBadLock: a lock object cannot be parsed. It counts as held.
 	ErrBadLock = errors.New("unreadable repository lock")
-	// ErrHolderGone: besides ErrLocked, a lock that blocks the acquire
+	// ErrHolderDead: besides ErrLocked, a lock that blocks the acquire
 	// belongs to a process of this host (same boot, same pid namespace)
 	// that no longer exists; break-lock with staleOnly removes it.
-	ErrHolderGone = errors.New("a lock holder's process is gone")
+	ErrHolderDead = errors.New("a lock holder's process is gone")
 )
 
 // errContended marks a conflict with another process's exclusive attempt
@@ -97,7 +97,7 @@ func (e *refusal) contended() bool {
 	return true
 }
 
-// Unwrap gives ErrLocked, errContended for a contention, ErrHolderGone
+// Unwrap gives ErrLocked, errContended for a contention, ErrHolderDead
 // when a holder's process is gone, and the decode errors of unreadable
 // objects (ErrBadLock).
 func (e *refusal) Unwrap() []error {
@@ -106,7 +106,7 @@ func (e *refusal) Unwrap() []error {
 		errs = append(errs, errContended)
 	}
 	if slices.Contains(e.gone, true) {
-		errs = append(errs, ErrHolderGone)
+		errs = append(errs, ErrHolderDead)
 	}
 	for _, o := range e.objs {
 		if o.bad != nil {
@@ -203,12 +203,12 @@ func kindShort(o object) string {
 }
 
 // holderFacts is "HOST (pid N) (operation: OP, acquired: T, expires: T)",
-// with ", process gone" when it is.
+// with ", dead: its process is gone" when it is.
 func holderFacts(o object, gone bool) string {
 	s := fmt.Sprintf("%s (operation: %s, acquired: %s, expires: %s", termtext.Safe(o.p.Holder), termtext.Safe(o.p.Operation),
 		fmtTime(o.p.AcquiredAt), fmtTime(o.p.ExpiresAt))
 	if gone {
-		s += ", process gone"
+		s += ", dead: its process is gone"
 	}
 	return s + ")"
 }

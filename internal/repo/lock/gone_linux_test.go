@@ -65,7 +65,7 @@ func holdAndKill(t *testing.T, dir string) (key string, pid int) {
 }
 
 // A lock whose holder ran on this host and was killed is gone at once:
-// List says so, an acquire it blocks says so (ErrHolderGone), and
+// List says so, an acquire it blocks says so (ErrHolderDead), and
 // break-lock -stale-only removes it. The same record of a process in
 // another pid namespace or boot, or of a live process, is never judged.
 func TestGoneHolder(t *testing.T) {
@@ -77,11 +77,11 @@ func TestGoneHolder(t *testing.T) {
 	st := local.New(t.TempDir())
 	key, pid := holdAndKill(t, st.Root())
 	infos, err := List(ctx, st, Options{})
-	if err != nil || len(infos) != 1 || infos[0].Key != key || !infos[0].Gone || infos[0].Stale {
+	if err != nil || len(infos) != 1 || infos[0].Key != key || !infos[0].Dead || infos[0].Stale {
 		t.Fatalf("list after kill -9: %+v, %v; want one lock, gone, not stale", infos, err)
 	}
 	_, err = AcquireExclusive(ctx, st, "prune", Options{})
-	if !errors.Is(err, ErrLocked) || !errors.Is(err, ErrHolderGone) || !strings.Contains(err.Error(), "process gone") {
+	if !errors.Is(err, ErrLocked) || !errors.Is(err, ErrHolderDead) || !strings.Contains(err.Error(), ", dead: its process is gone)") {
 		t.Fatalf("prune: %v; want a refusal naming a gone holder", err)
 	}
 	removed, err := Break(ctx, st, true, Options{})
@@ -117,7 +117,7 @@ func TestGoneHolder(t *testing.T) {
 			writeLock(t, st, SharedPrefix+"x", payload{Operation: "backup", Holder: "h (pid 1)", AcquiredAt: now,
 				ExpiresAt: now.Add(time.Minute), IsShared: true, Process: &p})
 			infos, err := List(ctx, st, Options{})
-			if err != nil || len(infos) != 1 || infos[0].Gone != (c.want == procGone) {
+			if err != nil || len(infos) != 1 || infos[0].Dead != (c.want == procGone) {
 				t.Errorf("list: %+v, %v", infos, err)
 			}
 		})

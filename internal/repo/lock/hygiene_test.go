@@ -119,7 +119,7 @@ func TestRefusalNamesEveryHolder(t *testing.T) {
 				held, shared = append(held, l), true
 			}
 			_, err := acquire(t, clk, st, shared, "op", testOpts(clk, "me"))
-			if !errors.Is(err, ErrLocked) || errors.Is(err, ErrHolderGone) {
+			if !errors.Is(err, ErrLocked) || errors.Is(err, ErrHolderDead) {
 				t.Fatalf("got %v, want ErrLocked", err)
 			}
 			msg := err.Error()

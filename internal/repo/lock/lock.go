@@ -31,10 +31,10 @@ type Info struct {
 	// Stale: the store's clock is a TTL past the object's last write and
 	// past its expires_at.
 	Stale bool
-	// Gone: the holder was a process of this host (same boot, same pid
+	// Dead: the holder was a process of this host (same boot, same pid
 	// namespace) that no longer exists (List and Break only; judged on
 	// Linux, never elsewhere). break-lock -stale-only removes it at once.
-	Gone bool
+	Dead bool
 	// Size and ModTime are the store's (ModTime by the store's clock).
 	Size    int64
 	ModTime time.Time
