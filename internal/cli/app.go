@@ -17,9 +17,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/config"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
-	"github.com/cloudstic/cloudstic/internal/store"
-	"github.com/cloudstic/cloudstic/internal/store/wrap"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
@@ -164,7 +161,7 @@ func (a *app) debugf(format string, args ...any) {
 // openStore opens the store named by -store, wrapped for -debug logging
 // and request counting, for the commands that work on the store itself
 // (init, cat config, locks, break-lock, key list).
-func (a *app) openStore(ctx context.Context, forInit bool) (store.Store, error) {
+func (a *app) openStore(ctx context.Context, forInit bool) (operation.Store, error) {
 	so, err := a.storeOptions(forInit)
 	if err != nil {
 		return nil, err
@@ -180,7 +177,7 @@ func (a *app) openStore(ctx context.Context, forInit bool) (store.Store, error) 
 // openedStore is what closeStore closes: a store, or the repository or
 // keyring opened in it.
 type openedStore interface {
-	Counts() wrap.Counts
+	Counts() operation.StoreCounts
 	Close() error
 }
 
@@ -324,8 +321,8 @@ func (a *app) openOptions() (operation.Options, error) {
 }
 
 // lockOptions are the lock settings for this run.
-func (a *app) lockOptions() lock.Options {
-	o := lock.Options{Wait: a.g.lockWait}
+func (a *app) lockOptions() operation.LockOptions {
+	o := operation.LockOptions{Wait: a.g.lockWait}
 	if a.history != nil {
 		o.Trace = a.history.lease
 	}

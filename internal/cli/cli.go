@@ -11,12 +11,10 @@ import (
 	"strings"
 
 	"github.com/cloudstic/cloudstic/internal/config"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 
 	"github.com/cloudstic/cloudstic/internal/frontend"
-	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
@@ -49,7 +47,7 @@ type IO struct {
 	// below the -debug logging and the lock. It is a test-only switch:
 	// test/crash's binary sets it to inject store faults (docs/testing.md);
 	// cmd/cloudstic leaves it nil.
-	TestStoreWrapper func(store.Store) store.Store
+	TestStoreWrapper func(operation.Store) operation.Store
 	// Dashboard serves `cloudstic ui`; cmd/cloudstic sets it to
 	// internal/ui's, which the CLI does not import. Nil: no dashboard.
 	Dashboard Dashboard
@@ -217,7 +215,8 @@ func errorCode(err error) (int, string) {
 	// The context of a command ends only when InterruptContext sees a
 	// signal: a cancellation that is not a lost lease is an interruption.
 	switch {
-	case !errors.Is(err, context.Canceled) || errors.Is(err, lock.ErrLeaseLost):
+	case !errors.Is(err, context.Canceled) || errors.Is(err, operation.ErrLeaseLost):
+		msg += lockHint(err)
 	case errors.Is(err, errDashboardStopped):
 		code, msg = ExitInterrupted, errDashboardStopped.Error()
 	case errors.Is(err, operation.ErrLockLeft):

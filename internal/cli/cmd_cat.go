@@ -8,10 +8,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
-	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // catKinds are the objects `cat` prints.
@@ -153,21 +152,13 @@ func (a *app) catPlain(ctx context.Context, o catObject) (any, error) {
 		}
 		return cfg, err
 	}
-	key := o.ref
-	if !strings.HasPrefix(key, "index/lock") {
-		key = lock.SharedPrefix + key
-	}
-	if key != lock.ExclusiveKey && !strings.HasPrefix(key, lock.SharedPrefix) {
+	key, data, err := operation.CatLock(ctx, st, o.ref)
+	switch {
+	case errors.Is(err, operation.ErrNotLockKey):
 		return nil, usageErr("%q is not a lock key: run 'cloudstic locks' to see them", o.ref)
-	}
-	data, err := st.Get(ctx, key, lock.MaxPayload)
-	if errors.Is(err, store.ErrInvalidKey) {
-		return nil, usageErr("%q is not a lock key: run 'cloudstic locks' to see them", o.ref)
-	}
-	if errors.Is(err, store.ErrNotFound) {
+	case errors.Is(err, operation.ErrNoLock):
 		return nil, fmt.Errorf("no lock %s (it may have been released): run 'cloudstic locks' to see the current ones", key)
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
 	}
 	if !json.Valid(data) {

@@ -9,7 +9,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/forget"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
@@ -92,10 +91,10 @@ func forgetErr(res *forget.Result, err error) error {
 	switch {
 	case !errors.Is(err, operation.ErrPruneAfterForget):
 		return err
-	case errors.Is(err, context.Canceled) && !errors.Is(err, lock.ErrLeaseLost):
+	case errors.Is(err, context.Canceled) && !errors.Is(err, operation.ErrLeaseLost):
 		return &exitCodeError{code: ExitError, msg: fmt.Sprintf("removed %d snapshots, but the prune after it was interrupted; 'cloudstic prune' reclaims their space", len(res.Removed))}
 	}
-	return &exitCodeError{code: ExitError, msg: fmt.Sprintf("removed %d snapshots, but %v", len(res.Removed), err)}
+	return &exitCodeError{code: ExitError, msg: fmt.Sprintf("removed %d snapshots, but %v", len(res.Removed), err) + lockHint(err)}
 }
 
 type forgetJSONSnap struct {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 func runInit(ctx context.Context, a *app, args []string) error {
@@ -55,7 +54,7 @@ func runInit(ctx context.Context, a *app, args []string) error {
 	}
 	cfg := r.Config()
 	if a.g.json {
-		a.writeJSON(initResult{ID: cfg.ID, Store: store.Describe(st), Encrypted: cfg.Encrypted, RecoveryKey: words})
+		a.writeJSON(initResult{ID: cfg.ID, Store: operation.DescribeStore(st), Encrypted: cfg.Encrypted, RecoveryKey: words})
 		return nil
 	}
 	w := a.io.Stdout

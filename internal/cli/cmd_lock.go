@@ -2,11 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"text/tabwriter"
 	"time"
 
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
@@ -23,14 +24,15 @@ type lockDoc struct {
 	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
 	IsShared   bool       `json:"is_shared"`
 	Stale      bool       `json:"stale"`
+	Dead       bool       `json:"dead"`
 	Size       int64      `json:"size"`
 	ModTime    *time.Time `json:"mod_time,omitempty"`
 	Error      string     `json:"error,omitempty"`
 	Excerpt    string     `json:"excerpt,omitempty"`
 }
 
-func lockJSON(l lock.Info) lockDoc {
-	d := lockDoc{Key: l.Key, Kind: l.Kind(), Readable: l.Err == nil, IsShared: l.IsShared, Stale: l.Stale, Size: l.Size}
+func lockJSON(l operation.LockInfo) lockDoc {
+	d := lockDoc{Key: l.Key, Kind: l.Kind(), Readable: l.Err == nil, IsShared: l.IsShared, Stale: l.Stale, Dead: l.Dead, Size: l.Size}
 	if !l.ModTime.IsZero() {
 		d.ModTime = &l.ModTime
 	}
@@ -44,7 +46,7 @@ func lockJSON(l lock.Info) lockDoc {
 
 // describeLock is one line about a lock for break-lock's text output. Keys
 // and payloads are whatever the store holds: termtext renders them.
-func describeLock(l lock.Info) string {
+func describeLock(l operation.LockInfo) string {
 	if l.Err != nil {
 		line := termtext.Sprintf("%s: unreadable%s: %v", l.Key, unreadableFacts(l, ""), l.Err)
 		if l.Excerpt != "" {
@@ -68,7 +70,7 @@ func runLocks(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	locks, err := lock.List(ctx, st, a.lockOptions())
+	locks, err := operation.Locks(ctx, st, a.lockOptions())
 	if err != nil {
 		return err
 	}
@@ -86,7 +88,7 @@ func runLocks(ctx context.Context, a *app, args []string) error {
 	}
 	tw := tabwriter.NewWriter(a.io.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TYPE\tSTATE\tOPERATION\tHOLDER\tAGE\tEXPIRES\tKEY")
-	var unreadable []lock.Info
+	var unreadable []operation.LockInfo
 	for _, l := range locks {
 		if l.Err != nil {
 			fmt.Fprintf(tw, "%s\tunreadable\t-\t-\t-\t-\t%s\n", l.Kind(), termtext.Safe(l.Key))
@@ -94,8 +96,11 @@ func runLocks(ctx context.Context, a *app, args []string) error {
 			continue
 		}
 		state := "live"
-		if l.Stale {
+		switch {
+		case l.Stale:
 			state = "stale"
+		case l.Dead:
+			state = "dead" // its holder ran here and its process is gone
 		}
 		// The age is by the store's clock, as the lock judges staleness:
 		// this host's clock may be off.
@@ -117,7 +122,7 @@ func runLocks(ctx context.Context, a *app, args []string) error {
 // unreadableFacts is what the store told of an unreadable lock object,
 // " (113 bytes, written ...)", or "" when it told nothing (an object that
 // is not a regular file); clock qualifies the time.
-func unreadableFacts(l lock.Info, clock string) string {
+func unreadableFacts(l operation.LockInfo, clock string) string {
 	if l.ModTime.IsZero() {
 		return ""
 	}
@@ -126,7 +131,7 @@ func unreadableFacts(l lock.Info, clock string) string {
 
 func runBreakLock(ctx context.Context, a *app, args []string) error {
 	fs := a.flags()
-	staleOnly := fs.Bool("stale-only", false, "remove only expired locks")
+	staleOnly := fs.Bool("stale-only", false, "remove only expired locks and those whose holder ran on this host and is gone")
 	if err := a.parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -135,7 +140,7 @@ func runBreakLock(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	removed, err := lock.Break(ctx, st, *staleOnly, a.lockOptions())
+	removed, err := operation.BreakLocks(ctx, st, *staleOnly, a.lockOptions())
 	if a.g.json {
 		out := make([]lockDoc, 0, len(removed))
 		for _, l := range removed {
@@ -158,4 +163,20 @@ func runBreakLock(ctx context.Context, a *app, args []string) error {
 // breakLockDoc is break-lock's -json document.
 type breakLockDoc struct {
 	Removed []lockDoc `json:"removed"`
+}
+
+// lockHint is what to do about a lock that refused a command, appended to
+// its one-line message ("" for other errors): wait longer, look at the
+// locks, and remove those of holders whose process is gone.
+func lockHint(err error) string {
+	switch {
+	case !errors.Is(err, operation.ErrLocked):
+		return ""
+	case errors.Is(err, operation.ErrHolderDead):
+		return "; run cloudstic break-lock -stale-only to remove the locks of dead holders, retry with -lock-wait 10m, or see cloudstic locks"
+	case errors.Is(err, operation.ErrBadLock):
+		return "; see cloudstic locks"
+	default:
+		return "; retry with -lock-wait 10m, or see cloudstic locks"
+	}
 }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 )
 
 // historyEnv names a file to which the process appends the history of its
@@ -49,11 +49,11 @@ func openHistory(path, command string) (*history, error) {
 	return &history{f: f, proc: host + "/" + strconv.Itoa(os.Getpid()) + " " + command}, nil
 }
 
-// lease records a lock's event (lock.Options.Trace).
-func (h *history) lease(ev lock.TraceEvent) {
+// lease records a lock's event (operation.LockOptions.Trace).
+func (h *history) lease(ev operation.LockTraceEvent) {
 	now := monoNanos()
 	line := historyLine{Proc: h.proc, Mono: now, Event: ev.Event, Lease: ev.Lease, Key: ev.Key}
-	if ev.Event == lock.TraceAcquired || ev.Event == lock.TraceRenewed {
+	if ev.Event == operation.TraceAcquired || ev.Event == operation.TraceRenewed {
 		line.SafeEnd = now + ev.SafeEndIn.Nanoseconds()
 		line.Kind = "exclusive"
 		if ev.Shared {

@@ -7,8 +7,6 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/sshconn"
-	"github.com/cloudstic/cloudstic/internal/store/s3"
-	"github.com/cloudstic/cloudstic/internal/store/sftp"
 )
 
 // s3Flags are the flags of s3: and b2: stores that a store entry of
@@ -46,7 +44,7 @@ func isLocal(store string) bool { return operation.IsLocal(store) }
 // names, from the store flags and the environment.
 func (a *app) storeOptions(forInit bool) (operation.StoreOptions, error) {
 	f, st := a.g.s3, a.g.repo
-	cond, err := s3.ParseConditionalWrites(f.conditionalWrites)
+	cond, err := operation.ParseS3ConditionalWrites(f.conditionalWrites)
 	if err != nil && (strings.HasPrefix(st.URI, "s3:") || strings.HasPrefix(st.URI, "b2:")) {
 		return operation.StoreOptions{}, usageErr("-s3-conditional-writes (env CLOUDSTIC_S3_CONDITIONAL_WRITES) %v", err)
 	}
@@ -56,7 +54,7 @@ func (a *app) storeOptions(forInit bool) (operation.StoreOptions, error) {
 	o := operation.StoreOptions{
 		URI:    a.g.repo.URI,
 		Create: forInit,
-		S3: s3.Config{ConditionalWrites: cond, Endpoint: st.S3Endpoint, Region: st.S3Region, Profile: st.S3Profile,
+		S3: operation.S3Config{ConditionalWrites: cond, Endpoint: st.S3Endpoint, Region: st.S3Region, Profile: st.S3Profile,
 			AccessKey: st.S3AccessKey, SecretKey: st.S3SecretKey,
 			ConnectTimeout: a.g.timeouts.connect, ResponseTimeout: a.g.timeouts.response},
 		B2:          operation.B2Options{KeyID: st.B2KeyID, AppKey: st.B2AppKey, Region: f.b2Region},
@@ -74,9 +72,9 @@ func (a *app) storeOptions(forInit bool) (operation.StoreOptions, error) {
 // flags and what the environment gives: the login name ($USER) for URLs
 // that name none, ~/.ssh/known_hosts when no -store-sftp-known-hosts was
 // given, and the ssh-agent ($SSH_AUTH_SOCK).
-func (a *app) sftpConfig() sftp.Config {
+func (a *app) sftpConfig() operation.SFTPConfig {
 	st := a.g.repo
-	cfg := sftp.Config{Config: sshconn.Config{User: a.io.Getenv("USER"), KeyFile: st.StoreSFTPKey, Password: st.StoreSFTPPassword,
+	cfg := operation.SFTPConfig{Config: sshconn.Config{User: a.io.Getenv("USER"), KeyFile: st.StoreSFTPKey, Password: st.StoreSFTPPassword,
 		KnownHostsFile: st.StoreSFTPKnownHosts, InsecureIgnoreHostKey: a.g.sftpInsecure, AgentSocket: a.io.Getenv("SSH_AUTH_SOCK"),
 		ConnectTimeout: a.g.timeouts.connect, ResponseTimeout: a.g.timeouts.response}}
 	if home := a.io.Getenv("HOME"); cfg.KnownHostsFile == "" && home != "" {

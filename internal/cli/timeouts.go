@@ -4,7 +4,7 @@ import (
 	"flag"
 	"time"
 
-	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 )
 
 // timeoutFlags are the deadlines of store requests.
@@ -16,8 +16,8 @@ type timeoutFlags struct {
 }
 
 func (f *timeoutFlags) register(fs *flag.FlagSet, getenv func(string) string) {
-	f.connect = f.envDuration(getenv, "CLOUDSTIC_STORE_CONNECT_TIMEOUT", store.DefaultConnectTimeout)
-	f.response = f.envDuration(getenv, "CLOUDSTIC_STORE_RESPONSE_TIMEOUT", store.DefaultResponseTimeout)
+	f.connect = f.envDuration(getenv, "CLOUDSTIC_STORE_CONNECT_TIMEOUT", operation.DefaultConnectTimeout)
+	f.response = f.envDuration(getenv, "CLOUDSTIC_STORE_RESPONSE_TIMEOUT", operation.DefaultResponseTimeout)
 	fs.DurationVar(&f.connect, "store-connect-timeout", f.connect,
 		"deadline of a connect plus TLS/SSH handshake to an S3 or SFTP store (env CLOUDSTIC_STORE_CONNECT_TIMEOUT)")
 	fs.DurationVar(&f.response, "store-response-timeout", f.response,

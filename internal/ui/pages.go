@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/stats"
 	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
 
@@ -113,7 +113,7 @@ type lockPanel struct {
 
 // lockRow is one lock object as the panel shows it.
 type lockRow struct {
-	lock.Info
+	operation.LockInfo
 	Kind      string
 	State     string
 	Remaining int64 // seconds to expiry by the store's clock; <0: expired
@@ -128,12 +128,14 @@ func (s *Server) lockPanel(ctx context.Context, i int) lockPanel {
 		return p
 	}
 	for _, l := range infos {
-		row := lockRow{Info: l, Kind: l.Kind(), State: "live"}
+		row := lockRow{LockInfo: l, Kind: l.Kind(), State: "live"}
 		switch {
 		case l.Err != nil:
 			row.State = "unreadable"
 		case l.Stale:
 			row.State = "stale"
+		case l.Dead:
+			row.State = "dead"
 		}
 		if l.Err == nil {
 			// The store's now is AcquiredAt+Age: expiry is judged by the

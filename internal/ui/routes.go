@@ -10,7 +10,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
 
@@ -84,7 +83,7 @@ func (s *Server) readError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, repo.ErrNoSnapshot), errors.Is(err, repo.ErrAmbiguous):
 		s.errorPage(w, r, http.StatusNotFound, "No such snapshot", frontend.OneLine(err.Error()))
-	case errors.Is(err, lock.ErrLocked):
+	case errors.Is(err, operation.ErrLocked):
 		s.errorPage(w, r, http.StatusConflict, "Repository locked", frontend.OneLine(err.Error()))
 	case treewalk.IsBounds(err):
 		s.errorPage(w, r, http.StatusUnprocessableEntity, "Snapshot refused", frontend.OneLine(err.Error()))

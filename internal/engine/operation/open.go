@@ -295,7 +295,7 @@ func OpenKeyring(ctx context.Context, o Options) (*Keyring, error) {
 func (r *Repo) Fresh() *Repo { return &Repo{r: r.r.Fresh(), st: r.st, env: r.env} }
 
 // Locks lists the repository's lock objects, as the `locks` command does
-// (lock.List with r's lock settings).
+// (Locks with r's lock settings).
 func (r *Repo) Locks(ctx context.Context) ([]lock.Info, error) {
 	return lock.List(ctx, r.st, r.env.lock)
 }
