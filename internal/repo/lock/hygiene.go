@@ -18,8 +18,8 @@ const sweepMax = 100
 func (l *Lock) sweep(stale []object) {
 	fenced := l.Fence(l.st)
 	for i, o := range stale {
-		if i == sweepMax || l.ctx.Err() != nil {
-			return
+		if i == sweepMax || l.ctx.Err() != nil || l.valid() != nil {
+			return // the lease's loss is the work's to report
 		}
 		if err := fenced.Delete(l.ctx, o.key); errors.Is(err, ErrLeaseLost) {
 			return
