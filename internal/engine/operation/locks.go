@@ -27,8 +27,6 @@ type (
 	// Store is a repository store (store.Store), as a test wrapper of
 	// StoreOptions sees it.
 	Store = store.Store
-	// OpenedStore is the store OpenStore returns: logged and counted.
-	OpenedStore = wrap.Logging
 	// StoreCounts are an opened store's request and byte counts.
 	StoreCounts = wrap.Counts
 	// S3Config is the configuration of s3: and b2: stores (s3.Config).
