@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/frontend"
@@ -33,6 +34,7 @@ type backupFlags struct {
 	ignoreEmpty bool
 	dryRun      bool
 	compression string
+	metricsFile string
 }
 
 func (f *backupFlags) register(fs *flag.FlagSet, getenv func(string) string) {
@@ -49,6 +51,7 @@ func (f *backupFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would be stored, store nothing")
 	fs.StringVar(&f.compression, "compression", "auto",
 		"how file contents are compressed: fast (s2), small (zstd: about a quarter smaller on text, 2.5 times the CPU), off, or auto (fast on a local disk, small on remote stores)")
+	fs.StringVar(&f.metricsFile, "metrics-file", "", "write the run's Prometheus metrics to this file (node_exporter textfile format), atomically")
 }
 
 func runBackup(ctx context.Context, a *app, args []string) error {
@@ -67,6 +70,9 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	}
 	if len(pos) > 0 && !f.sf.wanted() {
 		return usageErr("unexpected argument %q (give the source with -source local:PATH)", pos[0])
+	}
+	if err := f.checkMetricsFile(a.g.prof.all); err != nil {
+		return err
 	}
 	switch {
 	case a.g.prof.all:
@@ -90,9 +96,11 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 	}
 	defer stop()
 	rep, endProgress := a.reporter()
+	start := clock.Real{}.Now()
 	res, err := operation.Backup(ctx, r, opts, rep.Backup)
 	endProgress()
-	return a.printBackup(opts, res, err)
+	metricsErr := a.backupMetrics(f.metricsFile, "", start, res, err)
+	return a.metricsOutcome(a.printBackup(opts, res, err), metricsErr)
 }
 
 // backupOptions checks backup's flags and turns them into the engine's
@@ -226,7 +234,7 @@ func parseCompression(value string, local bool) (pack.Compression, error) {
 
 // printBackup reports a backup's result, or maps its error: the JSON
 // document or the human summary on stdout, unreadable files on stderr.
-func (a *app) printBackup(opts backup.Options, res *backup.Result, err error) error {
+func (a *app) printBackup(opts backup.Options, res *operation.BackupResult, err error) error {
 	if err != nil {
 		return a.backupErr(opts, err)
 	}
@@ -254,7 +262,7 @@ func (a *app) backupErr(opts backup.Options, err error) error {
 // backupReport prints the files a backup could not read on stderr and,
 // without -json, its summary on stdout; it returns errPartial when there
 // were such files.
-func (a *app) backupReport(opts backup.Options, res *backup.Result) error {
+func (a *app) backupReport(opts backup.Options, res *operation.BackupResult) error {
 	for _, e := range res.Errors {
 		fmt.Fprintln(a.io.Stderr, termtext.Sprintf("error: %v", e))
 	}
@@ -269,7 +277,7 @@ func (a *app) backupReport(opts backup.Options, res *backup.Result) error {
 }
 
 // backupDoc is backup -json's document of a result.
-func (a *app) backupDoc(opts backup.Options, res *backup.Result) backupResult {
+func (a *app) backupDoc(opts backup.Options, res *operation.BackupResult) backupResult {
 	out := backupResult{skippedDamage: a.skipped(), Summary: res.Snapshot.Summary, DryRun: opts.DryRun, Errors: len(res.Errors),
 		ErrorPaths: errorPaths(res.Errors)}
 	if !opts.DryRun && !res.Unchanged {
@@ -299,7 +307,7 @@ func errorPaths(errs []error) []string {
 }
 
 // printBackupSummary prints backup's human summary on stdout.
-func (a *app) printBackupSummary(opts backup.Options, res *backup.Result) {
+func (a *app) printBackupSummary(opts backup.Options, res *operation.BackupResult) {
 	w, s := a.io.Stdout, res.Snapshot.Summary
 	if a.g.verbose && res.Parent != nil {
 		fmt.Fprintf(w, "Parent:      %s (%s)\n", res.Parent.ID.String()[:8], res.Parent.Time.Local().Format("2006-01-02 15:04:05"))

@@ -175,7 +175,7 @@ func (a *app) uiRepos(ctx context.Context) ([]frontend.Repository, func(), error
 			if err != nil {
 				return nil, closeAll, err
 			}
-			rp.Name = name
+			rp.Name, rp.Profile = name, name
 			rp.Actions = a.profileActions(r, name, f.Profiles[name])
 		}
 		rp.Actions = append(rp.Actions, a.checkAction(r))
@@ -197,6 +197,7 @@ func (a *app) uiRepos(ctx context.Context) ([]frontend.Repository, func(), error
 			acts := repos[k].Actions
 			check := acts[len(acts)-1]
 			repos[k].Actions = append(append(acts[:len(acts)-1:len(acts)-1], subs[k].profileActions(repos[k].Repo, name, p)...), check)
+			repos[k].Profile = "" // several profiles: the series are the store's
 			continue
 		}
 		sub, err := a.forProfile(ctx, name)
@@ -214,7 +215,7 @@ func (a *app) uiRepos(ctx context.Context) ([]frontend.Repository, func(), error
 		}
 		byStore[p.Store] = len(repos)
 		acts := append(sub.profileActions(r, name, p), sub.checkAction(r))
-		repos = append(repos, frontend.Repository{Name: label, Store: sub.g.repo.URI, Repo: r, Actions: acts})
+		repos = append(repos, frontend.Repository{Name: label, Store: sub.g.repo.URI, Profile: name, Repo: r, Actions: acts})
 	}
 	if len(repos) == 0 {
 		return nil, closeAll, errors.New("no enabled profile to show: add one with 'cloudstic profile new'")

@@ -162,11 +162,19 @@ func (a *app) profileBackupOn(ctx context.Context, r *operation.Repo, name strin
 	if err != nil {
 		return nil, err
 	}
+	start := clock.Real{}.Now()
 	res, err := a.runProfile(ctx, r, opts)
-	if opts.Policy.Empty() || opts.Backup.DryRun {
-		return a.backupOutcome(opts, res, err)
+	var b *operation.BackupResult
+	if res != nil {
+		b = res.Backup
 	}
-	return a.retentionOutcome(name, opts, res, err)
+	metricsErr := a.backupMetrics(f.metricsFile, name, start, b, profileBackupErr(err))
+	if opts.Policy.Empty() || opts.Backup.DryRun {
+		doc, err = a.backupOutcome(opts, res, err)
+		return doc, a.metricsOutcome(err, metricsErr)
+	}
+	doc, err = a.retentionOutcome(name, opts, res, err)
+	return doc, a.metricsOutcome(err, metricsErr)
 }
 
 // backupOutcome reports a profile backup without retention, as a plain

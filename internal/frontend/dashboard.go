@@ -41,6 +41,9 @@ type Repository struct {
 	Name string
 	// Store is the store's URI, shown on the page: it must hold no secret.
 	Store string
+	// Profile is the profile backing up into it, when there is exactly
+	// one (a label of its /metrics series); empty otherwise.
+	Profile string
 	// Repo is the opened repository, with the lock settings of the
 	// dashboard's own reads and restores. The dashboard reads through a
 	// fresh view of it per request (operation.Repo.Fresh).

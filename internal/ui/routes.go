@@ -19,6 +19,7 @@ func (s *Server) routes() {
 	m := http.NewServeMux()
 	m.Handle("GET /static/", staticFiles())
 	m.HandleFunc("GET /{$}", s.handleIndex)
+	m.HandleFunc("GET /metrics", s.handleMetrics)
 	m.HandleFunc("GET /r/{repo}/{$}", s.handleRepo)
 	m.HandleFunc("GET /r/{repo}/growth.svg", s.handleGrowth)
 	m.HandleFunc("GET /r/{repo}/locks", s.handleLockEvents)

@@ -3,6 +3,7 @@ package operation
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
 	"github.com/cloudstic/cloudstic/internal/engine/exclude"
@@ -22,7 +23,8 @@ import (
 // repo.SnapshotHeads), then runs backup.Run (backup.DryRun).
 // begin, when set, is called with the options right before the engine
 // runs, and the function it returns right after (progress rendering).
-func Backup(ctx context.Context, r *Repo, opts backup.Options, begin func(*backup.Options) (end func())) (*backup.Result, error) {
+// The result is nil when no backup ran.
+func Backup(ctx context.Context, r *Repo, opts backup.Options, begin func(*backup.Options) (end func())) (*BackupResult, error) {
 	// Bad patterns fail before the lock is taken and the index loaded
 	// (backup.Run checks them too, with the rest of its exclude rules).
 	if _, err := exclude.NewMatcher(opts.Excludes); err != nil {
@@ -32,8 +34,14 @@ func Backup(ctx context.Context, r *Repo, opts backup.Options, begin func(*backu
 		opts.Clock = r.env.clock
 	}
 	var res *backup.Result
+	heads := -1
+	start := opts.Clock.Now()
+	var lockWait time.Duration
 	// run reads through rr and writes through w (nil on a dry run).
 	run := func(ctx context.Context, rr *repo.Repository, w *repo.Writer) error {
+		// run starts as soon as the lock is held: the time until then
+		// is the wait for it.
+		lockWait = opts.Clock.Now().Sub(start)
 		// A damaged index file is skipped (Options.OnDamage reports it):
 		// the blobs only it names are stored again, which is safe, and
 		// nothing a backup writes makes prune delete them (prune refuses
@@ -41,17 +49,18 @@ func Backup(ctx context.Context, r *Repo, opts backup.Options, begin func(*backu
 		if _, err := rr.LoadIndex(ctx); err != nil {
 			return err
 		}
-		heads, _, err := rr.SnapshotHeads(ctx)
+		hs, _, err := rr.SnapshotHeads(ctx)
 		if err != nil {
 			return err
 		}
+		heads = len(hs)
 		if begin != nil {
 			defer begin(&opts)()
 		}
 		if w == nil {
-			res, err = backup.DryRun(ctx, rr, heads, opts)
+			res, err = backup.DryRun(ctx, rr, hs, opts)
 		} else {
-			res, err = backup.Run(ctx, w, heads, opts)
+			res, err = backup.Run(ctx, w, hs, opts)
 		}
 		return err
 	}
@@ -63,7 +72,25 @@ func Backup(ctx context.Context, r *Repo, opts backup.Options, begin func(*backu
 			return run(ctx, w.Repository, w)
 		})
 	}
-	return res, err
+	if res == nil {
+		return nil, err
+	}
+	out := &BackupResult{Result: res, LockWait: lockWait, Snapshots: heads}
+	if heads >= 0 && !res.ID.IsZero() {
+		out.Snapshots++
+	}
+	return out, err
+}
+
+// BackupResult is a backup's result with what the run around the engine
+// measured.
+type BackupResult struct {
+	*backup.Result
+	// LockWait is how long the backup waited for its lock (-lock-wait).
+	LockWait time.Duration
+	// Snapshots is how many readable snapshots the repository holds
+	// after the backup (the one it wrote included); -1 when unknown.
+	Snapshots int
 }
 
 // RestoreResult is what Restore restored, and from which snapshot.

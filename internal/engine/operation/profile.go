@@ -54,7 +54,7 @@ type ProfileOptions struct {
 // ProfileResult is what a profile run did; a step that did not run is
 // nil.
 type ProfileResult struct {
-	Backup *backup.Result
+	Backup *BackupResult
 	// Group is the group of snapshots the retention policy applied to:
 	// the new snapshot's source, host, path and tags.
 	Group  *forget.GroupKey
