@@ -26,7 +26,7 @@ func TestNoTokenRefused(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil)
 	anon := f.client(t, false)
-	for _, p := range append(getRoutes(f), "/r/0/locks", "/jobs/0123") {
+	for _, p := range append(getRoutes(f), "/r/0/locks", "/jobs/0123", "/metrics") {
 		for _, variant := range []struct{ name, suffix, bearer string }{
 			{"no token", "", ""},
 			{"wrong token", "token=wrong", ""},
