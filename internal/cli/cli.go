@@ -93,7 +93,7 @@ func commands() []command {
 		{"tag", "add, remove or replace the tags of snapshots", "tag [-add T]... [-remove T]... [-set T]... [SNAPSHOT... | -tag FILTER...] [-dry-run]", runTag},
 		{"copy", "copy snapshots from another repository into this one", copyUsage, runCopy},
 		{"rewrite", "remove files from existing snapshots (e.g. a leaked secret); prune then deletes their data", "rewrite [-exclude PATTERN]... [-exclude-file F]... [SNAPSHOT... | -tag T... | -host H...] [-dry-run]", runRewrite},
-		{"prune", "delete data no snapshot uses", "prune [-max-unused 30%] [-margin 1h] [-dry-run]", runPrune},
+		{"prune", "delete data no snapshot uses", "prune [-max-unused 30%] [-margin 1m35s] [-dry-run]", runPrune},
 		{"check", "verify the repository", "check [SNAPSHOT] [-read-data] [-read-data-subset N/M|P%]", runCheck},
 		{"repair", "remove damaged snapshots, rebuild the index from the packs, or bind an older config to the key", "repair snapshots|index|config [-dry-run]", runRepair},
 		{"locks", "list repository locks", "locks", runLocks},

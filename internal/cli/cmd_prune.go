@@ -25,7 +25,7 @@ func (p *pruneFlags) register(fs interface {
 	DurationVar(*time.Duration, string, time.Duration, string)
 }) {
 	fs.StringVar(&p.maxUnused, "max-unused", "30%", "repack a pack when more than this share of it is unused")
-	fs.DurationVar(&p.margin, "margin", prune.DefaultMargin, "never delete a pack no index names if the store wrote it less than this long before prune began (indexed packs no snapshot uses go at once)")
+	fs.DurationVar(&p.margin, "margin", prune.DefaultMargin, "never delete a pack no index names if the store wrote it less than this long before prune began (default derived from the lock: TTL + safety margin + clock tolerance; indexed packs no snapshot uses go at once)")
 }
 
 // options validates the flags.

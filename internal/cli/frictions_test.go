@@ -282,10 +282,10 @@ func TestCheckUnindexedMargin(t *testing.T) {
 		return out
 	}
 	before := notes()
-	if m := before["data/"+young[:2]+"/"+young]; !strings.Contains(m, "less than 1h ago (prune's -margin)") || !strings.Contains(m, "prune keeps it") {
+	if m := before["data/"+young[:2]+"/"+young]; !strings.Contains(m, "less than 1m35s ago (prune's -margin)") || !strings.Contains(m, "prune keeps it") {
 		t.Errorf("young pack: %q (all notes: %v)", m, before)
 	}
-	if m := before["data/"+old[:2]+"/"+old]; !strings.Contains(m, "older than prune's 1h margin (prune removes it)") {
+	if m := before["data/"+old[:2]+"/"+old]; !strings.Contains(m, "older than prune's 1m35s margin (prune removes it)") {
 		t.Errorf("old pack: %q (all notes: %v)", m, before)
 	}
 	uxOK(t, dir, "prune")

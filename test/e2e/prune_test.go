@@ -83,8 +83,8 @@ func TestForgetPruneShrinks(t *testing.T) {
 				t.Fatalf("forget -prune: %+v\n%v", out, res)
 			}
 			p := out.Prune
-			if p.PacksDeleted == 0 || p.Kept.UnindexedPacks != 0 || p.Kept.MarginSeconds != 3600 {
-				t.Fatalf("prune deleted %d packs and kept %+v, want deletions, nothing unindexed kept, the 1h margin\n%v", p.PacksDeleted, p.Kept, res)
+			if p.PacksDeleted == 0 || p.Kept.UnindexedPacks != 0 || p.Kept.MarginSeconds != 95 {
+				t.Fatalf("prune deleted %d packs and kept %+v, want deletions, nothing unindexed kept, the 1m35s margin\n%v", p.PacksDeleted, p.Kept, res)
 			}
 			after := checkedBytes(t, r)
 			t.Logf("%s: %d -> %d bytes of packs (prune reports %d reclaimed)", kind.name, before, after, p.BytesReclaimed)
@@ -141,7 +141,7 @@ func TestPruneReportsKeptLeftovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := mustRun(t, r.with("prune")...)
-	if !strings.Contains(text.stdout, "Kept:        1 unindexed pack (") || !strings.Contains(text.stdout, "younger than the 1h margin") {
+	if !strings.Contains(text.stdout, "Kept:        1 unindexed pack (") || !strings.Contains(text.stdout, "younger than the 1m35s margin") {
 		t.Fatalf("prune does not say it kept the leftover:\n%v", text)
 	}
 	dry := mustRun(t, r.with("prune", "-dry-run")...)

@@ -27,9 +27,48 @@
 //     lost its lease between storing the pack and indexing it, or one
 //     still writing without a valid lock (broken by break-lock, a host
 //     asleep past its lease, a store whose lock is weaker than the model).
-//     For that last case prune keeps it until the store's time of the write
-//     is older than the start of the run minus Options.Margin, and reports
-//     it in Result.Kept.
+//     Prune deletes it once the store wrote it more than Options.Margin
+//     before the start of the run, and reports the others in Result.Kept.
+//
+// # Unindexed packs: why a short margin is safe
+//
+// Write s for prune's start (the store's time as its lock estimates it,
+// never ahead of the store's clock), and, for any other holder, M for the
+// store's time of its last lock write. The lock's lease rule (docs/lock.md,
+// "Time") is that a holder's writes, those sent just before its safe end
+// and landing late included, all land before M + R + TTL (R = 1 s, the
+// resolution of store times): its lease ends TTL - SafetyMargin after the
+// write was sent, and SafetyMargin exceeds two requests in flight plus
+// MaxClockSkew. Others judge its key stale only after that time.
+//
+//  1. Under the lock no margin is needed: prune's acquire found every other
+//     key absent (released after its work ended, or never written) or
+//     stale, and everything a stale key's holder sent landed before prune
+//     began, so the index files prune lists afterwards include every one
+//     that will ever name a pack of theirs; no new holder starts while
+//     prune holds the lock.
+//  2. DefaultMargin, TTL + SafetyMargin + MaxClockSkew (95 s), keeps more
+//     than the lease rule needs. A pack deleted was stored at m < s -
+//     DefaultMargin. If its writer has not written its key since (it
+//     crashed, hung, or was cut off: every orphan's case), M <= m, and the
+//     writer's last write, an index file naming the pack included, landed
+//     before m + R + TTL < s - (SafetyMargin - R) - MaxClockSkew: the
+//     rule holds with a further SafetyMargin - R of room for a late
+//     request and MaxClockSkew for an error in s. A writer that wrote its
+//     key after storing the pack and was still not live at prune's acquire
+//     is case 1 (stale) or had its lock removed by break-lock while it ran.
+//  3. That last case is outside the lock, and no margin on a pack's age
+//     covers it (the former 1 h did not either: a backup indexes a stored
+//     pack when it stores the next one or is interrupted, so a slow
+//     backup can hold an unindexed pack for longer than any margin). What
+//     guards it is below: the re-list before the first delete, and the
+//     broken holder losing its lease at its next refresh.
+//
+// So the orphans of a crashed backup go in the first prune that can take
+// the lock (its key is stale a TTL after its last refresh) once they are
+// DefaultMargin old; a younger one is kept, reported, and goes next time.
+// A dry run holds no lock, so it reports what a prune run now would do
+// were the lock free, by the local clock.
 //
 // Defence in depth against a failed lock: prune checks its lease before
 // every delete, and before the first one re-lists snapshots and index

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 )
 
 // Defaults the command line uses.
@@ -15,13 +16,15 @@ const (
 	// are unused.
 	DefaultMaxUnused = 0.30
 	// DefaultMargin: never delete a pack that no index file names if the
-	// store wrote it in the hour before prune began. Such a pack may
-	// belong to a backup still running without a valid lock (its lock
-	// broken by break-lock, its host asleep past its lease): a backup
-	// stores its packs first and indexes them later, so for most of its
-	// run its packs are unindexed. Packs an index file names are judged
-	// by use alone, whatever their age (see doc.go).
-	DefaultMargin = time.Hour
+	// store wrote it less than this long before prune began. It is derived
+	// from the lock (see "Unindexed packs" in doc.go): one TTL (the lock's
+	// staleness rule: the longest a holder's writes may follow its last
+	// key write), plus the lease's SafetyMargin (requests sent before the
+	// lease's safe end and landing late), plus MaxClockSkew (the error of
+	// the store-time estimates prune's start is read from); 95 s with the
+	// lock's defaults. Packs an index file names are judged by use alone,
+	// whatever their age.
+	DefaultMargin = lock.DefaultTTL + lock.DefaultSafetyMargin + lock.DefaultMaxClockSkew
 	// logEvery is how many deletes go between two progress messages.
 	logEvery = 100
 )
@@ -31,8 +34,10 @@ type Options struct {
 	// MaxUnused is the unused share (0..1) above which a pack is repacked.
 	MaxUnused float64
 	// Margin: a pack no index file names is deleted only when the store
-	// wrote it before the start of the run minus Margin. The start is the
-	// store's time of our lock's last write, bounded by Clock.
+	// wrote it before the start of the run minus Margin (DefaultMargin
+	// unless the user says otherwise). The start is the store's time as
+	// our lock estimates it (never ahead of the store's clock); a dry run,
+	// holding no lock, uses Clock.
 	Margin time.Duration
 	// Clock defaults to clock.Real.
 	Clock clock.Clock

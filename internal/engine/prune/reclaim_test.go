@@ -70,7 +70,7 @@ func exists(t *testing.T, st store.Store, key string) bool {
 	return err == nil
 }
 
-// TestReclaimsAtOnce: with the default one-hour margin, the packs of
+// TestReclaimsAtOnce: with the default margin, the packs of
 // snapshots forgotten seconds after they were made go in the same run;
 // only a fresh pack no index names is kept, and reported.
 func TestReclaimsAtOnce(t *testing.T) {
@@ -112,7 +112,7 @@ func TestReclaimsAtOnce(t *testing.T) {
 			if res.Kept.UnindexedPacks != btoi(leftover) || res.Kept.UnindexedBytes != leftSize || res.UnindexedPacksDeleted != 0 {
 				t.Fatalf("kept %+v, deleted %d unindexed packs; want %d unindexed pack of %d bytes kept", res.Kept, res.UnindexedPacksDeleted, btoi(leftover), leftSize)
 			}
-			if res.Kept.MarginSeconds != 3600 {
+			if res.Kept.MarginSeconds != prune.DefaultMargin.Seconds() {
 				t.Fatalf("margin reported as %vs", res.Kept.MarginSeconds)
 			}
 			if leftover && !exists(t, st, leftKey) {
@@ -148,8 +148,11 @@ func TestMarginAppliesToUnindexedPacks(t *testing.T) {
 		deleted bool
 	}{
 		{name: "fresh, default margin", margin: prune.DefaultMargin},
-		{name: "59 minutes old, default margin", age: 59 * time.Minute, margin: prune.DefaultMargin},
-		{name: "two hours old, default margin", age: 2 * time.Hour, margin: prune.DefaultMargin, deleted: true},
+		{name: "half the default margin old", age: prune.DefaultMargin / 2, margin: prune.DefaultMargin},
+		{name: "a minute past the default margin", age: prune.DefaultMargin + time.Minute, margin: prune.DefaultMargin, deleted: true},
+		{name: "59 minutes old, default margin", age: 59 * time.Minute, margin: prune.DefaultMargin, deleted: true},
+		{name: "59 minutes old, -margin 1h", age: 59 * time.Minute, margin: time.Hour},
+		{name: "two hours old, -margin 1h", age: 2 * time.Hour, margin: time.Hour, deleted: true},
 		{name: "fresh, no margin", margin: 0, deleted: true},
 	}
 	for _, c := range cases {
