@@ -42,8 +42,9 @@
 // MaxClockSkew. Others judge its key stale only after that time.
 //
 //  1. Under the lock no margin is needed: prune's acquire found every other
-//     key absent (released after its work ended, or never written) or
-//     stale, and everything a stale key's holder sent landed before prune
+//     key absent (released after its work ended, never written, or
+//     removed by break-lock -stale-only as its holder's process is gone)
+//     or stale, and everything a stale key's holder sent landed before prune
 //     began, so the index files prune lists afterwards include every one
 //     that will ever name a pack of theirs; no new holder starts while
 //     prune holds the lock.
@@ -65,8 +66,9 @@
 //     broken holder losing its lease at its next refresh.
 //
 // So the orphans of a crashed backup go in the first prune that can take
-// the lock (its key is stale a TTL after its last refresh) once they are
-// DefaultMargin old; a younger one is kept, reported, and goes next time.
+// the lock (its key is stale a TTL after its last refresh, or removed at
+// once as dead on its own host, where the margin covers a request the dead
+// process left on the wire) once they are DefaultMargin old; a younger one is kept, reported, and goes next time.
 // A dry run holds no lock, so it reports what a prune run now would do
 // were the lock free, by the local clock.
 //
