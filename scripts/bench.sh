@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench.sh: cloudstic against restic and borg (Debian packages) on this machine,
 # side by side, interleaved in one run (issue #8). Prints medians, ratios and
-# goals, and writes bench/results/<date>-<host>.md with machine info.
+# goals, and writes bench/results/<date>-<host>.md with machine info. Also
+# issue #32's row: a 1 GB backup interrupted (SIGINT) at ~50 %, then re-run
+# (cloudstic and restic; bytes the re-run stored over the source's).
 #
 # Usage: scripts/bench.sh [WORK_DIR]
 #   WORK_DIR holds the generated data, the repositories and the restores
@@ -47,6 +49,8 @@ cleanup() { rm -rf -- "$W"; }
 trap cleanup EXIT
 TSV="$W/results.tsv"
 printf 'run\ttool\tstep\tseconds\trss_kb\tbytes_added\trequests\n' >"$TSV"
+ITSV="$W/interrupted.tsv"
+: >"$ITSV"
 
 GOCACHE="$(go env GOCACHE)"; export GOCACHE  # before XDG_CACHE_HOME moves it
 export XDG_CACHE_HOME="$W/cache"           # cloudstic metadata cache
@@ -133,6 +137,35 @@ fresh_copy() {
 	echo "$dst"
 }
 
+# interrupted RUN TOOL REPO SRC CMD...: issue #32's "backup interrupted at
+# ~50 %, then re-run". CMD (a first backup of SRC into the empty REPO, whose
+# init the caller did) is sent SIGINT, as Ctrl-C does, once REPO holds half
+# the bytes this tool's backup1g of the same set added in this run; after it
+# stops, CMD runs again (measured, step interrupted-rerun). One line per
+# try goes to $ITSV: bytes stored at the interruption and by the re-run,
+# and the re-run's bytes over the source's (the issue's goal: <= 0.55).
+interrupted() {
+	local run=$1 tool=$2 repo=$3 src=$4
+	shift 4
+	local full half pid at rerun srcb
+	full=$(awk -F'\t' -v r="$run" -v t="$tool" '$1 == r && $2 == t && $3 == "backup1g" {print $6}' "$TSV")
+	half=$((full / 2))
+	"$@" >"$W/log/$run-$tool-interrupted.log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null && [ "$(dir_bytes "$repo")" -lt "$half" ]; do
+		sleep 0.1
+	done
+	kill -INT "$pid" 2>/dev/null || log "$tool finished before the interruption"
+	wait "$pid" || true
+	at=$(dir_bytes "$repo")
+	measure "$run" "$tool" interrupted-rerun "$repo" "$@"
+	rerun=$(tail -1 "$TSV" | cut -f6)
+	srcb=$(dir_bytes "$src")
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%.2f\n' "$run" "$tool" "$full" "$at" "$rerun" "$srcb" \
+		"$(echo "$rerun / $srcb" | bc -l)" >>"$ITSV"
+	discard "$repo"
+}
+
 # --- one tool's sequence ----------------------------------------------------------
 # Each tool: fresh repository, 1 GB backup of a fresh copy, no-change and
 # one-file-changed incrementals of it right after, 1 GB restore, 55k
@@ -151,6 +184,8 @@ seq_cloudstic() {
 	for step in backup1g incr1g-nochange incr1g-onefile; do
 		sids+=("$(sed -n 's/^Snapshot \([0-9a-f]*\) saved.*/\1/p' "$W/log/$run-cloudstic-$step.log")")
 	done
+	CLOUDSTIC_STORE="local:$repo-int" "$CS" init >"$W/log/init.log" 2>&1 || die "cloudstic init failed"
+	CLOUDSTIC_STORE="local:$repo-int" interrupted "$run" cloudstic "$repo-int" "$src" "$CS" backup -debug -source "local:$src"
 	out="$W/restore/cloudstic-1g"
 	measure "$run" cloudstic restore1g "$out" "$CS" restore -debug -output "$out"
 	discard "$out"
@@ -180,6 +215,8 @@ seq_restic() {
 	for step in backup1g incr1g-nochange incr1g-onefile; do
 		sids+=("$(sed -n 's/^snapshot \([0-9a-f]*\) saved.*/\1/p' "$W/log/$run-restic-$step.log")")
 	done
+	restic -r "$repo-int" init >"$W/log/init.log" 2>&1 || die "restic init failed"
+	interrupted "$run" restic "$repo-int" "$src" restic -r "$repo-int" backup "$src"
 	out="$W/restore/restic-1g"
 	measure "$run" restic restore1g "$out" restic -r "$repo" restore latest --target "$out"
 	discard "$out"
@@ -351,6 +388,13 @@ mkdir -p "$(dirname "$OUT")"
 	echo "Compression, each tool's default: cloudstic -compression auto (S2 on the local disk, zstd on S3); restic auto (zstd); borg lz4."
 	echo
 	python3 "$ROOT/bench/report.py" "$TSV"
+	echo
+	echo "Backup interrupted at ~50 %, then re-run (issue #32; SIGINT once the repository holds half of what the tool's"
+	echo "full backup of the 1 GB set stored in the same run; borg not measured, kopia not installed; goal: re-run <= 0.55 of the source):"
+	echo
+	echo "| run | tool | full backup stored | stored at the interruption | re-run stored | source | re-run / source |"
+	echo "|---|---|---|---|---|---|---|"
+	awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7}' "$ITSV"
 	echo
 	echo "Machine ceiling (one core):"
 	echo
