@@ -90,6 +90,41 @@ func BenchmarkRestoreOneLargeFile(b *testing.B) {
 	}
 }
 
+// BenchmarkRestoreSmallFiles restores 20,000 files of 1-8 KiB in 100
+// directories (the benchmark's small set, bench/gen.py small, at 20,000
+// files) into a new output directory each time: the case where the cost
+// per file is the directory operations, not the bytes.
+func BenchmarkRestoreSmallFiles(b *testing.B) {
+	src := b.TempDir()
+	total := 0
+	for i := range 20000 {
+		size := 1024 + (i*7919)%(7*1024+1)
+		checktest.WriteFile(b, src, fmt.Sprintf("d%d/s%d/f%04d.dat", i%10, i/10%10, i/100), uint64(i+1), size)
+		total += size
+	}
+	r, root, st := backupOf(b, src)
+	ctx := context.Background()
+	l := checktest.Lease(b, st)
+	outs := b.TempDir()
+	b.SetBytes(int64(total))
+	b.ResetTimer()
+	for i := range b.N {
+		out := filepath.Join(outs, fmt.Sprint(i))
+		res, err := restore.Run(ctx, r, l, root, restore.Options{Output: out})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Files != 20000 {
+			b.Fatalf("restored %d files, want 20000", res.Files)
+		}
+		b.StopTimer()
+		if err := os.RemoveAll(out); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}
+
 // backupOf backs src up into a new repository and returns it, its index
 // loaded, with the snapshot's root tree and its store.
 func backupOf(tb testing.TB, src string) (*repo.Repository, id.ID, store.Store) {
