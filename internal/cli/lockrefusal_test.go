@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,7 +41,7 @@ func TestLockRefusalNamesHoldersAndHints(t *testing.T) {
 			if r.code != ExitError || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 				t.Fatalf("exit %d, want %d and one line:\n%s", r.code, ExitError, r.stderr)
 			}
-			want := append(c.want, "; retry with -lock-wait 10m, or see cloudstic locks\n")
+			want := append(slices.Clip(c.want), "; retry with -lock-wait 10m, or see cloudstic locks\n")
 			for _, w := range want {
 				if !strings.Contains(r.stderr, w) {
 					t.Errorf("stderr lacks %q:\n%s", w, r.stderr)

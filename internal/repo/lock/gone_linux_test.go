@@ -29,7 +29,9 @@ func TestGoneHelper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.Stdout.WriteString("held " + l.Info().Key + "\n")
+	if _, err := os.Stdout.WriteString("held " + l.Info().Key + "\n"); err != nil {
+		t.Fatal(err)
+	}
 	<-l.Context().Done() // until SIGKILL (or a lost lease)
 	t.Fatal(context.Cause(l.Context()))
 }
