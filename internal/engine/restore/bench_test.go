@@ -12,6 +12,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
@@ -43,22 +44,9 @@ func BenchmarkRestoreMixed(b *testing.B) {
 		total += 1 << 10
 	}
 	r, root, st := backupOf(b, src)
-	ctx := context.Background()
-	l := checktest.Lease(b, st)
-	outs := b.TempDir()
 	b.SetBytes(int64(total))
 	b.ResetTimer()
-	for i := range b.N {
-		out := filepath.Join(outs, fmt.Sprint(i))
-		if _, err := restore.Run(ctx, r, l, root, restore.Options{Output: out}); err != nil {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		if err := os.RemoveAll(out); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-	}
+	restoreEach(b, r, checktest.Lease(b, st), root, restore.Options{}, nil)
 }
 
 // BenchmarkRestoreOneLargeFile restores a single 256 MiB file of random
@@ -69,23 +57,11 @@ func BenchmarkRestoreOneLargeFile(b *testing.B) {
 	src := b.TempDir()
 	checktest.WriteFile(b, src, "disk.img", 1, size)
 	r, root, st := backupOf(b, src)
-	ctx := context.Background()
 	l := checktest.Lease(b, st)
 	for _, workers := range []int{1, 0} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			outs := b.TempDir()
 			b.SetBytes(size)
-			for i := range b.N {
-				out := filepath.Join(outs, fmt.Sprint(i))
-				if _, err := restore.Run(ctx, r, l, root, restore.Options{Output: out, Workers: workers}); err != nil {
-					b.Fatal(err)
-				}
-				b.StopTimer()
-				if err := os.RemoveAll(out); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-			}
+			restoreEach(b, r, l, root, restore.Options{Workers: workers}, nil)
 		})
 	}
 }
@@ -103,22 +79,32 @@ func BenchmarkRestoreSmallFiles(b *testing.B) {
 		total += size
 	}
 	r, root, st := backupOf(b, src)
-	ctx := context.Background()
-	l := checktest.Lease(b, st)
-	outs := b.TempDir()
 	b.SetBytes(int64(total))
 	b.ResetTimer()
-	for i := range b.N {
-		out := filepath.Join(outs, fmt.Sprint(i))
-		res, err := restore.Run(ctx, r, l, root, restore.Options{Output: out})
-		if err != nil {
-			b.Fatal(err)
-		}
+	restoreEach(b, r, checktest.Lease(b, st), root, restore.Options{}, func(res *restore.Result) {
 		if res.Files != 20000 {
 			b.Fatalf("restored %d files, want 20000", res.Files)
 		}
+	})
+}
+
+// restoreEach restores root b.N times with opts, each time into a new
+// output directory, removed outside the timer; check, when set, judges
+// each result.
+func restoreEach(b *testing.B, r *repo.Repository, l *lock.Lock, root id.ID, opts restore.Options, check func(*restore.Result)) {
+	b.Helper()
+	outs := b.TempDir()
+	for i := range b.N {
+		opts.Output = filepath.Join(outs, fmt.Sprint(i))
+		res, err := restore.Run(context.Background(), r, l, root, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if check != nil {
+			check(res)
+		}
 		b.StopTimer()
-		if err := os.RemoveAll(out); err != nil {
+		if err := os.RemoveAll(opts.Output); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
