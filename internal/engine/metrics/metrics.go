@@ -175,6 +175,9 @@ func WriteTextfile(path string, run Backup) error {
 	return nil
 }
 
+// maxPreviousFile bounds what previousSuccess reads of an existing file.
+const maxPreviousFile = 1 << 20
+
 // previousSuccess reads the last success time of labels l from an
 // existing textfile; 0 when there is none or it cannot be read (a
 // missing or foreign file is no error: the run is reported regardless).
@@ -184,7 +187,8 @@ func previousSuccess(path string, l Labels) float64 {
 		return 0
 	}
 	defer f.Close() //nolint:errcheck // read only
-	fams, err := Parse(f)
+	// A textfile of ours is a few KiB: a larger file is not ours to read whole.
+	fams, err := Parse(io.LimitReader(f, maxPreviousFile))
 	if err != nil {
 		return 0
 	}
