@@ -49,7 +49,7 @@ func TestLocksShowDeadHolder(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer stdin.Close() //nolint:errcheck // the pipe to a killed process: nothing to report
+	defer stdin.Close()                       //nolint:errcheck // the pipe to a killed process: nothing to report
 	defer func() { _ = cmd.Process.Kill() }() // if the test fails before the kill
 	var docs []lockDoc
 	for deadline := time.Now().Add(time.Minute); len(docs) == 0; {
