@@ -56,31 +56,8 @@ func TestInterruptTwice(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	// stderr goes to a file: read after a line is known to be written,
-	// it holds that line.
-	errPath := filepath.Join(t.TempDir(), "stderr")
-	errFile, err := os.Create(errPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer errFile.Close() //nolint:errcheck // read-only use after the process ended
-	c := runOpts{}.cmd(through.with("backup", "-store-response-timeout", "10m", "-source", "local:"+src))
-	c.Stderr = errFile
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		_ = c.Wait() // the exit code is read from ProcessState below
-		close(exited)
-	}()
-	stderr := func() string {
-		b, err := os.ReadFile(errPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	bp := startLogged(t, through.with("backup", "-store-response-timeout", "10m", "-source", "local:"+src))
+	c, exited, stderr := bp.cmd, bp.exited, bp.stderr
 	waitFor := func(what string, cond func() bool) {
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()

@@ -85,31 +85,8 @@ func TestInterruptedBackupResumes(t *testing.T) {
 // clean stop, and returns its request log.
 func interruptAfterPacks(t *testing.T, r repoArgs, src string, packs int) string {
 	t.Helper()
-	// stderr goes to a file: read after a line is known to be written,
-	// it holds that line.
-	errPath := filepath.Join(t.TempDir(), "stderr")
-	errFile, err := os.Create(errPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer errFile.Close() //nolint:errcheck // read-only use after the process ended
-	c := runOpts{}.cmd(r.with("backup", "-debug", "-source", "local:"+src))
-	c.Stderr = errFile
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		_ = c.Wait() // the exit code is read from ProcessState below
-		close(exited)
-	}()
-	stderr := func() string {
-		b, err := os.ReadFile(errPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	bp := startLogged(t, r.with("backup", "-debug", "-source", "local:"+src))
+	c, exited, stderr := bp.cmd, bp.exited, bp.stderr
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for n, _ := packBytes(t, stderr()); n < packs; n, _ = packBytes(t, stderr()) {
