@@ -3,7 +3,8 @@
 
 report.py RESULTS.tsv   prints a markdown report on stdout: medians per tool and
 step (wall seconds, peak RSS, bytes added to the repository, store requests),
-cloudstic's ratios to the peers and whether each goal of issues #8 and #19 is met.
+cloudstic's ratios to each peer (restic, borg, kopia, Cloudstic: whichever were
+measured) and to the fastest of them, and whether each goal of issues #8, #19 and #37 is met.
 TSV columns: run tool step seconds rss_kb bytes_added requests
 """
 import statistics
@@ -119,8 +120,10 @@ def local_section(rows):
     out.append("")
     out.append("Ratios (cloudstic median time / peer median time; peak RSS ratio against restic):")
     out.append("")
-    out.append("| step | goal | vs restic | vs borg | vs fastest peer | time goal met | RSS ≤ restic |")
-    out.append("|---|---|---|---|---|---|---|")
+    peer_names = tools[1:]
+    out.append("| step | goal | " + " | ".join(f"vs {t}" for t in peer_names) +
+               " | vs fastest peer | fastest peer | time goal met | ≤ 0.5 × fastest (#37) | RSS ≤ restic |")
+    out.append("|---" * (7 + len(peer_names)) + "|")
     for step, label, ref, goal in STEPS:
         c = rows.get(("cloudstic", step), [])
         if not c:
@@ -142,7 +145,10 @@ def local_section(rows):
         if rr:
             rss_ok = "yes" if crss <= med([x[1] for x in rr]) else f"no ({crss / med([x[1] for x in rr]):.2f}×)"
         fmt = lambda x: f"{x:.2f}" if x is not None else "-"
-        out.append(f"| {label} | {goal_s} | {fmt(ratio.get('restic'))} | {fmt(ratio.get('borg'))} | {fmt(rf)} | {met} | {rss_ok} |")
+        met37 = ("yes" if rf <= 0.5 else "no") if rf is not None else "-"
+        fastest_name = min(peers, key=peers.get) if peers else "-"
+        out.append(f"| {label} | {goal_s} | " + " | ".join(fmt(ratio.get(t)) for t in peer_names) +
+                   f" | {fmt(rf)} | {fastest_name} | {met} | {met37} | {rss_ok} |")
     return out
 
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# bench.sh: cloudstic against restic and borg (Debian packages) on this machine,
-# side by side, interleaved in one run (issue #8). Prints medians, ratios and
+# bench.sh: cloudstic against restic and borg (Debian packages), and kopia and
+# Cloudstic when PEERS_DIR has their binaries, on this machine, side by side,
+# interleaved in one run (issues #8 and #37). Prints medians, ratios and
 # goals, and writes bench/results/<date>-<host>.md with machine info. Also
 # issue #32's row: a 1 GB backup interrupted (SIGINT) at ~50 %, then re-run
-# (cloudstic and restic; bytes the re-run stored over the source's).
+# (every tool but borg; bytes the re-run stored over the source's).
 #
 # Usage: scripts/bench.sh [WORK_DIR]
 #   WORK_DIR holds the generated data, the repositories and the restores
@@ -17,7 +18,9 @@
 #   BENCH_SEAWEEDFS=1 also benchmark a SeaweedFS cluster (scripts/seaweedfs-server.sh)
 #   BENCH_RUNS=0      skips the local runs (only the S3 servers are measured)
 #   BENCH_OUT=FILE    result file (default bench/results/<date>-<host>.md)
-# kopia is not in Debian and is not installed by this script.
+#   PEERS_DIR=DIR     where the kopia and Cloudstic binaries are (default
+#                     ../shared/peers beside the checkout); a peer that is not
+#                     there is not measured, and the report says so
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -37,6 +40,23 @@ if ! command -v restic >/dev/null || ! command -v borg >/dev/null; then
 	$SUDO apt-get install -y restic borgbackup >&2 || die "apt-get install restic borgbackup failed"
 fi
 [ -x /usr/bin/time ] || die "/usr/bin/time missing (apt-get install -y time)"
+# kopia and Cloudstic are in neither Debian nor the Go module proxy: they are
+# measured when PEERS_DIR holds binaries that run here.
+PEERS_DIR="$(realpath -m -- "${PEERS_DIR:-$ROOT/../shared/peers}")"
+TOOLS=(cloudstic restic borg)
+PEER_VERSIONS=""
+if "$PEERS_DIR/kopia" --version >/dev/null 2>&1; then
+	TOOLS+=(kopia)
+	PEER_VERSIONS+="; kopia $("$PEERS_DIR/kopia" --version 2>&1 | head -1)"
+else
+	PEER_VERSIONS+="; kopia: not in $PEERS_DIR, not measured"
+fi
+if "$PEERS_DIR/cloudstic" version >/dev/null 2>&1; then
+	TOOLS+=(Cloudstic)
+	PEER_VERSIONS+="; Cloudstic $("$PEERS_DIR/cloudstic" version 2>&1 | head -1)"
+else
+	PEER_VERSIONS+="; Cloudstic: not in $PEERS_DIR, not measured"
+fi
 
 # --- work dir ---------------------------------------------------------------------
 if [ -n "${1:-}" ]; then
@@ -44,7 +64,7 @@ if [ -n "${1:-}" ]; then
 else
 	W="$(mktemp -d /tmp/cloudstic-bench.XXXXXX)"
 fi
-mkdir -p "$W"/{log,repos,restore,cache}
+mkdir -p "$W"/{log,repos,restore,cache,kopia}
 cleanup() { rm -rf -- "$W"; }
 trap cleanup EXIT
 TSV="$W/results.tsv"
@@ -56,7 +76,8 @@ GOCACHE="$(go env GOCACHE)"; export GOCACHE  # before XDG_CACHE_HOME moves it
 export XDG_CACHE_HOME="$W/cache"           # cloudstic metadata cache
 export RESTIC_CACHE_DIR="$W/cache/restic"
 export BORG_BASE_DIR="$W/borgbase"
-export CLOUDSTIC_PASSWORD=bench RESTIC_PASSWORD=bench BORG_PASSPHRASE=bench
+export CLOUDSTIC_PASSWORD=bench RESTIC_PASSWORD=bench BORG_PASSPHRASE=bench KOPIA_PASSWORD=bench
+export KOPIA_CHECK_FOR_UPDATES=false
 export BORG_UNKNOWN_UNENCRYPTED_REPO_ACCESS_IS_OK=yes BORG_RELOCATED_REPO_ACCESS_IS_OK=yes
 
 log "building cloudstic"
@@ -166,100 +187,11 @@ interrupted() {
 	discard "$repo"
 }
 
-# --- one tool's sequence ----------------------------------------------------------
-# Each tool: fresh repository, 1 GB backup of a fresh copy, no-change and
-# one-file-changed incrementals of it right after, 1 GB restore, 55k
-# backup, no-change incremental, one-file-changed incremental, 55k restore,
-# forget the three 1 GB snapshots + prune, check.
-seq_cloudstic() {
-	local run=$1 repo="$W/repos/cloudstic" out
-	export CLOUDSTIC_STORE="local:$repo"
-	"$CS" init >"$W/log/init.log" 2>&1 || die "cloudstic init failed"
-	local src sids=()
-	src=$(fresh_copy cloudstic)
-	measure "$run" cloudstic backup1g "$repo" "$CS" backup -debug -source "local:$src"
-	measure "$run" cloudstic incr1g-nochange "$repo" "$CS" backup -debug -source "local:$src"
-	python3 "$ROOT/bench/gen.py" touch1g "$src"
-	measure "$run" cloudstic incr1g-onefile "$repo" "$CS" backup -debug -source "local:$src"
-	for step in backup1g incr1g-nochange incr1g-onefile; do
-		sids+=("$(sed -n 's/^Snapshot \([0-9a-f]*\) saved.*/\1/p' "$W/log/$run-cloudstic-$step.log")")
-	done
-	CLOUDSTIC_STORE="local:$repo-int" "$CS" init >"$W/log/init.log" 2>&1 || die "cloudstic init failed"
-	CLOUDSTIC_STORE="local:$repo-int" interrupted "$run" cloudstic "$repo-int" "$src" "$CS" backup -debug -source "local:$src"
-	out="$W/restore/cloudstic-1g"
-	measure "$run" cloudstic restore1g "$out" "$CS" restore -debug -output "$out"
-	discard "$out"
-	measure "$run" cloudstic backup55k "$repo" "$CS" backup -debug -source "local:$SMALL"
-	measure "$run" cloudstic incr-nochange "$repo" "$CS" backup -debug -source "local:$SMALL"
-	python3 "$ROOT/bench/gen.py" touch "$SMALL"
-	measure "$run" cloudstic incr-onefile "$repo" "$CS" backup -debug -source "local:$SMALL"
-	out="$W/restore/cloudstic-55k"
-	measure "$run" cloudstic restore55k "$out" "$CS" restore -debug -output "$out"
-	discard "$out"
-	discard "$src"
-	measure "$run" cloudstic prune "$repo" sh -c "'$CS' forget ${sids[*]} && '$CS' prune -debug -margin 0s"
-	measure "$run" cloudstic check "$repo" "$CS" check -debug
-	discard "$repo"
-	unset CLOUDSTIC_STORE
-}
-
-seq_restic() {
-	local run=$1 repo="$W/repos/restic" out
-	restic -r "$repo" init >"$W/log/init.log" 2>&1 || die "restic init failed"
-	local src sids=()
-	src=$(fresh_copy restic)
-	measure "$run" restic backup1g "$repo" restic -r "$repo" backup "$src"
-	measure "$run" restic incr1g-nochange "$repo" restic -r "$repo" backup "$src"
-	python3 "$ROOT/bench/gen.py" touch1g "$src"
-	measure "$run" restic incr1g-onefile "$repo" restic -r "$repo" backup "$src"
-	for step in backup1g incr1g-nochange incr1g-onefile; do
-		sids+=("$(sed -n 's/^snapshot \([0-9a-f]*\) saved.*/\1/p' "$W/log/$run-restic-$step.log")")
-	done
-	restic -r "$repo-int" init >"$W/log/init.log" 2>&1 || die "restic init failed"
-	interrupted "$run" restic "$repo-int" "$src" restic -r "$repo-int" backup "$src"
-	out="$W/restore/restic-1g"
-	measure "$run" restic restore1g "$out" restic -r "$repo" restore latest --target "$out"
-	discard "$out"
-	measure "$run" restic backup55k "$repo" restic -r "$repo" backup "$SMALL"
-	measure "$run" restic incr-nochange "$repo" restic -r "$repo" backup "$SMALL"
-	python3 "$ROOT/bench/gen.py" touch "$SMALL"
-	measure "$run" restic incr-onefile "$repo" restic -r "$repo" backup "$SMALL"
-	out="$W/restore/restic-55k"
-	measure "$run" restic restore55k "$out" restic -r "$repo" restore latest --target "$out"
-	discard "$out"
-	discard "$src"
-	measure "$run" restic prune "$repo" sh -c "restic -r '$repo' forget ${sids[*]} && restic -r '$repo' prune"
-	measure "$run" restic check "$repo" restic -r "$repo" check
-	discard "$repo"
-}
-
-seq_borg() {
-	local run=$1 repo="$W/repos/borg" out
-	borg init -e repokey "$repo" >"$W/log/init.log" 2>&1 || die "borg init failed"
-	local src
-	src=$(fresh_copy borg)
-	measure "$run" borg backup1g "$repo" borg create "$repo::mixed" "$src"
-	measure "$run" borg incr1g-nochange "$repo" borg create "$repo::mixed2" "$src"
-	python3 "$ROOT/bench/gen.py" touch1g "$src"
-	measure "$run" borg incr1g-onefile "$repo" borg create "$repo::mixed3" "$src"
-	out="$W/restore/borg-1g"; mkdir -p "$out"
-	measure "$run" borg restore1g "$out" env -C "$out" borg extract "$repo::mixed3"
-	discard "$out"
-	measure "$run" borg backup55k "$repo" borg create "$repo::small1" "$SMALL"
-	measure "$run" borg incr-nochange "$repo" borg create "$repo::small2" "$SMALL"
-	python3 "$ROOT/bench/gen.py" touch "$SMALL"
-	measure "$run" borg incr-onefile "$repo" borg create "$repo::small3" "$SMALL"
-	out="$W/restore/borg-55k"; mkdir -p "$out"
-	measure "$run" borg restore55k "$out" env -C "$out" borg extract "$repo::small3"
-	discard "$out"
-	discard "$src"
-	measure "$run" borg prune "$repo" sh -c "borg delete '$repo::mixed' && borg delete '$repo::mixed2' && borg delete '$repo::mixed3' && borg compact '$repo'"
-	measure "$run" borg check "$repo" borg check "$repo"
-	discard "$repo"
-}
+# --- one tool's sequence: seq_TOOL RUN, in scripts/lib/bench-seq.sh ----------------
+# shellcheck source=lib/bench-seq.sh
+. "$ROOT/scripts/lib/bench-seq.sh"
 
 # --- interleaved runs -------------------------------------------------------------
-TOOLS=(cloudstic restic borg)
 last=0
 for run in $(seq 1 "$RUNS"); do
 	now=$(date +%s)
@@ -384,13 +316,14 @@ mkdir -p "$(dirname "$OUT")"
 	echo "Produced by scripts/bench.sh with cloudstic built at commit $COMMIT; local runs per tool: $LOCAL_RUNS (interleaved, order rotated each run); data scale ${BENCH_SCALE:-1}; total wall time $(( $(date +%s) - T_START )) s."
 	echo
 	echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GB", $2/1048576}' /proc/meminfo) RAM, $(lscpu | sed -n 's/^Model name: *//p'), $(uname -sr); shared with other test runs while measured."
-	echo "Versions: $("$CS" version 2>&1 | head -1); $(restic version | head -1); $(borg --version); kopia: not in Debian, not measured."
-	echo "Compression, each tool's default: cloudstic -compression auto (S2 on the local disk, zstd on S3); restic auto (zstd); borg lz4."
+	echo "Versions: $("$CS" version 2>&1 | head -1); $(restic version | head -1); $(borg --version)$PEER_VERSIONS."
+	echo "Compression, each tool's default: cloudstic -compression auto (S2 on the local disk, zstd on S3); restic auto (zstd); borg lz4; kopia none; Cloudstic zstd."
+	echo "Cloudstic (capital C) is the peer from PEERS_DIR; its prune row keeps one of the three 1 GB snapshots (its forget <id> fails on packed snapshots). kopia runs with its defaults, auto-maintenance included; its prune is full maintenance with --safety=none."
 	echo
 	python3 "$ROOT/bench/report.py" "$TSV"
 	echo
 	echo "Backup interrupted at ~50 %, then re-run (issue #32; SIGINT once the repository holds half of what the tool's"
-	echo "full backup of the 1 GB set stored in the same run; borg not measured, kopia not installed; goal: re-run <= 0.55 of the source):"
+	echo "full backup of the 1 GB set stored in the same run; borg not measured; goal: re-run <= 0.55 of the source):"
 	echo
 	echo "| run | tool | full backup stored | stored at the interruption | re-run stored | source | re-run / source |"
 	echo "|---|---|---|---|---|---|---|"
