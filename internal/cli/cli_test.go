@@ -76,6 +76,8 @@ func TestArgumentHandling(t *testing.T) {
 		{"backup with positional", []string{"backup", "/home"}, cli.ExitUsage, nil, []string{`"/home"`, "-source"}},
 		{"backup non-local source", []string{"backup", "-source", "s3:bucket"}, cli.ExitUsage, nil, []string{"local:PATH"}},
 		{"backup bad compression", []string{"backup", "-source", "local:/tmp", "-compression", "lz4"}, cli.ExitUsage, nil, []string{`-compression "lz4"`, "fast"}},
+		{"backup zero checkpoint interval", []string{"backup", "-source", "local:/tmp", "-checkpoint-interval", "0s"}, cli.ExitUsage, nil,
+			[]string{"-checkpoint-interval 0s", "positive duration"}},
 		{"backup bad exclude", []string{"backup", "-source", "local:/tmp", "-exclude", "[x"}, cli.ExitUsage, nil, []string{"-exclude"}},
 		{"restore two snapshots", []string{"restore", "a", "b"}, cli.ExitUsage, nil, []string{"at most one snapshot"}},
 		{"restore bad format", []string{"restore", "-format", "tar"}, cli.ExitUsage, nil, []string{`"tar"`}},

@@ -13,6 +13,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/backup"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/frontend"
+	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/source"
 	"github.com/cloudstic/cloudstic/internal/sshconn"
@@ -35,6 +36,7 @@ type backupFlags struct {
 	dryRun      bool
 	compression string
 	metricsFile string
+	checkpoint  time.Duration
 }
 
 func (f *backupFlags) register(fs *flag.FlagSet, getenv func(string) string) {
@@ -52,6 +54,8 @@ func (f *backupFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&f.compression, "compression", "auto",
 		"how file contents are compressed: fast (s2), small (zstd: about a quarter smaller on text, 2.5 times the CPU), off, or auto (fast on a local disk, small on remote stores)")
 	fs.StringVar(&f.metricsFile, "metrics-file", "", "write the run's Prometheus metrics to this file (node_exporter textfile format), atomically")
+	fs.DurationVar(&f.checkpoint, "checkpoint-interval", repo.CheckpointAge,
+		"index what was stored at least this often, so that a re-run after a crash or kill -9 reuses it (an interrupted run indexes everything it stored)")
 }
 
 func runBackup(ctx context.Context, a *app, args []string) error {
@@ -137,6 +141,10 @@ func (a *app) backupOptions(ctx context.Context, f *backupFlags) (opts backup.Op
 	if opts.VolumeUUID != "" && (login != nil || isCloud) {
 		return opts, done, usageErr("-volume-uuid applies to local sources only, not to %s", strings.Join(f.src.uris, " "))
 	}
+	if f.checkpoint <= 0 {
+		return opts, done, usageErr("-checkpoint-interval %v: want a positive duration, e.g. 30s", f.checkpoint)
+	}
+	opts.CheckpointInterval = f.checkpoint
 	if f.host != "" && strings.TrimSpace(f.host) == "" {
 		return opts, done, usageErr("-host %q: want a host name", f.host)
 	}

@@ -87,6 +87,11 @@ type Options struct {
 	// indexed together while the run goes on, instead of
 	// repo.CheckpointPacks (tests use small ones).
 	CheckpointPacks int
+	// CheckpointInterval, when positive, is the longest a stored pack
+	// waits for the index file that makes it reusable (counted when the
+	// next pack is stored), instead of repo.CheckpointAge: what a
+	// kill -9 or a power cut can lose.
+	CheckpointInterval time.Duration
 	// Clock stamps the snapshot (default clock.Real) and times the
 	// checkpoints.
 	Clock clock.Clock

@@ -30,7 +30,7 @@ func newSink(ctx context.Context, r *repo.Repository, wr *repo.Writer, opts Opti
 		return newDryRun(r)
 	}
 	return wr.NewSaverWith(ctx, repo.SaverOptions{Uploaders: opts.Uploaders, Compression: opts.Compression,
-		CheckpointPacks: opts.CheckpointPacks, Clock: opts.Clock})
+		CheckpointPacks: opts.CheckpointPacks, CheckpointAge: opts.CheckpointInterval, Clock: opts.Clock})
 }
 
 // dryRun counts what a real run would store.
