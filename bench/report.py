@@ -35,6 +35,9 @@ SERVERS = [
                    "keeping every object on two, a filer, the S3 gateway), one run each; bytes added are the growth "
                    "of the cluster's data (two copies); requests are cloudstic's own count:"),
 ]
+SERVERS.append(("remote-", "Remote profile: a loopback S3 server behind Toxiproxy adding 25 ms each way and limiting each "
+                            "direction to 1 Gbit/s (issue #37; goal: each row <= 0.5 x restic and <= 0.8 x kopia), one run "
+                            "each; requests as the server logged them:"))
 SERVER_PREFIXES = tuple(p for p, _ in SERVERS)
 
 
@@ -47,14 +50,20 @@ def server_section(rows, prefix, title):
     for t, s in steps:
         for x in rows[(t, s)]:
             out.append(f"| {t[len(prefix):]} | {s} | {x[0]:.2f} | {x[1] / 1024:.0f} | {human(x[2])} | {x[3]} |")
-    out += ["", "| step | cloudstic / restic time | throughput ratio (restic time / cloudstic time) | requests cloudstic / restic |",
-            "|---|---|---|---|"]
+    peers = sorted({t[len(prefix):] for t, _ in steps} - {"cloudstic"})
+    out += ["", "| step | " + " | ".join(f"cloudstic / {p} time" for p in peers) + " | requests cloudstic / " +
+            " / ".join(peers) + " |", "|---" * (2 + len(peers)) + "|"]
     for step in sorted({s for t, s in steps}):
-        c, r = rows.get((prefix + "cloudstic", step)), rows.get((prefix + "restic", step))
-        if not c or not r:
+        c = rows.get((prefix + "cloudstic", step))
+        if not c:
             continue
-        ct, rt = med([x[0] for x in c]), med([x[0] for x in r])
-        out.append(f"| {step} | {ct / rt:.2f} | {rt / ct:.2f} | {c[0][3]} / {r[0][3]} |")
+        ct = med([x[0] for x in c])
+        ratios, reqs = [], [str(c[0][3])]
+        for p in peers:
+            r = rows.get((prefix + p, step))
+            ratios.append(f"{ct / med([x[0] for x in r]):.2f}" if r else "-")
+            reqs.append(str(r[0][3]) if r else "-")
+        out.append(f"| {step} | " + " | ".join(ratios) + " | " + " / ".join(reqs) + " |")
     return out
 
 

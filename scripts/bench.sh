@@ -16,6 +16,8 @@
 #   BENCH_SCALE=1     scale the data sets (0.1 for a quick trial)
 #   BENCH_S3=1        also benchmark the loopback S3 server (scripts/s3-server.sh)
 #   BENCH_SEAWEEDFS=1 also benchmark a SeaweedFS cluster (scripts/seaweedfs-server.sh)
+#   BENCH_REMOTE=1    also the "remote" profile: the S3 server behind toxiproxy
+#                     (scripts/toxiproxy-server.sh), 25 ms each way, 1 Gbit/s
 #   BENCH_RUNS=0      skips the local runs (only the S3 servers are measured)
 #   BENCH_OUT=FILE    result file (default bench/results/<date>-<host>.md)
 #   PEERS_DIR=DIR     where the kopia and Cloudstic binaries are (default
@@ -292,6 +294,14 @@ if [ "$SEAWEEDFS" = 1 ] && swenv="$(timeout 1200 "$ROOT/scripts/seaweedfs-server
 	stop_sw
 elif [ "$SEAWEEDFS" = 1 ]; then
 	log "could not start the SeaweedFS cluster: SeaweedFS steps skipped"
+fi
+
+# --- remote profile: S3 behind 25 ms each way and 1 Gbit/s (issue #37) ---------------
+if [ "${BENCH_REMOTE:-1}" = 1 ]; then
+	# shellcheck source=lib/bench-remote.sh
+	. "$ROOT/scripts/lib/bench-remote.sh"
+	log "remote profile: a private S3 server behind toxiproxy (25 ms each way, 1 Gbit/s)"
+	bench_remote
 fi
 
 # --- machine ceiling ----------------------------------------------------------------
