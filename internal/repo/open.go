@@ -254,6 +254,13 @@ func Open(ctx context.Context, st store.Store, creds Credentials) (*Repository, 
 	if err != nil {
 		return nil, err
 	}
+	return OpenConfig(ctx, st, cfg, creds)
+}
+
+// OpenConfig is Open with the config the caller already read from st (with
+// ReadConfig, to learn whether to ask for credentials): one request fewer,
+// and the repository is opened with the very config the caller judged.
+func OpenConfig(ctx context.Context, st store.Store, cfg Config, creds Credentials) (*Repository, error) {
 	if !cfg.Encrypted {
 		if err := checkUnencrypted(ctx, st, creds); err != nil {
 			return nil, err

@@ -143,7 +143,7 @@ func openRepository(ctx context.Context, st *wrap.Logging, o Options) (*repo.Rep
 			return nil, err
 		}
 	}
-	r, err := repo.Open(ctx, st, creds)
+	r, err := repo.OpenConfig(ctx, st, cfg, creds)
 	if err == nil {
 		err = checkHostMemory(r, st, o)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
+	"golang.org/x/sync/errgroup"
 )
 
 // Backup stores one snapshot of opts.Path in r under a shared lock (none
@@ -46,17 +47,26 @@ func Backup(ctx context.Context, r *Repo, opts backup.Options, begin func(*backu
 		// the blobs only it names are stored again, which is safe, and
 		// nothing a backup writes makes prune delete them (prune refuses
 		// while the file is damaged). A damaged snapshot is no parent.
-		if _, err := rr.LoadIndex(ctx); err != nil {
+		// The two are listed at once: on a remote store each listing is
+		// a round trip the backup waits for.
+		var hs []snapshot.Head
+		g, gctx := errgroup.WithContext(ctx)
+		g.Go(func() error {
+			_, err := rr.LoadIndex(gctx)
 			return err
-		}
-		hs, _, err := rr.SnapshotHeads(ctx)
-		if err != nil {
+		})
+		g.Go(func() (err error) {
+			hs, _, err = rr.SnapshotHeads(gctx)
+			return err
+		})
+		if err := g.Wait(); err != nil {
 			return err
 		}
 		heads = len(hs)
 		if begin != nil {
 			defer begin(&opts)()
 		}
+		var err error
 		if w == nil {
 			res, err = backup.DryRun(ctx, rr, hs, opts)
 		} else {
