@@ -12,6 +12,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/store"
+	"golang.org/x/sync/errgroup"
 )
 
 // A Repository only reads. Everything that writes to the store hangs off
@@ -128,16 +129,43 @@ var ErrNotSweepable = errors.New("only packs and index files can be swept")
 // lost its lease deletes nothing more. An object already gone is not an
 // error.
 func (w *ExclusiveWriter) DeleteUnused(ctx context.Context, obj ObjectEntry) error {
-	if !strings.HasPrefix(obj.Key, DataPrefix) && !strings.HasPrefix(obj.Key, IndexPrefix) {
-		return fmt.Errorf("%w: %s", ErrNotSweepable, obj.Key)
+	return w.DeleteUnusedBatch(ctx, []ObjectEntry{obj}, 1, nil)
+}
+
+// DeleteUnusedBatch deletes packs or index files that prune found unused,
+// up to parallel at once, after one lease check for the whole batch
+// (instead of one per object: on S3 a check costs as much as a delete).
+// The lease's fence still refuses every request once its safe end has
+// passed; what a batch adds is that a lock broken by hand (break-lock)
+// during the batch stops the deletes at the next batch, not the next
+// object. done, when set, is called after each delete (from several
+// goroutines). An object already gone is not an error.
+func (w *ExclusiveWriter) DeleteUnusedBatch(ctx context.Context, objs []ObjectEntry, parallel int, done func(ObjectEntry)) error {
+	for _, obj := range objs {
+		if !strings.HasPrefix(obj.Key, DataPrefix) && !strings.HasPrefix(obj.Key, IndexPrefix) {
+			return fmt.Errorf("%w: %s", ErrNotSweepable, obj.Key)
+		}
+	}
+	if len(objs) == 0 {
+		return nil
 	}
 	if err := w.lease.Check(ctx); err != nil {
-		return fmt.Errorf("before deleting %s: %w", obj.Key, err)
+		return fmt.Errorf("before deleting %s: %w", objs[0].Key, err)
 	}
-	if err := w.st.Delete(ctx, obj.Key); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("deleting %s: %w", obj.Key, err)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(parallel, 1))
+	for _, obj := range objs {
+		g.Go(func() error {
+			if err := w.st.Delete(gctx, obj.Key); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("deleting %s: %w", obj.Key, err)
+			}
+			if done != nil {
+				done(obj)
+			}
+			return nil
+		})
 	}
-	return nil
+	return g.Wait()
 }
 
 // RemoveStaleTemp removes the temp files that writers which crashed

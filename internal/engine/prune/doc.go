@@ -73,7 +73,7 @@
 // were the lock free, by the local clock.
 //
 // Defence in depth against a failed lock: prune checks its lease before
-// every delete, and before the first one re-lists snapshots and index
+// every batch of deletes, and before the first one re-lists snapshots and index
 // files: a snapshot, or an index file it did not write, that appeared
 // since the mark phase stops the run with nothing deleted.
 package prune

@@ -64,16 +64,36 @@ func (b *breakingStore) Delete(ctx context.Context, key string) error {
 	return b.Store.Delete(ctx, key)
 }
 
-// TestPruneChecksLeaseBeforeEveryDelete: once the lock is broken, prune
-// deletes not one more object.
-func TestPruneChecksLeaseBeforeEveryDelete(t *testing.T) {
-	dir, inner := garbageRepo(t)
-	st := &breakingStore{Store: inner}
-	_, err := pruneLocked(t, st, checktest.Open(t, st), prune.Options{})
-	if !errors.Is(err, lock.ErrLeaseLost) {
-		t.Fatalf("prune after its lock was broken: %v, want %v", err, lock.ErrLeaseLost)
+// TestPruneStopsDeletingOnceTheLockIsBroken: the lock is broken (as
+// break-lock by hand would) during the first pack delete. With a batch of
+// one, prune deletes not one more object; with larger batches, the rest of
+// the batch under way goes through, no other, and the run fails with the
+// lost lease either way: it is not reported as a success.
+func TestPruneStopsDeletingOnceTheLockIsBroken(t *testing.T) {
+	tests := []struct {
+		name  string
+		batch int
+		want  int64 // packs deleted; 0: all of them (they are fewer than a batch)
+	}{
+		{"batch of one", 1, 1},
+		{"batch of two", 2, 2},
+		{"default batch", 0, 0},
 	}
-	if n := st.packDeletes.Load(); n != 1 || checktest.DirSize(t, dir, "data") == 0 {
-		t.Fatalf("%d packs deleted, want 1 (the one during which the lock was broken)", n)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, inner := garbageRepo(t)
+			st := &breakingStore{Store: inner}
+			_, err := pruneLocked(t, st, checktest.Open(t, st), prune.Options{DeleteBatch: tt.batch})
+			if !errors.Is(err, lock.ErrLeaseLost) {
+				t.Fatalf("prune after its lock was broken: %v, want %v", err, lock.ErrLeaseLost)
+			}
+			n, left := st.packDeletes.Load(), checktest.DirSize(t, dir, "data")
+			if tt.want == 0 && left != 0 {
+				t.Fatalf("%d bytes of packs left after %d deletes, want none: the batch was under way", left, n)
+			}
+			if tt.want != 0 && (n != tt.want || left == 0) {
+				t.Fatalf("%d packs deleted (%d bytes left), want %d: the batch under way, no other", n, left, tt.want)
+			}
+		})
 	}
 }

@@ -45,6 +45,10 @@ type Options struct {
 	DryRun bool
 	// Workers is the number of packs repacked at once (default 2).
 	Workers int
+	// DeleteBatch is how many objects are deleted after one lease check
+	// (default DefaultDeleteBatch; 1 checks before every delete), up to
+	// 8 at once.
+	DeleteBatch int
 	// Logf receives progress messages (nil: none).
 	Logf func(format string, args ...any)
 	// Progress, when set, counts the objects repacked and deleted.
@@ -114,7 +118,8 @@ type Kept struct {
 }
 
 // Run prunes the repository w writes to, under w's lease, the exclusive
-// lock. The lease is checked before every delete. The repository's
+// lock. The lease is checked before every batch of deletes (see
+// DefaultDeleteBatch) and after the last. The repository's
 // in-memory index must not be loaded (prune reads the index files itself;
 // the saver used for repacking must not mistake old copies for new ones).
 // With opts.DryRun, Run is DryRun on w's view.
@@ -142,6 +147,9 @@ func run(ctx context.Context, r *repo.Repository, w *repo.ExclusiveWriter, opts 
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = 2
+	}
+	if opts.DeleteBatch <= 0 {
+		opts.DeleteBatch = DefaultDeleteBatch
 	}
 	if r.Index().Len() != 0 {
 		return nil, errIndexLoaded

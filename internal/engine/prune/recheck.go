@@ -3,6 +3,7 @@ package prune
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
@@ -53,20 +54,44 @@ func (p *plan) checkUnchanged(ctx context.Context, w *repo.ExclusiveWriter, writ
 	return nil
 }
 
-// deleteAll deletes objs through the writer, which checks the lease
-// before each delete: a run that lost its lease deletes nothing more,
-// since a backup may hold the repository by then.
+// DefaultDeleteBatch is how many objects prune deletes after one check of
+// its lease, deleteParallel at once. After a break-lock by hand, at most
+// the rest of the batch goes through (and the run then fails with the
+// lost lease); after the lease's safe end, nothing (the fence).
+const DefaultDeleteBatch = 64
+
+// deleteParallel is how many deletes of a batch are in flight at once.
+const deleteParallel = 8
+
+// deleteAll deletes objs through the writer in batches, the lease checked
+// before each: a run that lost its lease deletes nothing more, since a
+// backup may hold the repository by then.
 func deleteAll(ctx context.Context, w *repo.ExclusiveWriter, opts Options, what string, objs []repo.ObjectEntry) error {
-	for i, obj := range objs {
-		if err := w.DeleteUnused(ctx, obj); err != nil {
-			return err
-		}
+	var mu sync.Mutex // done runs on several goroutines; logf is not theirs
+	deleted := 0
+	done := func(repo.ObjectEntry) {
 		if pr := opts.Progress; pr != nil {
 			pr.Objects.Add(1)
 		}
-		if n := i + 1; n%logEvery == 0 || n == len(objs) {
-			opts.logf("deleted %d/%d %s", n, len(objs), what)
+		mu.Lock()
+		defer mu.Unlock()
+		if deleted++; deleted%logEvery == 0 || deleted == len(objs) {
+			opts.logf("deleted %d/%d %s", deleted, len(objs), what)
 		}
+	}
+	for start := 0; start < len(objs); start += opts.DeleteBatch {
+		batch := objs[start:min(start+opts.DeleteBatch, len(objs))]
+		if err := w.DeleteUnusedBatch(ctx, batch, deleteParallel, done); err != nil {
+			return err
+		}
+	}
+	if len(objs) == 0 {
+		return nil
+	}
+	// The last batch ran after the last check: a lock broken meanwhile
+	// is reported, as it would have been before the next batch.
+	if err := w.Lease().Check(ctx); err != nil {
+		return fmt.Errorf("after deleting %s: %w", what, err)
 	}
 	return nil
 }
