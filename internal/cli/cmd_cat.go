@@ -11,6 +11,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
 
 // catKinds are the objects `cat` prints.
@@ -37,7 +38,7 @@ type catEntry struct {
 
 func runCat(ctx context.Context, a *app, args []string) error {
 	fs := a.flags()
-	raw := fs.Bool("raw", false, "print each object as encoded, without indentation (not with -json)")
+	raw := fs.Bool("raw", false, "print each object's bytes as the repository stores them, decrypted (not with -json)")
 	pos, err := a.parse(fs, args)
 	if err != nil {
 		return err
@@ -51,7 +52,7 @@ func runCat(ctx context.Context, a *app, args []string) error {
 	}
 	var entries []catEntry
 	for i, o := range objs {
-		data, err := a.catOne(ctx, o)
+		data, err := a.catOne(ctx, o, *raw)
 		if err != nil {
 			if len(objs) > 1 {
 				return fmt.Errorf("%s: %w", o.key(), err)
@@ -118,15 +119,17 @@ func parseCatObjects(pos []string) ([]catObject, error) {
 	return objs, nil
 }
 
-// catOne reads one object: its JSON, compact.
-func (a *app) catOne(ctx context.Context, o catObject) (json.RawMessage, error) {
+// catOne reads one object: its JSON, compact; with raw, its plaintext
+// exactly as stored (Cloudstic's -raw: the bytes a hash is taken of, not
+// JSON re-encoded).
+func (a *app) catOne(ctx context.Context, o catObject, raw bool) (json.RawMessage, error) {
 	var v any
 	var err error
 	switch o.kind {
 	case "config", "lock":
-		v, err = a.catPlain(ctx, o)
+		v, err = a.catPlain(ctx, o, raw)
 	default:
-		v, err = a.catSealed(ctx, o.kind, o.ref)
+		v, err = a.catSealed(ctx, o.kind, o.ref, raw)
 	}
 	if err != nil {
 		return nil, err
@@ -139,18 +142,21 @@ func (a *app) catOne(ctx context.Context, o catObject) (json.RawMessage, error) 
 
 // catPlain prints objects that are stored as plain JSON; no password is
 // needed.
-func (a *app) catPlain(ctx context.Context, o catObject) (any, error) {
+func (a *app) catPlain(ctx context.Context, o catObject, raw bool) (any, error) {
 	st, err := a.openStore(ctx, false)
 	if err != nil {
 		return nil, err
 	}
 	defer a.closeStore()
 	if o.kind == "config" {
-		cfg, err := repo.ReadConfig(ctx, st)
+		data, err := repo.ReadConfigBytes(ctx, st)
 		if errors.Is(err, repo.ErrNotRepository) {
 			return nil, fmt.Errorf("repository not initialized at %s: run 'cloudstic init'", a.g.repo.URI)
 		}
-		return cfg, err
+		if err != nil || raw {
+			return json.RawMessage(data), err
+		}
+		return repo.DecodeConfig(data)
 	}
 	key, data, err := operation.CatLock(ctx, st, o.ref)
 	switch {
@@ -161,14 +167,14 @@ func (a *app) catPlain(ctx context.Context, o catObject) (any, error) {
 	case err != nil:
 		return nil, err
 	}
-	if !json.Valid(data) {
+	if !raw && !json.Valid(data) {
 		return nil, fmt.Errorf("lock %s is not valid JSON: remove it with 'cloudstic break-lock'", key)
 	}
 	return json.RawMessage(data), nil
 }
 
 // catSealed prints a snapshot or a tree, which need the repository key.
-func (a *app) catSealed(ctx context.Context, kind, ref string) (any, error) {
+func (a *app) catSealed(ctx context.Context, kind, ref string, raw bool) (any, error) {
 	r, err := a.openRepo(ctx)
 	if err != nil {
 		return nil, err
@@ -190,6 +196,10 @@ func (a *app) catSealed(ctx context.Context, kind, ref string) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if raw {
+			data, err := r.Reader().LoadSnapshotBytes(ctx, s.ID)
+			return json.RawMessage(data), err
+		}
 		return catSnapshotResult{ID: s.ID.String(), Snapshot: s.Snapshot}, nil
 	}
 	tid, err := id.Parse(ref)
@@ -199,11 +209,18 @@ func (a *app) catSealed(ctx context.Context, kind, ref string) (any, error) {
 	if _, err := r.Reader().LoadIndex(ctx); err != nil {
 		return nil, err
 	}
-	t, err := r.Reader().LoadTree(ctx, tid)
+	data, err := r.Reader().LoadBlob(ctx, tid)
 	if errors.Is(err, repo.ErrBlobNotFound) {
 		return nil, fmt.Errorf("no tree %s in the repository: run 'cloudstic cat snapshot ID' to find tree ids", ref)
 	}
-	return t, err
+	if err != nil || raw {
+		return json.RawMessage(data), err
+	}
+	t, err := tree.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("tree %s: %w", tid.Short(), err)
+	}
+	return t, nil
 }
 
 func containsString(list []string, s string) bool {

@@ -152,12 +152,22 @@ func DecodeConfig(data []byte) (Config, error) {
 
 // ReadConfig fetches and parses the config, mapping absence to ErrNotRepository.
 func ReadConfig(ctx context.Context, st store.Store) (Config, error) {
-	data, err := st.Get(ctx, ConfigKey, MaxConfigSize)
-	if errors.Is(err, store.ErrNotFound) {
-		return Config{}, fmt.Errorf("%s: %w (no config object)", store.Describe(st), ErrNotRepository)
-	}
+	data, err := ReadConfigBytes(ctx, st)
 	if err != nil {
-		return Config{}, fmt.Errorf("reading config: %w", err)
+		return Config{}, err
 	}
 	return DecodeConfig(data)
+}
+
+// ReadConfigBytes fetches the config object's bytes as stored (cat -raw
+// prints them), mapping absence to ErrNotRepository.
+func ReadConfigBytes(ctx context.Context, st store.Store) ([]byte, error) {
+	data, err := st.Get(ctx, ConfigKey, MaxConfigSize)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("%s: %w (no config object)", store.Describe(st), ErrNotRepository)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading config: %w", err)
+	}
+	return data, nil
 }

@@ -23,6 +23,12 @@ func (r *Repository) LoadSnapshot(ctx context.Context, sid id.ID) (*snapshot.Sna
 	return decodeSnapshot(sid, plain)
 }
 
+// LoadSnapshotBytes reads snapshot sid's plaintext as stored, before any
+// decoding: the bytes LoadSnapshot decodes, which cat -raw prints.
+func (r *Repository) LoadSnapshotBytes(ctx context.Context, sid id.ID) ([]byte, error) {
+	return r.loadSealed(ctx, SnapshotKey(sid))
+}
+
 // decodeSnapshot decodes the plaintext of snapshot sid.
 func decodeSnapshot(sid id.ID, plain []byte) (*snapshot.Snapshot, error) {
 	s, err := snapshot.Decode(plain)
