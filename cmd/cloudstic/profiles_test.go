@@ -87,10 +87,16 @@ func (w *profileWorld) snapshots(t *testing.T) map[string][]string {
 	if r.code != cli.ExitOK {
 		t.Fatalf("list: %d %s", r.code, r.stderr)
 	}
-	var snaps []struct{ ID, Source string }
-	if err := json.Unmarshal([]byte(r.stdout), &snaps); err != nil {
+	var doc struct {
+		Snapshots []struct {
+			ID     string `json:"id"`
+			Source string `json:"source"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
 		t.Fatal(err)
 	}
+	snaps := doc.Snapshots
 	out := map[string][]string{}
 	for _, s := range snaps {
 		out[s.Source] = append(out[s.Source], s.ID)

@@ -186,10 +186,14 @@ func TestRepositoryCommands(t *testing.T) {
 	})
 	t.Run("list json tags", func(t *testing.T) {
 		o := mainWith(t, env, "list", "-json")
-		var snaps []struct {
-			Tags []string `json:"tags"`
+		var doc struct {
+			Snapshots []struct {
+				Tags []string `json:"tags"`
+			}
 		}
-		if err := json.Unmarshal([]byte(o.stdout), &snaps); err != nil || len(snaps) != 2 {
+		err := json.Unmarshal([]byte(o.stdout), &doc)
+		snaps := doc.Snapshots
+		if err != nil || len(snaps) != 2 {
 			t.Fatalf("list -json: %v, %d snapshots\n%s", err, len(snaps), o.stdout)
 		}
 		if len(snaps[0].Tags) != 1 || snaps[0].Tags[0] != "x" || snaps[1].Tags == nil {

@@ -27,16 +27,15 @@ func runList(ctx context.Context, a *app, args []string) error {
 	}
 	defer a.closeStore()
 	// Damaged snapshots are skipped with a warning each (noteDamage):
-	// list's document is an array, with no room for them.
+	// list's document is Cloudstic's, with no room for them.
 	snaps, _, err := r.Reader().Snapshots(ctx)
 	if err != nil {
 		return err
 	}
 	if a.g.json {
-		out := make([]listEntry, 0, len(snaps))
+		out := listResult{Snapshots: make([]listEntry, 0, len(snaps))}
 		for i, s := range snaps {
-			out = append(out, listEntry{Seq: i + 1, ID: s.ID.String(), Created: s.Time, Source: s.Source,
-				Host: s.Hostname, Path: s.Path, Tags: nonNil(s.Tags), Tree: s.Tree.String(), Summary: s.Summary})
+			out.Snapshots = append(out.Snapshots, newListEntry(i+1, s))
 		}
 		a.writeJSON(out)
 		return nil

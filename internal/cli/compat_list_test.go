@@ -2,15 +2,43 @@ package cli
 
 import (
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
+
+// compatListResult, compatSnapshotEntry and compatSourceInfo are
+// Cloudstic's ListResult, SnapshotEntry and the part of its Snapshot a
+// script reads, without JSON tags on the outer two, as Cloudstic's are.
+type compatListResult struct {
+	Snapshots []compatSnapshotEntry
+}
+
+type compatSnapshotEntry struct {
+	Ref  string
+	Snap struct {
+		Created string            `json:"created"`
+		Root    string            `json:"root"`
+		Seq     int               `json:"seq"`
+		Source  *compatSourceInfo `json:"source,omitempty"`
+		Tags    []string          `json:"tags,omitempty"`
+	}
+	Created time.Time
+}
+
+type compatSourceInfo struct {
+	Type    string `json:"type"`
+	Account string `json:"account,omitempty"`
+	Path    string `json:"path,omitempty"`
+}
 
 // TestCompatList: list prints Cloudstic's layout, "N snapshots" and then a
 // table whose rows start with "|": SEQ, CREATED, SNAPSHOT HASH (the full
 // id, which every command takes), SOURCE (the type), ACCOUNT (the host),
-// PATH, TAGS (comma-separated), then our columns.
+// PATH, TAGS (comma-separated), then our columns; list -json is
+// Cloudstic's {"Snapshots": [{"Ref", "Snap", "Created"}]} with our fields.
 func TestCompatList(t *testing.T) {
 	dir := t.TempDir()
 	src, ids := compatRepo(t, dir, 2, []string{"daily"}, []string{"daily", "weekly"})
@@ -41,6 +69,24 @@ func TestCompatList(t *testing.T) {
 	}
 	// The hash a script reads from a row is a snapshot reference.
 	uxOK(t, dir, "ls", rows[0].Hash)
+
+	// list -json decodes into Cloudstic's result types (Go's field names,
+	// no tags, as Cloudstic prints them).
+	var doc compatListResult
+	uxJSON(t, uxOK(t, dir, "list", "-json").stdout, &doc)
+	if len(doc.Snapshots) != 2 {
+		t.Fatalf("list -json: %d snapshots, want 2", len(doc.Snapshots))
+	}
+	for i, e := range doc.Snapshots {
+		want := compatSnapshotEntry{Ref: "snapshot/" + ids[i], Created: e.Created}
+		want.Snap.Seq, want.Snap.Created, want.Snap.Root, want.Snap.Tags = i+1, rows[i].Created, e.Snap.Root, wantTags[i]
+		want.Snap.Source = &compatSourceInfo{Type: "local", Account: host, Path: src}
+		if !reflect.DeepEqual(e, want) || e.Created.IsZero() || !strings.HasPrefix(e.Snap.Root, "tree/") {
+			t.Errorf("list -json snapshot %d = %+v (source %+v), want %+v (source %+v)", i, e, e.Snap.Source, want, want.Snap.Source)
+		}
+		// Its Ref and Root are what cat takes.
+		uxOK(t, dir, "cat", e.Ref, e.Snap.Root)
+	}
 
 	// An empty repository: the count, and a table with no rows.
 	empty := t.TempDir()

@@ -106,9 +106,19 @@ func privilegeCounts(c fsmeta.PrivilegeCounts) privilegeCountsJSON {
 	return privilegeCountsJSON{SetuidFiles: c.SetuidFiles, DeviceNodes: c.DeviceNodes, Capabilities: c.Capabilities}
 }
 
-// listEntry is one snapshot of list -json.
+// listResult is list -json: Cloudstic's ListResult, whose Snapshots are
+// ours (oldest first) with Cloudstic's fields.
+type listResult struct {
+	Snapshots []listEntry `json:"Snapshots"`
+}
+
+// listEntry is one snapshot of list -json: Cloudstic's SnapshotEntry
+// fields (Created, Ref, Snap), then ours.
 type listEntry struct {
-	Created time.Time        `json:"created"`
+	CSCreated time.Time  `json:"Created"`
+	CSRef     string     `json:"Ref"`
+	CSSnap    listSnapCS `json:"Snap"`
+	Created   time.Time  `json:"created"`
 	Host    string           `json:"host"`
 	ID      string           `json:"id"`
 	Path    string           `json:"path"`

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"time"
+
 	"github.com/cloudstic/cloudstic/internal/engine/check"
 	"github.com/cloudstic/cloudstic/internal/engine/diff"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
 
 // Cloudstic's -json documents are its Go result types without tags, so
@@ -91,4 +94,35 @@ func diffCSChanges(changes []diffChange) []diffChangeCS {
 		out = append(out, diffChangeCS{Path: c.Path, Type: diffLetter(c.Change)})
 	}
 	return out
+}
+
+// listSnapCS is a list -json entry's "Snap": the fields of Cloudstic's
+// snapshot object that mean the same here, under its names. Root names
+// the tree as cat does ("tree/ID"); Cloudstic's version, meta and change
+// token have no counterpart and are left out.
+type listSnapCS struct {
+	Created string       `json:"created"`
+	Root    string       `json:"root"`
+	Seq     int          `json:"seq"`
+	Source  listSourceCS `json:"source"`
+	Tags    []string     `json:"tags"`
+}
+
+// listSourceCS is Cloudstic's SourceInfo: the source type (the URI's
+// scheme), the account (the host that took the snapshot) and the path.
+type listSourceCS struct {
+	Account string `json:"account"`
+	Path    string `json:"path"`
+	Type    string `json:"type"`
+}
+
+// newListEntry is snapshot s, numbered seq, as list -json prints it.
+func newListEntry(seq int, s snapshot.WithID) listEntry {
+	tags := nonNil(s.Tags)
+	return listEntry{
+		CSCreated: s.Time, CSRef: "snapshot/" + s.ID.String(),
+		CSSnap: listSnapCS{Created: s.Time.Local().Format(time.RFC3339), Root: "tree/" + s.Tree.String(), Seq: seq,
+			Source: listSourceCS{Type: sourceType(s.Source), Account: s.Hostname, Path: s.Path}, Tags: tags},
+		Seq: seq, ID: s.ID.String(), Created: s.Time, Source: s.Source, Host: s.Hostname, Path: s.Path, Tags: tags,
+		Tree: s.Tree.String(), Summary: s.Summary}
 }

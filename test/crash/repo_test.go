@@ -147,11 +147,11 @@ type snap struct {
 func (r *repoState) list(t *testing.T) []snap {
 	t.Helper()
 	res := mustRun(t, r.store, "list", "-json")
-	var out []snap
+	var out struct{ Snapshots []snap }
 	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
 		t.Fatalf("list -json: %v\n%v", err, res)
 	}
-	return out
+	return out.Snapshots
 }
 
 // ids returns the snapshot ids of list.

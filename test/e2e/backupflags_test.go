@@ -24,8 +24,9 @@ func TestBackupHostTimeIgnoreEmpty(t *testing.T) {
 	r := newLocalRepo(t)
 	src := smallTree(t, 7)
 	first := backupJSON(t, r, src, "-host", "laptop", "-time", "2020-01-02 03:04:05")
-	var list []listHosts
-	decodeJSON(t, mustRun(t, r.with("list", "-json")...), &list)
+	var listed struct{ Snapshots []listHosts }
+	decodeJSON(t, mustRun(t, r.with("list", "-json")...), &listed)
+	list := listed.Snapshots
 	want := time.Date(2020, 1, 2, 3, 4, 5, 0, time.Local)
 	if len(list) != 1 || list[0].Host != "laptop" || !list[0].Created.Equal(want) {
 		t.Fatalf("list %+v, want one snapshot of host laptop at %v", list, want)

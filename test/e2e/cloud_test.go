@@ -254,8 +254,9 @@ func TestCloudOneDriveBackup(t *testing.T) {
 	// forget -source takes the URI as backup does: the trailing slash
 	// and all, it names the snapshots recorded as onedrive-changes:/Documents.
 	mustRun(t, r.with("forget", "-source", "onedrive-changes:/Documents/", "-keep-last", "1")...)
-	var snaps []listEntry
-	decodeJSON(t, mustRun(t, r.with("list", "-json")...), &snaps)
+	var doc struct{ Snapshots []listEntry }
+	decodeJSON(t, mustRun(t, r.with("list", "-json")...), &doc)
+	snaps := doc.Snapshots
 	if len(snaps) != 1 || snaps[0].ID != third.SnapshotID {
 		t.Errorf("after forget -keep-last 1: %v, want only %s", snaps, third.SnapshotID)
 	}

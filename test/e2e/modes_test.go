@@ -52,10 +52,10 @@ func TestJSONOutput(t *testing.T) {
 			}
 		})
 	}
-	var snaps []any
-	decodeJSON(t, mustRun(t, r.with("list", "-json")...), &snaps)
-	if len(snaps) != 1 {
-		t.Errorf("list -json: %d snapshots, want 1 (backup -dry-run must not save one)", len(snaps))
+	var doc struct{ Snapshots []any }
+	decodeJSON(t, mustRun(t, r.with("list", "-json")...), &doc)
+	if len(doc.Snapshots) != 1 {
+		t.Errorf("list -json: %d snapshots, want 1 (backup -dry-run must not save one)", len(doc.Snapshots))
 	}
 }
 

@@ -56,9 +56,9 @@ func backupJSON(t *testing.T, r repoArgs, src string, args ...string) backupOut 
 // listJSON runs list -json.
 func listJSON(t *testing.T, r repoArgs) []listEntry {
 	t.Helper()
-	var out []listEntry
+	var out struct{ Snapshots []listEntry }
 	decodeJSON(t, mustRun(t, r.with("list", "-json")...), &out)
-	return out
+	return out.Snapshots
 }
 
 // countFiles counts the regular files below root.

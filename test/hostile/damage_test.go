@@ -63,14 +63,16 @@ func wantWarnedOnce(t *testing.T, res result, key, hint string) {
 func snapshotIDs(t *testing.T, flags []string) []string {
 	t.Helper()
 	res := run(t, append([]string{"list", "-json"}, flags...)...)
-	var list []struct {
-		ID string `json:"id"`
+	var list struct {
+		Snapshots []struct {
+			ID string `json:"id"`
+		}
 	}
 	if err := json.Unmarshal([]byte(res.stdout), &list); err != nil || res.code != 0 {
 		t.Fatalf("list -json: %v\n%v", err, res)
 	}
 	var ids []string
-	for _, s := range list {
+	for _, s := range list.Snapshots {
 		ids = append(ids, s.ID)
 	}
 	return ids
