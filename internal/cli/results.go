@@ -115,18 +115,18 @@ type listResult struct {
 // listEntry is one snapshot of list -json: Cloudstic's SnapshotEntry
 // fields (Created, Ref, Snap), then ours.
 type listEntry struct {
-	CSCreated time.Time  `json:"Created"`
-	CSRef     string     `json:"Ref"`
-	CSSnap    listSnapCS `json:"Snap"`
-	Created   time.Time  `json:"created"`
-	Host    string           `json:"host"`
-	ID      string           `json:"id"`
-	Path    string           `json:"path"`
-	Seq     int              `json:"seq"`
-	Source  string           `json:"source"`
-	Summary snapshot.Summary `json:"summary"`
-	Tags    []string         `json:"tags"`
-	Tree    string           `json:"tree"`
+	CSCreated time.Time        `json:"Created"`
+	CSRef     string           `json:"Ref"`
+	CSSnap    listSnapCS       `json:"Snap"`
+	Created   time.Time        `json:"created"`
+	Host      string           `json:"host"`
+	ID        string           `json:"id"`
+	Path      string           `json:"path"`
+	Seq       int              `json:"seq"`
+	Source    string           `json:"source"`
+	Summary   snapshot.Summary `json:"summary"`
+	Tags      []string         `json:"tags"`
+	Tree      string           `json:"tree"`
 }
 
 // lsResult is ls -json.
