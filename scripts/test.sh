@@ -35,8 +35,11 @@ apt_install() { # packages...
 # chromium: test/browser drives the web dashboard in it (headless, through
 # chromedp) and fails without it.
 # e2fsprogs, mount and util-linux (mkfs.ext4, debugfs, mount -o loop, blkid): the
-# portable-drive tests back up a loop-mounted ext4 image.
-apt_install spin gcc tmux git fuse3 unzip dbus-daemon dbus-bin gnome-keyring systemd cron chromium e2fsprogs mount util-linux
+# portable-drive tests back up a loop-mounted ext4 image; util-linux's script also
+# gives the -password warning test a terminal.
+# zsh and fish: the completion tests run the generated scripts in them (and fail
+# under CI=true without them).
+apt_install spin gcc tmux git fuse3 unzip dbus-daemon dbus-bin gnome-keyring systemd cron chromium e2fsprogs mount util-linux zsh fish
 # The mount tests use FUSE for real. Some containers have the fuse module in
 # the kernel but no device node: create it (10:229 is the FUSE device).
 if [ ! -e /dev/fuse ]; then

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/cli"
+	"github.com/cloudstic/cloudstic/internal/cli/completiontest"
 )
 
 // asBinaryEnv makes this test binary run main(): the completion scripts
@@ -26,8 +26,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestCompletionValues: the bash completion script, run in `bash --norc`
-// with COMP_WORDS set, completes -profile, -store-ref and -auth-ref with
+// TestCompletionValues: the completion scripts, run in bash, zsh and fish
+// (completiontest), complete -profile, -store-ref and -auth-ref with
 // the names in profiles.yaml (also one named by -profiles-file), store and
 // profile names after `store show` and `profile show`, and snapshot ids
 // (and latest) of the repository the command line names.
@@ -37,9 +37,8 @@ func TestCompletionValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog := filepath.Join(dir, "cloudstic")
 	wrapper := "#!/bin/sh\n" + asBinaryEnv + "=1 exec '" + self + "' \"$@\"\n"
-	if err := os.WriteFile(prog, []byte(wrapper), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "cloudstic"), []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	profiles := filepath.Join(dir, "profiles.yaml")
@@ -81,8 +80,9 @@ func TestCompletionValues(t *testing.T) {
 		t.Fatalf("list shows %d snapshots, want 2", len(ids))
 	}
 
-	script := run("completion", "bash")
-	env := append(os.Environ(), "CLOUDSTIC_PROFILES_FILE="+profiles, "HOME="+dir)
+	// The program is found on PATH as cloudstic, as a user's is.
+	env := append(os.Environ(), "CLOUDSTIC_PROFILES_FILE="+profiles, "HOME="+dir, "PATH="+dir+":"+os.Getenv("PATH"))
+	prog := "cloudstic"
 	tests := []struct {
 		words []string
 		want  []string
@@ -99,31 +99,15 @@ func TestCompletionValues(t *testing.T) {
 		{[]string{prog, "diff", ids[1], "-store", store, ids[0][:3]}, ids[:1]},
 		{[]string{prog, "ls", "-profile", "docs", ""}, append([]string{"latest"}, ids...)},
 	}
-	for _, tc := range tests {
-		t.Run(strings.Join(tc.words[1:], " "), func(t *testing.T) {
-			got := bashComplete(t, script, env, tc.words...)
-			if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(tc.want))) {
-				t.Errorf("candidates %q, want %q", got, tc.want)
-			}
-		})
+	for _, shell := range completiontest.Shells() {
+		script := run("completion", shell)
+		for _, tc := range tests {
+			t.Run(shell+" "+strings.Join(tc.words[1:], " "), func(t *testing.T) {
+				got := completiontest.Complete(t, shell, script, env, tc.words...)
+				if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(tc.want))) {
+					t.Errorf("candidates %q, want %q", got, tc.want)
+				}
+			})
+		}
 	}
-}
-
-// bashComplete runs the completion script with COMP_WORDS set to words,
-// the cursor on the last one, and returns the candidates.
-func bashComplete(t *testing.T, script string, env []string, words ...string) []string {
-	t.Helper()
-	quoted := make([]string, len(words))
-	for i, w := range words {
-		quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-	}
-	prog := script + "\nCOMP_WORDS=(" + strings.Join(quoted, " ") + "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))" +
-		"; _cloudstic; printf '%s\\n' \"${COMPREPLY[@]}\"\n"
-	cmd := exec.Command("bash", "--norc", "--noprofile", "-c", prog)
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("bash: %v\n%s", err, out)
-	}
-	return strings.Fields(string(out))
 }

@@ -1,39 +1,21 @@
 package cli
 
 import (
-	"os/exec"
+	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cloudstic/cloudstic/internal/cli/completiontest"
 )
 
-// bashComplete runs the bash completion script with COMP_WORDS set to
-// words and the cursor on the last word, in `bash --norc`, and returns
-// the candidates.
-func bashComplete(t *testing.T, script string, env []string, words ...string) []string {
-	t.Helper()
-	quoted := make([]string, len(words))
-	for i, w := range words {
-		quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-	}
-	prog := script + "\nCOMP_WORDS=(" + strings.Join(quoted, " ") + "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))" +
-		"; _cloudstic; printf '%s\\n' \"${COMPREPLY[@]}\"\n"
-	cmd := exec.Command("bash", "--norc", "--noprofile", "-c", prog)
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("bash: %v\n%s", err, out)
-	}
-	return strings.Fields(string(out))
-}
-
 // TestCompatCompletion: the completion of values Cloudstic completes
-// that need nothing but the script (store and source URI prefixes, shells,
+// that need nothing but the script, in bash, zsh and fish run for real (store and source URI prefixes, shells,
 // the subcommands of store and profile), and Cloudstic's error words
 // ("Usage:", "Unsupported shell"). Names from profiles.yaml and snapshot
 // ids are tested with the binary in cmd/cloudstic.
 func TestCompatCompletion(t *testing.T) {
-	script := uxRun(t, "", "completion", "bash").stdout
+	env := append(os.Environ(), "HOME="+t.TempDir())
 	tests := []struct {
 		words []string
 		want  string
@@ -46,13 +28,16 @@ func TestCompatCompletion(t *testing.T) {
 		{[]string{"cloudstic", "store", "v"}, "verify"},
 		{[]string{"cloudstic", "profile", ""}, "list new show"},
 	}
-	for _, tc := range tests {
-		t.Run(strings.Join(tc.words, " "), func(t *testing.T) {
-			got := bashComplete(t, script, nil, tc.words...)
-			if strings.Join(slices.Sorted(slices.Values(got)), " ") != tc.want {
-				t.Errorf("candidates %q, want %q", got, tc.want)
-			}
-		})
+	for _, shell := range completiontest.Shells() {
+		script := uxRun(t, "", "completion", shell).stdout
+		for _, tc := range tests {
+			t.Run(shell+" "+strings.Join(tc.words, " "), func(t *testing.T) {
+				got := completiontest.Complete(t, shell, script, env, tc.words...)
+				if strings.Join(slices.Sorted(slices.Values(got)), " ") != tc.want {
+					t.Errorf("candidates %q, want %q", got, tc.want)
+				}
+			})
+		}
 	}
 
 	for _, tc := range []struct {

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 
@@ -288,8 +287,28 @@ complete -o default -F _cloudstic cloudstic
 `, strings.Join(snapshotCommands(), " "), completeCommand)
 }
 
+// fishHelpers are the functions the fish script's conditions and values
+// call. A command substitution cannot name the command to run, so
+// __cloudstic_values runs the program as typed through `command`;
+// __cloudstic_at says where the cursor is, as bash's COMP_CWORD does;
+// __cloudstic_after reads the previous word, as bash's $prev.
+const fishHelpers = `function __cloudstic_values --description 'cloudstic __complete KIND WORDS...: names and ids for a value'
+    set -l w (commandline -opc) (commandline -ct)
+    command $w[1] __complete $argv $w[3..-1] 2>/dev/null
+end
+function __cloudstic_at --description 'N CMD [SUB...]: N words before the cursor, the 2nd CMD, the 3rd one of SUB'
+    set -l w (commandline -opc)
+    test (count $w) -eq $argv[1]; and test "$w[2]" = "$argv[2]"; or return 1
+    test (count $argv) -le 2; or contains -- "$w[3]" $argv[3..-1]
+end
+function __cloudstic_after --description 'FLAG...: the word before the cursor is one of FLAG'
+    set -l w (commandline -opc)
+    test (count $w) -ge 3; and contains -- "$w[-1]" $argv
+end
+`
+
 func writeFish(w io.Writer, spec []compCommand) {
-	fmt.Fprint(w, "# fish completion for cloudstic\ncomplete -c cloudstic -f\n")
+	fmt.Fprint(w, "# fish completion for cloudstic\ncomplete -c cloudstic -f\n"+fishHelpers)
 	for _, c := range spec {
 		fmt.Fprintf(w, "complete -c cloudstic -n __fish_use_subcommand -a %s -d %s\n", c.name, fishQuote(c.summary))
 	}
@@ -298,19 +317,19 @@ func writeFish(w io.Writer, spec []compCommand) {
 		for _, f := range c.flags {
 			fmt.Fprintf(w, "complete -c cloudstic -n %s -o %s -d %s\n", fishQuote(cond), f.name, fishQuote(f.usage))
 		}
-		if len(c.args) > 0 {
-			fmt.Fprintf(w, "complete -c cloudstic -n %s -a %s\n", fishQuote(cond), fishQuote(strings.Join(c.args, " ")))
+		if len(c.args) > 0 { // the first argument only, as in bash
+			fmt.Fprintf(w, "complete -c cloudstic -n %s -a %s\n", fishQuote("__cloudstic_at 2 "+c.name), fishQuote(strings.Join(c.args, " ")))
 		}
 	}
-	writeFishValues(w, spec)
+	writeFishValues(w)
 }
 
 // writeFishValues completes flag values and arguments in fish as bash
-// does: URI prefixes, names from profiles.yaml, snapshot ids.
-func writeFishValues(w io.Writer, spec []compCommand) {
-	query := func(kind string) string {
-		return fmt.Sprintf("(command (commandline -opc)[1] %s %s (commandline -opc)[3..-1] 2>/dev/null)", completeCommand, kind)
-	}
+// does: after a flag that takes one (whatever the command, as bash reads
+// the previous word), URI prefixes or names from profiles.yaml; snapshot
+// ids; store and profile names after store show and profile show.
+func writeFishValues(w io.Writer) {
+	query := func(kind string) string { return "(__cloudstic_values " + kind + ")" }
 	values := []struct{ flags, candidates string }{
 		{"store from-store uri", strings.Join(storeURIPrefixes(), " ")},
 		{"source", strings.Join(sourceURIPrefixes(), " ")},
@@ -318,22 +337,21 @@ func writeFishValues(w io.Writer, spec []compCommand) {
 		{"store-ref", query("stores")},
 		{"auth-ref", query("auth")},
 	}
-	for _, c := range spec {
-		for _, v := range values {
-			for _, name := range strings.Fields(v.flags) {
-				if slices.ContainsFunc(c.flags, func(f compFlag) bool { return f.name == name }) {
-					fmt.Fprintf(w, "complete -c cloudstic -n %s -o %s -x -a %s\n",
-						fishQuote("__fish_seen_subcommand_from "+c.name), name, fishQuote(v.candidates))
-				}
-			}
+	var all []string // every flag whose value is completed
+	for _, v := range values {
+		var after []string
+		for _, name := range strings.Fields(v.flags) {
+			after = append(after, "-"+name, "--"+name)
 		}
+		all = append(all, after...)
+		fmt.Fprintf(w, "complete -c cloudstic -n %s -f -a %s\n", fishQuote("__cloudstic_after "+strings.Join(after, " ")),
+			fishQuote(v.candidates))
 	}
 	fmt.Fprintf(w, "complete -c cloudstic -n %s -a %s\n",
-		fishQuote("__fish_seen_subcommand_from "+strings.Join(snapshotCommands(), " ")), fishQuote("latest "+query("snapshots")))
-	fmt.Fprintf(w, "complete -c cloudstic -n %s -a %s\n",
-		fishQuote("__fish_seen_subcommand_from store; and __fish_seen_subcommand_from show verify init"), fishQuote(query("stores")))
-	fmt.Fprintf(w, "complete -c cloudstic -n %s -a %s\n",
-		fishQuote("__fish_seen_subcommand_from profile; and __fish_seen_subcommand_from show"), fishQuote(query("profiles")))
+		fishQuote("__fish_seen_subcommand_from "+strings.Join(snapshotCommands(), " ")+"; and not __cloudstic_after "+
+			strings.Join(all, " ")), fishQuote("latest "+query("snapshots")))
+	fmt.Fprintf(w, "complete -c cloudstic -n %s -a %s\n", fishQuote("__cloudstic_at 3 store show verify init"), fishQuote(query("stores")))
+	fmt.Fprintf(w, "complete -c cloudstic -n %s -a %s\n", fishQuote("__cloudstic_at 3 profile show"), fishQuote(query("profiles")))
 }
 
 func fishQuote(s string) string {
