@@ -26,13 +26,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestCompletionValues: the completion scripts, run in bash, zsh and fish
-// (completiontest), complete -profile, -store-ref and -auth-ref with
-// the names in profiles.yaml (also one named by -profiles-file), store and
-// profile names after `store show` and `profile show`, and snapshot ids
-// (and latest) of the repository the command line names.
-func TestCompletionValues(t *testing.T) {
-	dir := t.TempDir()
+// installSelf writes dir/cloudstic, a wrapper that runs this test binary
+// as the program (asBinaryEnv).
+func installSelf(t *testing.T, dir string) {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +38,16 @@ func TestCompletionValues(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "cloudstic"), []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCompletionValues: the completion scripts, run in bash, zsh and fish
+// (completiontest), complete -profile, -store-ref and -auth-ref with
+// the names in profiles.yaml (also one named by -profiles-file), store and
+// profile names after `store show` and `profile show`, and snapshot ids
+// (and latest) of the repository the command line names.
+func TestCompletionValues(t *testing.T) {
+	dir := t.TempDir()
+	installSelf(t, dir)
 	profiles := filepath.Join(dir, "profiles.yaml")
 	other := filepath.Join(dir, "other.yaml")
 	write := func(path, s string) {
