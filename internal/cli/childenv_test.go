@@ -49,7 +49,7 @@ func TestChildrenGetNoSecrets(t *testing.T) {
 	t.Setenv("HOME", dir)
 	secrets := []string{pw, fromPW, sftpPW, encKey}
 
-	mainProcessEnv("init").check(t, cli.ExitOK, []string{"Created repository"}, nil)
+	mainProcessEnv("init").check(t, cli.ExitOK, nil, []string{"Created repository"})
 
 	// absent says what of env must not, and must, be there.
 	absent := func(t *testing.T, env string, alsoSecret ...string) {

@@ -134,7 +134,7 @@ func TestRepositoryCommands(t *testing.T) {
 	mustWrite(t, filepath.Join(src, "hello.txt"), "hello\n")
 
 	mainWith(t, nil, "init").check(t, cli.ExitUsage, nil, []string{"-password"})
-	mainWith(t, env, "init").check(t, cli.ExitOK, []string{"Created repository"}, nil)
+	mainWith(t, env, "init").check(t, cli.ExitOK, nil, []string{"Created repository"}) // on stderr, as Cloudstic
 	mainWith(t, env, "backup", "-source", "local:"+src, "-tag", "x").check(t, cli.ExitOK, []string{"Snapshot", "saved"}, nil)
 	// ~/ in -source is expanded with HOME from the environment.
 	mainWith(t, env, "backup", "-source", "local:~/src").check(t, cli.ExitOK, []string{"1 unmodified"}, nil)

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/cloudstic/cloudstic/internal/engine/check"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
@@ -43,12 +44,14 @@ func runCheck(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	return a.printCheck(opts, res)
+	return a.printCheck(a.io.Stderr, opts, res)
 }
 
-// printCheck prints check's result: the JSON document, or the counts and
-// every problem found. Problems make it fail (errReported).
-func (a *app) printCheck(opts check.Options, res *check.Result) error {
+// printCheck prints check's result: the JSON document (on stdout), or the
+// counts and every problem found on w (the command line's stderr, where
+// Cloudstic prints them; the dashboard's summary). Problems make it fail
+// (errReported).
+func (a *app) printCheck(w io.Writer, opts check.Options, res *check.Result) error {
 	if a.g.json {
 		if res.Errors == nil {
 			res.Errors = []check.Problem{}
@@ -58,7 +61,6 @@ func (a *app) printCheck(opts check.Options, res *check.Result) error {
 		}
 		a.writeJSON(newCheckDoc(res))
 	} else {
-		w := a.io.Stdout
 		// Cloudstic's summary first: scripts read "Snapshots checked:"
 		// and "repository is healthy".
 		fmt.Fprintln(w, "Repository check complete.")

@@ -57,7 +57,9 @@ func runInit(ctx context.Context, a *app, args []string) error {
 		a.writeJSON(initResult{ID: cfg.ID, Store: operation.DescribeStore(st), Encrypted: cfg.Encrypted, RecoveryKey: words})
 		return nil
 	}
-	w := a.io.Stdout
+	// Cloudstic prints init's report, recovery key included, on stderr:
+	// its scripts capture it there (2>file).
+	w := a.io.Stderr
 	if cfg.Encrypted {
 		fmt.Fprintln(w, "Created new encryption key slots.")
 		if words != "" {
@@ -89,15 +91,16 @@ func (a *app) adoptSlots(ctx context.Context, noEnc bool) error {
 		return nil
 	}
 	if cfg.Encrypted {
-		fmt.Fprintln(a.io.Stdout, "Adopted existing encryption key slots.")
+		fmt.Fprintln(a.io.Stderr, "Adopted existing encryption key slots.")
 	}
-	fmt.Fprintf(a.io.Stdout, "Repository initialized (encrypted: %v).\n", cfg.Encrypted)
-	fmt.Fprintf(a.io.Stdout, "Adopted repository %s at %s (encrypted: %v); nothing was changed\n", cfg.ID[:8], a.g.repo.URI, cfg.Encrypted)
+	fmt.Fprintf(a.io.Stderr, "Repository initialized (encrypted: %v).\n", cfg.Encrypted)
+	fmt.Fprintf(a.io.Stderr, "Adopted repository %s at %s (encrypted: %v); nothing was changed\n", cfg.ID[:8], a.g.repo.URI, cfg.Encrypted)
 	return nil
 }
 
 // printRecoveryKey prints a new recovery key in Cloudstic's banner: a
-// script finds the 24 words on the line after "║  ".
+// script finds the 24 words on the line after "║  ". Callers give it
+// stderr, where Cloudstic prints it.
 func printRecoveryKey(w io.Writer, words string) {
 	rule := strings.Repeat("═", 62)
 	blank := "║" + strings.Repeat(" ", 62) + "║"

@@ -293,7 +293,7 @@ func (a *app) keyReport(verb string, s repo.KeySlot, words string) error {
 		fmt.Fprintln(a.io.Stdout, termtext.Sprintf("Key slot %s %s (%s, %s)", s.ID[:8], verb, kind, s.Label))
 	}
 	if words != "" {
-		printRecoveryKey(a.io.Stdout, words)
+		printRecoveryKey(a.io.Stderr, words) // as Cloudstic, and init
 	}
 	return nil
 }

@@ -8,11 +8,17 @@ import (
 )
 
 // TestCompatCheck: check's summary in Cloudstic's words: "Snapshots
-// checked:", "Errors found:", and "repository is healthy" only when it is.
+// checked:", "Errors found:", and "repository is healthy" only when it is;
+// on stderr, as Cloudstic prints it (a script reads it with 2>&1 or
+// 2>file), nothing on stdout but -json's document.
 func TestCompatCheck(t *testing.T) {
 	dir := t.TempDir()
 	compatRepo(t, dir, 2)
-	out := uxOK(t, dir, "check").stdout
+	ok := uxOK(t, dir, "check")
+	out := ok.stderr
+	if ok.stdout != "" {
+		t.Errorf("check printed on stdout:\n%s", ok.stdout)
+	}
 	if !strings.Contains(out, "Repository check complete.\n") || !strings.Contains(out, "repository is healthy") {
 		t.Errorf("healthy check:\n%s", out)
 	}
@@ -43,8 +49,8 @@ func TestCompatCheck(t *testing.T) {
 		}
 	}
 	r := uxRun(t, dir, "check")
-	if r.code == ExitOK || strings.Contains(r.stdout, "healthy") || compatField(t, r.stdout, "Errors found:") == "0" {
-		t.Errorf("damaged check: exit %d\n%s", r.code, r.stdout)
+	if r.code == ExitOK || strings.Contains(r.stderr, "healthy") || compatField(t, r.stderr, "Errors found:") == "0" || r.stdout != "" {
+		t.Errorf("damaged check: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 	r = uxRun(t, dir, "check", "-json")
 	uxJSON(t, r.stdout, &doc)

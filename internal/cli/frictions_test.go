@@ -242,11 +242,11 @@ func TestCheckAfterPrune(t *testing.T) {
 	}
 	uxOK(t, dir, "backup", "-source", src)
 	uxOK(t, dir, "forget", first.SnapshotID)
-	if out := uxOK(t, dir, "check").stdout; !strings.Contains(out, "prune keeps 1 of them") || !strings.Contains(out, "30% unused") {
+	if out := uxOK(t, dir, "check").stderr; !strings.Contains(out, "prune keeps 1 of them") || !strings.Contains(out, "30% unused") {
 		t.Fatalf("check before prune:\n%s", out)
 	}
 	uxOK(t, dir, "prune")
-	out := uxOK(t, dir, "check").stdout
+	out := uxOK(t, dir, "check").stderr
 	if strings.Contains(out, "prune removes") || !strings.Contains(out, "prune keeps 1 of them") || !strings.Contains(out, "at most 30% unused, under its repack threshold") {
 		t.Fatalf("check right after prune:\n%s", out)
 	}

@@ -48,11 +48,11 @@ func TestReadmeQuickStart(t *testing.T) {
 		args = args[1:]
 		for i, a := range args {
 			if a == "1a2b3c" {
-				var snaps []listEntry
-				if err := json.Unmarshal([]byte(run("list", "-json", "-password", "secret")), &snaps); err != nil || len(snaps) == 0 {
-					t.Fatalf("list -json: %v %v", snaps, err)
+				var doc listResult
+				if err := json.Unmarshal([]byte(run("list", "-json", "-password", "secret")), &doc); err != nil || len(doc.Snapshots) == 0 {
+					t.Fatalf("list -json: %v %v", doc, err)
 				}
-				args[i] = snaps[0].ID[:6]
+				args[i] = doc.Snapshots[0].ID[:6]
 			}
 		}
 		run(args...)

@@ -38,7 +38,7 @@ func (a *app) checkAction(r *operation.Repo) frontend.Action {
 		if err != nil {
 			return err
 		}
-		return run.printCheck(check.Options{}, res.Check)
+		return run.printCheck(run.io.Stdout, check.Options{}, res.Check)
 	}}
 }
 

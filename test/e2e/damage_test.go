@@ -166,7 +166,7 @@ func TestRepairRecoversRepository(t *testing.T) {
 			junk := putJunk(t, st, "snapshots/")
 
 			res := run(t, r.with("check")...)
-			if res.code != 1 || !strings.Contains(res.stdout, index[1]) || !strings.Contains(res.stdout, junk) {
+			if res.code != 1 || !strings.Contains(res.stderr, index[1]) || !strings.Contains(res.stderr, junk) {
 				t.Fatalf("check does not name the damage: %v", res)
 			}
 			wantCode(t, run(t, r.with("prune")...), 1)
@@ -174,7 +174,7 @@ func TestRepairRecoversRepository(t *testing.T) {
 			mustRun(t, r.with("repair", "snapshots")...)
 
 			res = mustRun(t, r.with("check", "-read-data")...)
-			if !strings.Contains(res.stdout, "No errors found") || strings.Contains(withoutPasswordWarning(res.stderr), "warning:") {
+			if !strings.Contains(res.stderr, "No errors found") || strings.Contains(withoutPasswordWarning(res.stderr), "warning:") {
 				t.Fatalf("check after the repairs: %v", res)
 			}
 			if n := len(listJSON(t, r)); n != len(srcs) {

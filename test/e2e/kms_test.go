@@ -146,7 +146,7 @@ func TestKMSWithPassword(t *testing.T) {
 	kmsMustRun(t, withKMS(second, "list")...)
 
 	res = kmsMustRun(t, withKMS(second, "key", "add-recovery")...)
-	words := recoveryWords(t, res.stdout)
+	words := recoveryWords(t, res.stderr)
 	kmsMustRun(t, append(append([]string{"list"}, store...), "-recovery-key", words)...)
 
 	res = kmsRun(t, withKMS(key, "key", "passwd", "-new-password", "x")...)
@@ -159,17 +159,18 @@ func TestKMSWithPassword(t *testing.T) {
 	wantOneLineError(t, res, "-prompt")
 }
 
-// recoveryWords reads the 24 words from the RECOVERY KEY box, on the line
-// that starts with "║  ", as a Cloudstic user's script reads them.
-func recoveryWords(t *testing.T, stdout string) string {
+// recoveryWords reads the 24 words from the RECOVERY KEY box (on stderr,
+// as Cloudstic prints it), on the line that starts with "║  ", as a
+// Cloudstic user's script reads them.
+func recoveryWords(t *testing.T, stderr string) string {
 	t.Helper()
-	for _, line := range strings.Split(stdout, "\n") {
+	for _, line := range strings.Split(stderr, "\n") {
 		rest, ok := strings.CutPrefix(line, "║  ")
 		if f := strings.Fields(rest); ok && len(f) == 24 {
 			return strings.Join(f, " ")
 		}
 	}
-	t.Fatalf("no recovery phrase in:\n%s", stdout)
+	t.Fatalf("no recovery phrase in:\n%s", stderr)
 	return ""
 }
 

@@ -180,10 +180,13 @@ profiles:
 	// Each profile's snapshot is in its own store.
 	for name, tag := range map[string]string{"documents": "docs", "photos": "photos", "laptop-home": "home"} {
 		res := p.mustRun(t, "list", "-profile", name, "-json")
-		var snaps []struct {
-			Tags []string `json:"tags"`
+		var doc struct {
+			Snapshots []struct {
+				Tags []string `json:"tags"`
+			}
 		}
-		decodeJSON(t, res, &snaps)
+		decodeJSON(t, res, &doc)
+		snaps := doc.Snapshots
 		if len(snaps) != 1 || len(snaps[0].Tags) == 0 || snaps[0].Tags[0] != tag {
 			t.Errorf("list -profile %s: %v", name, res)
 		}
@@ -212,10 +215,10 @@ profiles:
 		}
 	}
 	res = p.mustRun(t, "list", "-profile", "photos", "-json")
-	var snaps []any
-	decodeJSON(t, res, &snaps)
-	if len(snaps) != 2 {
-		t.Errorf("photos has %d snapshots after the second -all-profiles run, want 2", len(snaps))
+	var doc struct{ Snapshots []any }
+	decodeJSON(t, res, &doc)
+	if len(doc.Snapshots) != 2 {
+		t.Errorf("photos has %d snapshots after the second -all-profiles run, want 2", len(doc.Snapshots))
 	}
 }
 
@@ -354,18 +357,24 @@ profiles:
 		t.Errorf("retention run: %+v\n%v", out, res)
 	}
 	res = p.mustRun(t, "list", "-profile", "docs", "-json")
-	var snaps []struct {
-		ID   string   `json:"id"`
-		Tags []string `json:"tags"`
+	type listed struct {
+		Snapshots []struct {
+			ID   string   `json:"id"`
+			Tags []string `json:"tags"`
+		}
 	}
-	decodeJSON(t, res, &snaps)
+	var doc listed
+	decodeJSON(t, res, &doc)
+	snaps := doc.Snapshots
 	if len(snaps) != 2 || len(snaps[0].Tags) != 0 || snaps[1].ID != out.Backup.SnapshotID {
 		t.Errorf("want the untagged snapshot and the newest profile snapshot, got %+v", snaps)
 	}
 	// -dry-run stores nothing and forgets nothing.
 	p.mustRun(t, "backup", "-profile", "docs", "-dry-run")
 	res = p.mustRun(t, "list", "-profile", "docs", "-json")
-	decodeJSON(t, res, &snaps)
+	doc = listed{}
+	decodeJSON(t, res, &doc)
+	snaps = doc.Snapshots
 	if len(snaps) != 2 {
 		t.Errorf("after -dry-run: %+v", snaps)
 	}
@@ -376,7 +385,9 @@ profiles:
 	if len(out.Forget.Removed) != 1 {
 		t.Errorf("retention with -host elsewhere removed %v, want the first elsewhere snapshot", out.Forget.Removed)
 	}
-	decodeJSON(t, p.mustRun(t, "list", "-profile", "docs", "-json"), &snaps)
+	doc = listed{}
+	decodeJSON(t, p.mustRun(t, "list", "-profile", "docs", "-json"), &doc)
+	snaps = doc.Snapshots
 	if len(snaps) != 3 {
 		t.Errorf("after the -host runs: %+v, want the untagged, this host's and elsewhere's newest", snaps)
 	}

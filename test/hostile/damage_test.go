@@ -160,7 +160,7 @@ func TestJunkSnapshot(t *testing.T) {
 	}
 	wantOneLine(t, run(t, append([]string{"prune"}, flags...)...), 1, key, "cloudstic repair snapshots")
 	res = run(t, append([]string{"check"}, flags...)...)
-	if res.code != 1 || !strings.Contains(res.stdout, key) || !strings.Contains(res.stdout, "repair snapshots") {
+	if res.code != 1 || !strings.Contains(res.stderr, key) || !strings.Contains(res.stderr, "repair snapshots") {
 		t.Errorf("check does not fail naming %s and the repair: %v", key, res)
 	}
 	res = run(t, append([]string{"repair", "snapshots"}, flags...)...)
@@ -243,7 +243,7 @@ func TestDamagedIndexFile(t *testing.T) {
 		t.Errorf("forget -prune: %v, want prune's refusal", res)
 	}
 	res = run(t, append([]string{"check"}, flags...)...)
-	if res.code != 1 || !strings.Contains(res.stdout, key) || !strings.Contains(res.stdout, "repair index") {
+	if res.code != 1 || !strings.Contains(res.stderr, key) || !strings.Contains(res.stderr, "repair index") {
 		t.Errorf("check does not fail naming %s and the repair: %v", key, res)
 	}
 	if res := run(t, append([]string{"repair", "index"}, flags...)...); res.code != 0 {
