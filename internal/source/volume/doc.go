@@ -9,4 +9,8 @@
 // blkid's low-level probe of the device (util-linux), which needs read
 // access to it. Only Linux is supported: elsewhere Locate and UUID report
 // ErrUnsupported.
+//
+// Discover lists the local file systems a backup could start from (source
+// discover, setup workstation): from mountinfo, udev and sysfs on Linux,
+// getfsstat on macOS and FreeBSD, the drive letters on Windows.
 package volume

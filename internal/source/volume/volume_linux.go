@@ -119,33 +119,6 @@ func within(path, dir string) bool {
 	return dir == "/" || path == dir || strings.HasPrefix(path, dir+"/")
 }
 
-// unescape undoes mountinfo's octal escapes of space, tab, newline and
-// backslash.
-func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) && isOctal(s[i+1:i+4]) {
-			b.WriteByte((s[i+1]-'0')<<6 | (s[i+2]-'0')<<3 | (s[i+3] - '0'))
-			i += 3
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-func isOctal(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '7' {
-			return false
-		}
-	}
-	return len(s) == 3
-}
-
 // UUID returns the identity of the block device dev (a name under /dev):
 // its GPT partition UUID, else its file system UUID, lower case. It looks
 // in udev's /dev/disk links first, then asks blkid to probe the device.
