@@ -102,6 +102,8 @@ func commands() []command {
 		{"profile", "list, show and add backup profiles of profiles.yaml", "profile list | show NAME | new -name N -source S [-store-ref R [-store URI]] [-tag T]... [-auth-ref NAME] [-no-prompt]", runProfile},
 		{"store", "list, show, add, verify and initialize the stores of profiles.yaml", "store list | show NAME | new -name N -uri URI [-password-secret REF]... | verify NAME | init [-yes] NAME", runStore},
 		{"auth", "list, show, add and log in the cloud drive logins (OAuth) of profiles.yaml", authUsage, runAuth},
+		{"source", "list the local file systems a backup could start from, with their mount metadata", sourceUsage + " [-json]", runSource},
+		{"setup", "propose backup profiles for this machine's usual folders and portable drives, and write them", setupUsage, runSetup},
 		{"schedule", "run backups of profiles from systemd timers or cron", "schedule install|list|remove [-profile NAME | -all-profiles] -every daily|hourly|\"*-*-* 02:30\" [-scheduler systemd|cron] [-dry-run]", runSchedule},
 		{"secret", "store a secret where a secret reference points", "secret set REF  (the secret is read from stdin)", runSecret},
 		{"completion", "print a shell completion script", "completion bash|zsh|fish", runCompletion},
