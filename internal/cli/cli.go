@@ -104,7 +104,7 @@ func commands() []command {
 		{"auth", "list, show, add and log in the cloud drive logins (OAuth) of profiles.yaml", authUsage, runAuth},
 		{"source", "list the local file systems a backup could start from, with their mount metadata", sourceUsage + " [-json]", runSource},
 		{"setup", "propose backup profiles for this machine's usual folders and portable drives, and write them", setupUsage, runSetup},
-		{"schedule", "run backups of profiles from systemd timers or cron", "schedule install|list|remove [-profile NAME | -all-profiles] -every daily|hourly|\"*-*-* 02:30\" [-scheduler systemd|cron] [-dry-run]", runSchedule},
+		{"schedule", "run backups of profiles from systemd timers, cron, launchd or Task Scheduler", "schedule install|list|remove [-profile NAME | -all-profiles] -every daily|hourly|\"*-*-* 02:30\" [-scheduler systemd|cron|launchd|schtasks] [-dry-run]", runSchedule},
 		{"secret", "store a secret where a secret reference points", "secret set REF  (the secret is read from stdin)", runSecret},
 		{"completion", "print a shell completion script", "completion bash|zsh|fish", runCompletion},
 		{"version", "print the version", "version", runVersion},

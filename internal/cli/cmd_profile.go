@@ -213,8 +213,8 @@ func (a *app) ask(ctx context.Context, value, label string, noPrompt bool, flagN
 	return line, nil
 }
 
-// profileExamples are the help examples of the profile, store, secret and
-// schedule commands.
+// profileExamples are the help examples of the profile, store, secret,
+// schedule, source and setup commands.
 func profileExamples(name string) []string {
 	switch name {
 	case "profile":
@@ -231,7 +231,13 @@ func profileExamples(name string) []string {
 	case "schedule":
 		return []string{"cloudstic schedule install -profile documents -every daily",
 			"cloudstic schedule install -all-profiles -every '*-*-* 02:30' -scheduler cron",
+			"cloudstic schedule install -profile documents -every daily -scheduler launchd -dry-run",
 			"cloudstic schedule list", "cloudstic schedule remove -profile documents"}
+	case "source":
+		return []string{"cloudstic source discover", "cloudstic source discover -portable-only -json"}
+	case "setup":
+		return []string{"cloudstic setup workstation -dry-run", "cloudstic setup workstation -store-ref nas -yes",
+			"cloudstic setup workstation -dry-run -json"}
 	}
 	return nil
 }

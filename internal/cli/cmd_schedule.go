@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,7 +63,7 @@ type scheduleFlags struct {
 // schedulerOnly names the flags that apply to one scheduler only: given
 // for another, they would do nothing (a crontab entry written where units
 // were asked for), so they are refused.
-var schedulerOnly = []struct{ flag, scheduler string }{{"unit-dir", "systemd"}, {"no-systemctl", "systemd"}, {"crontab-user", "cron"}}
+var schedulerOnly = []struct{ flag, scheduler string }{{"unit-dir", "systemd or launchd"}, {"no-systemctl", "systemd"}, {"crontab-user", "cron"}}
 
 // installOnly names the flags that apply to schedule install only.
 var installOnly = []string{"every", "randomized-delay", "dry-run"}
@@ -71,9 +71,9 @@ var installOnly = []string{"every", "randomized-delay", "dry-run"}
 func (f *scheduleFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.all, "all-profiles", false, "one job that backs up every enabled profile")
 	fs.StringVar(&f.every, "every", "", `when: daily, hourly, weekly, or a systemd calendar time such as "*-*-* 02:30"`)
-	fs.StringVar(&f.scheduler, "scheduler", "", "systemd or cron (default: systemd when it runs this machine, else cron)")
+	fs.StringVar(&f.scheduler, "scheduler", "", "systemd, cron, launchd or schtasks (default: launchd on macOS, schtasks on Windows; elsewhere systemd when it runs the machine, else cron)")
 	fs.DurationVar(&f.delay, "randomized-delay", 0, "spread the start over this long, so a fleet does not start at the same second (default 5m hourly, 30m otherwise)")
-	fs.StringVar(&f.unitDir, "unit-dir", "", "write systemd units here (default ~/.config/systemd/user, or /etc/systemd/system as root)")
+	fs.StringVar(&f.unitDir, "unit-dir", "", "write systemd units or launchd plists here (default ~/.config/systemd/user or ~/Library/LaunchAgents; as root /etc/systemd/system or /Library/LaunchDaemons)")
 	fs.BoolVar(&f.noSystemctl, "no-systemctl", false, "only write or remove the unit files; do not run systemctl")
 	fs.StringVar(&f.crontabUser, "crontab-user", "", "as root: edit this user's crontab instead of root's")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "install: print the unit files or the crontab entry it would write, and the commands it would run; change nothing")
@@ -83,7 +83,7 @@ func runSchedule(ctx context.Context, a *app, args []string) error {
 	sub := func(name string) subcommand {
 		return subcommand{name, func(ctx context.Context, a *app, args []string) error { return a.schedule(ctx, name, args) }}
 	}
-	return a.runSubcommand(ctx, "schedule", "schedule install|list|remove [-profile NAME | -all-profiles] -every daily|hourly|\"*-*-* 02:30\" [-scheduler systemd|cron] [-dry-run]",
+	return a.runSubcommand(ctx, "schedule", "schedule install|list|remove [-profile NAME | -all-profiles] -every daily|hourly|\"*-*-* 02:30\" [-scheduler systemd|cron|launchd|schtasks] [-dry-run]",
 		[]subcommand{sub("install"), sub("list"), sub("remove")}, args)
 }
 
@@ -113,7 +113,7 @@ func (a *app) schedule(ctx context.Context, sub string, args []string) error {
 		return err
 	}
 	for _, only := range schedulerOnly {
-		if explicit[only.flag] && only.scheduler != kind {
+		if explicit[only.flag] && !slices.Contains(strings.Fields(only.scheduler), kind) {
 			return usageErr("-%s applies to -scheduler %s, and this schedule is %s's (%s)", only.flag, only.scheduler, kind, why)
 		}
 	}
@@ -208,28 +208,32 @@ type scheduler interface {
 
 var errNoScheduler = errors.New("no scheduler found: neither systemd runs this machine nor is crontab installed")
 
+// schedulerKinds are the -scheduler values.
+var schedulerKinds = []string{"systemd", "cron", "launchd", "schtasks"}
+
 // schedulerKind is the scheduler -scheduler names, or else the one this
-// machine runs, and why it is that one (for messages).
+// OS runs (defaultScheduler, in schedule_os_*.go), and why it is that one
+// (for messages). Any scheduler may be named on any OS: -dry-run shows
+// what it would write.
 func (a *app) schedulerKind(f scheduleFlags) (kind, why string, err error) {
-	switch f.scheduler {
-	case "systemd", "cron":
-		return f.scheduler, "-scheduler " + f.scheduler, nil
-	case "":
-		if fi, err := os.Stat("/run/systemd/system"); err == nil && fi.IsDir() {
-			return "systemd", "systemd runs this machine; give -scheduler cron for a crontab entry", nil
-		}
-		if _, err := exec.LookPath("crontab"); err == nil {
-			return "cron", "systemd does not run this machine; give -scheduler systemd to write units anyway", nil
-		}
-		return "", "", errNoScheduler
+	if f.scheduler == "" {
+		return defaultScheduler()
 	}
-	return "", "", usageErr("-scheduler %q: want systemd or cron", f.scheduler)
+	if slices.Contains(schedulerKinds, f.scheduler) {
+		return f.scheduler, "-scheduler " + f.scheduler, nil
+	}
+	return "", "", usageErr("-scheduler %q: want %s", f.scheduler, strings.Join(schedulerKinds, ", "))
 }
 
 // newScheduler returns the scheduler of kind.
 func (a *app) newScheduler(kind string, f scheduleFlags) (scheduler, error) {
-	if kind == "systemd" {
+	switch kind {
+	case "systemd":
 		return a.newSystemd(f)
+	case "launchd":
+		return a.newLaunchd(f.unitDir)
+	case "schtasks":
+		return a.newSchtasks()
 	}
 	return &cronScheduler{user: f.crontabUser, env: a.childEnv()}, nil
 }

@@ -93,6 +93,9 @@ func TestJSONMatchesDocs(t *testing.T) {
 	run("store list", cli.ExitOK, "store", "list", "-json")
 	run("store show", cli.ExitOK, "store", "show", "-json", "main")
 	run("store verify", cli.ExitOK, "store", "verify", "-json", "main")
+	mustWrite(t, filepath.Join(dir, "Documents", "a.txt"), "x\n") // HOME is dir: a usual folder to propose
+	run("setup workstation", cli.ExitOK, "setup", "workstation", "-json", "-dry-run", "-store-ref", "main")
+	run("source discover", cli.ExitOK, "source", "discover", "-json")
 	// A profile and a store entry with every key (PROFILE, STORE).
 	full := filepath.Join(dir, "full.yaml")
 	mustWrite(t, full, fullProfilesFile())

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cloudstic/cloudstic/internal/frontend"
 )
@@ -28,27 +26,16 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // cronTime turns -every into cron's five fields, shifted by the job's
 // spread so a fleet does not start at the same minute.
 func cronTime(s schedule) (string, error) {
-	off := int(spread(s.name, s.delay) / time.Minute)
-	var base int // minutes after midnight, or after the hour
-	switch s.every {
-	case "hourly":
-		return fmt.Sprintf("%d * * * *", off%60), nil
-	case "daily":
-		base = 0
-	case "weekly":
-		t := off % (24 * 60)
-		return fmt.Sprintf("%d %d * * 1", t%60, t/60), nil
-	default:
-		m := calendarPattern.FindStringSubmatch(s.every)
-		if m == nil {
-			return "", usageErr("-every %q: with -scheduler cron, give hourly, daily, weekly or \"*-*-* HH:MM\"", s.every)
-		}
-		h, _ := strconv.Atoi(m[1])  // the pattern allows digits only
-		mi, _ := strconv.Atoi(m[2]) // as above
-		base = h*60 + mi
+	t, err := jobTime(s, "cron")
+	switch {
+	case err != nil:
+		return "", err
+	case t.hour < 0:
+		return fmt.Sprintf("%d * * * *", t.minute), nil
+	case t.weekly:
+		return fmt.Sprintf("%d %d * * 1", t.minute, t.hour), nil
 	}
-	t := (base + off) % (24 * 60)
-	return fmt.Sprintf("%d %d * * *", t%60, t/60), nil
+	return fmt.Sprintf("%d %d * * *", t.minute, t.hour), nil
 }
 
 // cronEntry is the marker and the crontab line of a job.
