@@ -113,9 +113,10 @@ func (a *app) proposeProfiles(ctx context.Context, f *config.File, storeRef stri
 	taken := map[string]bool{}
 	add := func(kind, name, path string) {
 		p := setupPlanProfile{Action: "create", Kind: kind, Name: name, Profile: config.Profile{Source: "local:" + path, Store: storeRef}}
+		old, exists := f.Profiles[name]
 		switch {
-		case f.Profiles[name].Source != "":
-			p.Action, p.Reason = "skip", fmt.Sprintf("%s already has a profile %s (source %s): left as it is", f.Path, name, f.Profiles[name].Source)
+		case exists:
+			p.Action, p.Reason = "skip", fmt.Sprintf("%s already has a profile %s (source %s): left as it is", f.Path, name, old.Source)
 		case taken[name]:
 			p.Action, p.Reason = "skip", "another proposal has this name: add it with 'cloudstic profile new'"
 		}
