@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -205,8 +204,6 @@ type scheduler interface {
 	list(ctx context.Context, a *app) error
 	remove(ctx context.Context, a *app, s schedule) error
 }
-
-var errNoScheduler = errors.New("no scheduler found: neither systemd runs this machine nor is crontab installed")
 
 // schedulerKinds are the -scheduler values.
 var schedulerKinds = []string{"systemd", "cron", "launchd", "schtasks"}

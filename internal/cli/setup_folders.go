@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -11,16 +10,6 @@ import (
 type userFolder struct {
 	name string // the profile's name: documents, desktop...
 	path string // absolute
-}
-
-// xdgFolders are the XDG user directories setup proposes, by their key in
-// user-dirs.dirs, with their profile names and default folder names.
-var xdgFolders = []struct{ key, name, fallback string }{
-	{"XDG_DOCUMENTS_DIR", "documents", "Documents"},
-	{"XDG_DESKTOP_DIR", "desktop", "Desktop"},
-	{"XDG_PICTURES_DIR", "pictures", "Pictures"},
-	{"XDG_MUSIC_DIR", "music", "Music"},
-	{"XDG_VIDEOS_DIR", "videos", "Videos"},
 }
 
 // parseUserDirs reads xdg-user-dirs' user-dirs.dirs: lines
@@ -63,30 +52,4 @@ func unescapeShell(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
-}
-
-// xdgUserFolders are the XDG user directories of home: those
-// user-dirs.dirs (in $XDG_CONFIG_HOME, else ~/.config) names, else the
-// usual names. A directory set to home itself means "disabled" in the
-// XDG convention and is left out.
-func xdgUserFolders(home string, getenv func(string) string) []userFolder {
-	conf := getenv("XDG_CONFIG_HOME")
-	if conf == "" {
-		conf = filepath.Join(home, ".config")
-	}
-	dirs := map[string]string{}
-	if b, err := os.ReadFile(filepath.Join(conf, "user-dirs.dirs")); err == nil {
-		dirs = parseUserDirs(string(b), home)
-	}
-	var out []userFolder
-	for _, x := range xdgFolders {
-		p, ok := dirs[x.key]
-		if !ok {
-			p = filepath.Join(home, x.fallback)
-		}
-		if p != filepath.Clean(home) {
-			out = append(out, userFolder{x.name, p})
-		}
-	}
-	return out
 }
