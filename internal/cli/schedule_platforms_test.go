@@ -55,8 +55,8 @@ func TestLaunchdPlist(t *testing.T) {
 				"EnvironmentVariables": map[string]any{"CLOUDSTIC_CONFIG_DIR": s.configDir,
 					"CLOUDSTIC_PROFILES_FILE": "/Users/me/p&q.yaml"},
 				"StartCalendarInterval": tc.cal,
-				"StandardOutPath":       "/Users/me/Library/Logs/" + s.name + ".log",
-				"StandardErrorPath":     "/Users/me/Library/Logs/" + s.name + ".log",
+				"StandardOutPath":       filepath.Join(l.logDir, s.name+".log"),
+				"StandardErrorPath":     filepath.Join(l.logDir, s.name+".log"),
 				"ProcessType":           "Background", "LowPriorityIO": true, "Nice": 10,
 			}
 			if !reflect.DeepEqual(d, want) {
