@@ -98,6 +98,7 @@ func commands() []command {
 		{"repair", "remove damaged snapshots, rebuild the index from the packs, or bind an older config to the key", "repair snapshots|index|config [-dry-run]", runRepair},
 		{"locks", "list repository locks", "locks", runLocks},
 		{"ui", "serve a web dashboard: snapshots, growth, live locks; browse, download, restore and run backups from a browser", "ui [-listen 127.0.0.1:8080] [-profile NAME | -all-profiles | -store URI] [-read-only] [-restore-root DIR] [-tls-cert F -tls-key F | -listen-insecure] [-auth-user U -auth-password-file F]", runUI},
+		{"tui", "the operator's terminal screen: profiles and their readiness, backup, check, forget+prune, snapshots, live locks", "tui [-profiles-file F]", runTUI},
 		{"break-lock", "remove repository locks", "break-lock [-stale-only]", runBreakLock},
 		{"profile", "list, show and add backup profiles of profiles.yaml", "profile list | show NAME | new -name N -source S [-store-ref R [-store URI]] [-tag T]... [-auth-ref NAME] [-no-prompt]", runProfile},
 		{"store", "list, show, add, verify and initialize the stores of profiles.yaml", "store list | show NAME | new -name N -uri URI [-password-secret REF]... | verify NAME | init [-yes] NAME", runStore},
@@ -177,6 +178,9 @@ func (a *app) finish(err error) int {
 	code, msg := errorCode(err)
 	switch {
 	case msg == "":
+		return code
+	case errors.Is(err, errNoTerminal):
+		fmt.Fprintln(a.io.Stderr, msg) // Cloudstic's words, as they are
 		return code
 	case errors.As(err, new(*exitCodeError)), errors.Is(err, errReported):
 		// The command reported in full; with -json, in its document.
