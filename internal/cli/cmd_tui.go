@@ -30,26 +30,31 @@ func runTUI(ctx context.Context, a *app, args []string) error {
 	if !ok {
 		return errNoTerminal
 	}
-	f, err := a.loadProfiles()
+	cfg, err := a.tuiConfig()
 	if err != nil {
 		return err
+	}
+	return tui.Run(ctx, cfg, in, out)
+}
+
+// tuiConfig describes the enabled profiles of the profiles file for the
+// screen.
+func (a *app) tuiConfig() (tui.Config, error) {
+	f, err := a.loadProfiles()
+	if err != nil {
+		return tui.Config{}, err
 	}
 	path, err := config.ProfilesPath(a.g.prof.profilesFile, a.io.Getenv)
 	if err != nil {
-		return err
+		return tui.Config{}, err
 	}
-	return tui.Run(ctx, a.tuiConfig(f, path), in, out)
-}
-
-// tuiConfig describes the enabled profiles of f for the screen.
-func (a *app) tuiConfig(f *config.File, path string) tui.Config {
 	cfg := tui.Config{Path: path, NoColor: a.io.Getenv("NO_COLOR") != ""}
 	for _, name := range f.ProfileNames() {
 		if p := f.Profiles[name]; p.IsEnabled() {
 			cfg.Profiles = append(cfg.Profiles, a.tuiProfile(f, path, name, p))
 		}
 	}
-	return cfg
+	return cfg, nil
 }
 
 // terminal returns standard input and output when both are terminals.
@@ -58,7 +63,7 @@ func (a *app) terminal() (io.Reader, io.Writer, bool) {
 	if !ok || !term.IsTerminal(int(in.Fd())) {
 		return nil, nil, false
 	}
-	var w io.Writer = a.io.Stdout
+	w := a.io.Stdout
 	if rw, ok := w.(*recordingWriter); ok {
 		w = rw.w
 	}

@@ -21,7 +21,8 @@ type Config struct {
 	// (default clock.Real{}).
 	Clock clock.Clock
 	// LockPoll is how often the lock panel re-reads the locks of the
-	// selected profile's repository (default 2 s).
+	// selected profile's repository (0: every 2 s; negative: never, only
+	// after a run and on r, for tests that drive the model by hand).
 	LockPoll time.Duration
 }
 

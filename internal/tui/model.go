@@ -73,7 +73,7 @@ func New(ctx context.Context, cfg Config) *Model {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real{}
 	}
-	if cfg.LockPoll <= 0 {
+	if cfg.LockPoll == 0 {
 		cfg.LockPoll = 2 * time.Second
 	}
 	return &Model{cfg: cfg, ctx: ctx, width: 80, height: 24, status: map[string]*Status{},

@@ -71,8 +71,12 @@ func (m *Model) readLocks() tea.Cmd {
 	}
 }
 
-// lockTick asks for the next lock refresh.
+// lockTick asks for the next lock refresh (none with a negative
+// LockPoll).
 func (m *Model) lockTick() tea.Cmd {
+	if m.cfg.LockPoll < 0 {
+		return nil
+	}
 	return tea.Tick(m.cfg.LockPoll, func(time.Time) tea.Msg { return lockTickMsg{} })
 }
 

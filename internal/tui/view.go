@@ -15,7 +15,7 @@ import (
 
 // Key lines of the modes, the last line of the screen.
 const (
-	keysBrowse   = "↑/↓ j/k select  b backup  c check  f forget+prune  l snapshots  r refresh  q quit"
+	keysBrowse   = "↑/↓ j/k select  b backup  c check  f forget+prune  l snapshots  q quit"
 	keysRunning  = "Esc/Ctrl-C cancel the run (twice: quit)  ↑/↓ j/k select  l snapshots  q quit"
 	keysConfirm  = "y confirm  n/Esc cancel"
 	keysSnapshot = "l/Esc back  q quit"
@@ -264,7 +264,10 @@ func (m *Model) bar(p operation.Progress) string {
 	if p.FilesTotal > 0 {
 		nums += fmt.Sprintf("/%d", p.FilesTotal)
 	}
-	nums += " " + unit + "  " + frontend.HumanBytes(p.BytesDone) + fmt.Sprintf("  %s/s", frontend.HumanBytes(int64(p.BytesPerSecond)))
+	nums += " " + unit
+	if p.BytesDone > 0 || p.BytesTotal > 0 {
+		nums += "  " + frontend.HumanBytes(p.BytesDone) + "  " + frontend.HumanBytes(int64(p.BytesPerSecond)) + "/s"
+	}
 	if p.ETASeconds >= 0 && known {
 		nums += "  ETA " + (time.Duration(p.ETASeconds) * time.Second).String()
 	}
