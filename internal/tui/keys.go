@@ -126,7 +126,7 @@ func (m *Model) offerBackup() tea.Cmd {
 			m.logf("%s: the store has no repository, and it cannot be created from here", p.Name)
 			return nil
 		}
-		return m.ask("init", "The store "+p.Store+" has no repository. Initialize it now (init)? [y/N]", p.Init)
+		return m.ask("init", "No repository in the store. Initialize it now (init)? [y/N]", p.Init)
 	}
 	if p.Backup == nil {
 		m.logf("%s: backup is not offered", p.Name)

@@ -67,7 +67,7 @@ func TestTUI(t *testing.T) {
 
 	t.Log("b offers init, y creates the repository")
 	s.key("b")
-	s.await(regexp.MustCompile(`has no repository\. Initialize it now \(init\)\? \[y/N\]`))
+	s.await(regexp.MustCompile(`No repository in the store\. Initialize it now \(init\)\? \[y/N\]`))
 	s.key("y")
 	s.await(regexp.MustCompile(`> docs +✓ ready`))
 
@@ -91,7 +91,8 @@ func TestTUI(t *testing.T) {
 
 	t.Log("at 80x24 the layout stays readable")
 	s.tmux("resize-window", "-t", "t", "-x", "80", "-y", "24")
-	scr = s.await(regexp.MustCompile(`(?m)^↑/↓ j/k select .* q quit`))
+	// Drawn anew for the new size: the title on top, the keys at the bottom.
+	scr = s.await(regexp.MustCompile(`\Acloudstic tui — (?s:.*)\n↑/↓ j/k select .* q quit\s*\z`))
 	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
 	if len(lines) > 24 {
 		t.Errorf("%d lines on a 24-line terminal", len(lines))
