@@ -33,6 +33,10 @@ func browseExamples(name string) []string {
 			"cloudstic ui -profile docs -restore-root ~/restored",
 			"cloudstic ui -all-profiles -read-only",
 			"cloudstic ui -listen 0.0.0.0:8443 -tls-cert cert.pem -tls-key key.pem -auth-user me -auth-password-file ~/.config/cloudstic/ui-password"}
+	case "tui":
+		return []string{"cloudstic tui    # on a terminal, e.g. over SSH: b backs up, c checks, q quits",
+			"cloudstic tui -profiles-file /etc/cloudstic/profiles.yaml",
+			"NO_COLOR=1 cloudstic tui"}
 	}
 	return nil
 }

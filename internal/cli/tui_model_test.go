@@ -278,3 +278,17 @@ func TestTUIQuitKeys(t *testing.T) {
 		}
 	})
 }
+
+// TestTUINeedsTerminal: without a terminal, `cloudstic tui` prints
+// Cloudstic's guardrail and exits 1, whatever the profiles file.
+func TestTUINeedsTerminal(t *testing.T) {
+	for _, args := range [][]string{{"tui"}, {"tui", "-profiles-file", filepath.Join(t.TempDir(), "none.yaml")}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			code := Main(context.Background(), args, IO{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr})
+			if code != ExitError || stderr.String() != "cloudstic tui requires an interactive terminal\n" || stdout.Len() != 0 {
+				t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+			}
+		})
+	}
+}
