@@ -133,7 +133,7 @@ func (m *Model) waitRun() tea.Cmd {
 	}
 }
 
-// finished records how the run ended and re-reads the profile's status.
+// finished records how the run ended and re-reads the statuses.
 func (m *Model) finished(msg runDoneMsg) tea.Cmd {
 	r := m.run
 	if r == nil {
@@ -155,12 +155,13 @@ func (m *Model) finished(msg runDoneMsg) tea.Cmd {
 	if m.quitting {
 		return tea.Quit
 	}
-	for i, p := range m.cfg.Profiles {
-		if p.Name == r.profile {
-			return tea.Batch(m.readStatus(i), m.readLocks())
-		}
+	// Every profile's status: others may share the store the run changed
+	// (an init, a forget).
+	cmds := []tea.Cmd{m.readLocks()}
+	for i := range m.cfg.Profiles {
+		cmds = append(cmds, m.readStatus(i))
 	}
-	return nil
+	return tea.Batch(cmds...)
 }
 
 // lineWriter turns a run's output into activity lines, one per line
