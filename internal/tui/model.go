@@ -106,6 +106,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case lockTickMsg:
 		return m, tea.Batch(m.readLocks(), m.lockTick())
+	case lockReadMsg:
+		return m, m.readLocks()
 	case progressMsg:
 		if m.run != nil {
 			p := msg.p

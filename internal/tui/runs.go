@@ -27,6 +27,7 @@ type (
 		err     string
 	}
 	lockTickMsg  struct{}
+	lockReadMsg  struct{}
 	progressMsg  struct{ p operation.Progress }
 	logMsg       struct{ line string }
 	runDoneMsg   struct{ err error }
@@ -36,6 +37,10 @@ type (
 // statusTimeout bounds one readiness read: an unreachable store must not
 // leave the panel waiting.
 const statusTimeout = 30 * time.Second
+
+// runLockDelay is when the lock panel is read after a run starts: once
+// it has had time to take its lock.
+const runLockDelay = 500 * time.Millisecond
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
@@ -115,7 +120,8 @@ func (m *Model) start(kind string, run Job) tea.Cmd {
 		log.flush()
 		send(runDoneMsg{err: err})
 	}()
-	return m.waitRun()
+	// The lock panel shows the run's own lock soon, not at the next poll.
+	return tea.Batch(m.waitRun(), tea.Tick(runLockDelay, func(time.Time) tea.Msg { return lockReadMsg{} }))
 }
 
 // waitRun waits for the next event of the run going on.
