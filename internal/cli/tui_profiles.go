@@ -182,7 +182,7 @@ func (a *app) tuiStatus(ctx context.Context, f *config.File, name string, p conf
 	}
 	origin := sub.tuiOrigin(ctx, name, p)
 	for _, s := range snaps {
-		if origin == nil || (s.Source == origin.Source && s.Path == origin.Path && s.Hostname == origin.Hostname) {
+		if origin == nil || (s.Source == origin.Source && (p.CloudDrive() || (s.Path == origin.Path && s.Hostname == origin.Hostname))) {
 			st.Snapshots = append(st.Snapshots, tuiSnapshot(s))
 		}
 	}
@@ -193,6 +193,11 @@ func (a *app) tuiStatus(ctx context.Context, f *config.File, name string, p conf
 // profile's snapshots are those that record the same (nil when the source
 // cannot be resolved now: then every snapshot is shown).
 func (a *app) tuiOrigin(ctx context.Context, name string, p config.Profile) *snapshot.Snapshot {
+	if p.CloudDrive() {
+		// Resolving a cloud drive's root takes a sign-in and requests:
+		// not on every refresh. Its snapshots record the source as given.
+		return &snapshot.Snapshot{Source: p.Source}
+	}
 	var f backupFlags
 	f.register(flag.NewFlagSet("backup", flag.ContinueOnError), a.io.Getenv)
 	opts, done, err := a.profileOptions(ctx, name, p, f, operation.ProfileForget, false)

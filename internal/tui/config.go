@@ -33,6 +33,7 @@ type Job func(ctx context.Context, out frontend.RunOutput) error
 
 // Profile is one profile of the list.
 type Profile struct {
+	// Name is the profile's name in profiles.yaml.
 	Name string
 	// Source, Store and Auth are shown as they are: they hold no secret
 	// (Store is the store's name and URI).
@@ -85,18 +86,21 @@ func (s Status) Ready() bool {
 
 // Snapshot is one snapshot of a profile.
 type Snapshot struct {
-	ID    string // short id
-	Time  time.Time
-	Host  string
-	Files int64
-	Bytes int64
-	Tags  []string
+	ID   string // short id
+	Time time.Time
+	Host string
+	// Files and Bytes are the files and bytes it holds.
+	Files, Bytes int64
+	Tags         []string
 }
 
 // Lock is one lock object of a repository.
 type Lock struct {
+	// Operation and Holder are what the lock object says: the command
+	// and who runs it (host and process).
 	Operation, Holder string
-	Shared            bool
+	// Shared: a shared lock (else exclusive).
+	Shared bool
 	// Expires is when it expires unless refreshed.
 	Expires time.Time
 	// State is "live", "stale", "dead" or "unreadable".

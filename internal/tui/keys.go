@@ -48,7 +48,7 @@ func (m *Model) key(k string) tea.Cmd {
 
 // interrupt is Esc or Ctrl-C: it closes a question or the snapshot list,
 // cancels a run (a second press quits, the run's lock released by its
-// cancelled context), and quits otherwise (Ctrl-C) .
+// cancelled context), and quits otherwise (Ctrl-C).
 func (m *Model) interrupt(k string) tea.Cmd {
 	switch {
 	case m.mode == modeConfirm:

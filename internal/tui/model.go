@@ -123,17 +123,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// Selected returns the name of the selected profile ("" with none).
-func (m *Model) Selected() string {
-	if len(m.cfg.Profiles) == 0 {
-		return ""
-	}
-	return m.cfg.Profiles[m.selected].Name
-}
-
-// Running reports whether a run goes on.
-func (m *Model) Running() bool { return m.run != nil }
-
 // Wait blocks until the run going on (if any) has ended, or ctx does:
 // after the program quits, its lock is released before the process exits.
 func (m *Model) Wait(ctx context.Context) {
@@ -142,6 +131,7 @@ func (m *Model) Wait(ctx context.Context) {
 	}
 	m.run.cancel()
 	close(m.abandon)
+	m.run = nil // Wait once
 	select {
 	case <-m.done:
 	case <-ctx.Done():
