@@ -3,8 +3,9 @@
 # scripts/test.sh after its Linux tests.
 #
 #  1. cross-compiles cmd/cloudstic for every release target (linux, darwin
-#     and windows on amd64 and arm64, and freebsd/amd64) and runs go vet
-#     (tests included) for each OS (VET_TARGETS);
+#     and windows on amd64 and arm64, and freebsd/amd64), runs go vet
+#     (tests included) for each OS (VET_TARGETS), and links every
+#     package's darwin/arm64 test binary;
 #  2. runs golangci-lint (scripts/lint.sh) with GOOS=darwin, windows and
 #     freebsd;
 #  3. runs the Windows test binaries of the core packages under Wine
@@ -52,6 +53,21 @@ step_build() {
 	done
 	log "vet windows/amd64 with the winetest tag"
 	GOOS=windows go vet -tags winetest ./...
+	darwin_test_binaries
+}
+
+# darwin_test_binaries links the test binary of every package with tests
+# for darwin/arm64 (vet type-checks them; this also links them), two at a
+# time, into a temporary directory. No Mac runs them here.
+darwin_test_binaries() {
+	local dir pkgs
+	dir="$(mktemp -d)"
+	pkgs="$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...)"
+	log "link the darwin/arm64 test binaries of $(echo "$pkgs" | wc -l) packages"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	echo "$pkgs" | GOOS=darwin GOARCH=arm64 xargs -P 2 -I{} sh -c \
+		'go test -c -o "$1/$(echo "$2" | tr / _).test" "$2"' sh "$dir" {} || { rm -rf "$dir"; return 1; }
+	rm -rf "$dir"
 }
 
 step_lint() {
