@@ -19,24 +19,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
 
-// findFile is one file of `find` (and one element of its -json array):
-// a path of a source, with the snapshots that hold it.
-type findFile struct {
-	Source string        `json:"source"`
-	Path   string        `json:"path"` // from the snapshot root, as ls prints it (no leading "/")
-	Type   tree.Type     `json:"type"`
-	In     []findVersion `json:"snapshots"`
-}
-
-// findVersion is the entry of a findFile in one snapshot.
-type findVersion struct {
-	SnapshotID   string    `json:"snapshot_id"`
-	SnapshotTime time.Time `json:"snapshot_time"`
-	Size         uint64    `json:"size"`
-	Mode         string    `json:"mode"`
-	MTime        time.Time `json:"mtime"`
-}
-
 func runFind(ctx context.Context, a *app, args []string) error {
 	fs := a.flags()
 	var snapRefs, sizes multiFlag
@@ -46,11 +28,15 @@ func runFind(ctx context.Context, a *app, args []string) error {
 	older := fs.String("older", "", "only entries modified before this time (same forms as -newer)")
 	fs.Var(&sizes, "size", "only files of this size: +N (larger than N), -N (smaller than N) or N (exactly), N in bytes or with K, M, G, T (powers of 1024); repeatable")
 	ignoreCase := fs.Bool("i", false, "match patterns without regard to case")
+	maxResults := fs.Int("max-results", defaultFindMaxResults, "report at most N files (the first N found; -json says truncated); 0: no limit")
 	pos, err := a.parse(fs, args)
 	if err != nil {
 		return err
 	}
 	opts := find.Options{Patterns: pos, PathPrefix: *prefix, IgnoreCase: *ignoreCase}
+	if *maxResults < 0 {
+		return usageErr("-max-results %d: give a number of files, or 0 for no limit", *maxResults)
+	}
 	if err := find.CheckPatterns(pos); err != nil {
 		return usageErr("%v", err)
 	}
@@ -72,49 +58,69 @@ func runFind(ctx context.Context, a *app, args []string) error {
 	}
 	defer a.closeStore()
 	return operation.WithSharedLock(ctx, r, "find", func(ctx context.Context, rr *repo.Repository) error {
-		return a.find(ctx, rr, snapRefs, opts)
+		q := newFindQuery(opts, *newer, *older, snapRefs, *maxResults)
+		return a.find(ctx, rr, q, opts)
 	})
 }
 
-func (a *app) find(ctx context.Context, r *repo.Repository, refs []string, opts find.Options) error {
-	snaps, err := operation.IndexedSnapshots(ctx, r)
+// defaultFindMaxResults is Cloudstic's default -max-results.
+const defaultFindMaxResults = 1000
+
+func (a *app) find(ctx context.Context, r *repo.Repository, q findQuery, opts find.Options) error {
+	start := clock.Real{}.Now()
+	all, err := operation.IndexedSnapshots(ctx, r)
 	if err != nil {
 		return err
 	}
-	if len(refs) > 0 {
-		if snaps, err = pickSnapshots(snaps, refs); err != nil {
+	snaps := all
+	if len(q.Snapshots) > 0 {
+		if snaps, err = pickSnapshots(all, q.Snapshots); err != nil {
 			return err
 		}
 	}
-	files := []*findFile{}
-	byKey := map[findKey]*findFile{}
-	err = find.Run(ctx, r, snaps, opts, func(m find.Match) error {
+	seq := seqNumbers(all)
+	res := findResult{Query: q, SnapshotsSearched: len(snaps), Matches: []*findMatch{}, GroupedBy: "file"}
+	byKey := map[findKey]*findMatch{}
+	stats, err := find.RunStats(ctx, r, snaps, opts, func(m find.Match) error {
 		k := findKey{m.Snapshot.Source, strings.TrimPrefix(m.Path, "/"), m.Node.Type}
 		f := byKey[k]
 		if f == nil {
-			f = &findFile{Source: k.source, Path: k.path, Type: k.typ}
+			// As Cloudstic's, the limit counts files: one already
+			// reported keeps gathering its versions.
+			if q.MaxResults > 0 && len(res.Matches) >= q.MaxResults {
+				res.Truncated = true
+				return nil
+			}
+			f = newFindMatch(m.Snapshot, k.path, k.typ)
 			byKey[k] = f
-			files = append(files, f)
+			res.Matches = append(res.Matches, f)
 		}
-		f.In = append(f.In, findVersion{SnapshotID: m.Snapshot.ID.String(), SnapshotTime: m.Snapshot.Time,
-			Size: m.Node.Size, Mode: modeString(m.Node), MTime: time.Unix(0, m.Node.MTime).UTC()})
+		f.add(m.Snapshot, seq(m.Snapshot), m.Node)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	sort.SliceStable(files, func(i, j int) bool {
-		if files[i].Source != files[j].Source {
-			return files[i].Source < files[j].Source
+	res.EntriesScanned = stats.Entries
+	sort.SliceStable(res.Matches, func(i, j int) bool {
+		if res.Matches[i].SourceURI != res.Matches[j].SourceURI {
+			return res.Matches[i].SourceURI < res.Matches[j].SourceURI
 		}
-		return files[i].Path < files[j].Path
+		return res.Matches[i].Path < res.Matches[j].Path
 	})
+	for _, f := range res.Matches {
+		f.finish()
+	}
+	res.Elapsed = clock.Real{}.Now().Sub(start).Round(time.Millisecond).String()
 	if a.g.json {
-		a.writeJSON(files)
+		a.writeJSON(res)
 		return nil
 	}
-	for _, f := range files {
+	for _, f := range res.Matches {
 		printFindFile(a, f)
+	}
+	if res.Truncated {
+		a.warnf("stopped after %d files; narrow the query or raise -max-results to see the rest", len(res.Matches))
 	}
 	return nil
 }
@@ -127,20 +133,20 @@ type findKey struct {
 
 // printFindFile prints one file of find: its path as ls prints it and its
 // source, then one indented line per snapshot holding it.
-func printFindFile(a *app, f *findFile) {
+func printFindFile(a *app, f *findMatch) {
 	name := termtext.Safe(f.Path)
-	if f.Type == tree.TypeDir {
+	if f.nodeType == tree.TypeDir {
 		name += "/"
 	}
 	w := a.io.Stdout
-	fmt.Fprintf(w, "%s  (%s)\n", name, termtext.Safe(f.Source))
-	for _, v := range f.In {
+	fmt.Fprintf(w, "%s  (%s)\n", name, termtext.Safe(f.SourceURI))
+	for _, h := range f.hits {
 		size := "-"
-		if f.Type == tree.TypeFile {
-			size = frontend.HumanBytes(int64(v.Size))
+		if f.nodeType == tree.TypeFile {
+			size = frontend.HumanBytes(int64(h.node.Size))
 		}
-		fmt.Fprintf(w, "  %s  %s  %s  %s  %10s\n", v.SnapshotID[:8], v.SnapshotTime.Local().Format("2006-01-02 15:04"),
-			v.Mode, v.MTime.Local().Format("2006-01-02 15:04:05"), size)
+		fmt.Fprintf(w, "  %s  %s  %s  %s  %10s\n", h.snap.ID.Short(), h.snap.Time.Local().Format("2006-01-02 15:04"),
+			modeString(h.node), time.Unix(0, h.node.MTime).Local().Format("2006-01-02 15:04:05"), size)
 	}
 }
 

@@ -145,14 +145,16 @@ func TestFindGrouped(t *testing.T) {
 	if out := uxOK(t, dir, "find", "sub").stdout; !strings.HasPrefix(out, "docs/sub/  (") {
 		t.Fatalf("find sub (a directory, shown as ls shows it):\n%s", out)
 	}
-	var files []findFile
-	uxJSON(t, uxOK(t, dir, "find", "-json", "*.txt").stdout, &files)
+	var res findResult
+	uxJSON(t, uxOK(t, dir, "find", "-json", "*.txt").stdout, &res)
 	got := map[string]int{}
-	for _, f := range files {
-		if f.Source != "local:"+src {
-			t.Errorf("%s: source %q", f.Path, f.Source)
+	for _, f := range res.Matches {
+		if f.SourceURI != "local:"+src {
+			t.Errorf("%s: source %q", f.Path, f.SourceURI)
 		}
-		got[f.Path] = len(f.In)
+		for _, v := range f.Versions {
+			got[f.Path] += len(v.Snapshots)
+		}
 	}
 	want := map[string]int{"top.txt": 2, "docs/a.txt": 2, "docs/sub/b.txt": 2, "other/c.txt": 2}
 	if len(got) != len(want) {

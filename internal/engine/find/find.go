@@ -63,8 +63,21 @@ func CheckPatterns(patterns []string) error {
 // loaded. A snapshot whose trees cannot be read, or break the tree bounds
 // (see treewalk.Measurer), stops the search with an error naming it.
 func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts Options, fn func(Match) error) error {
+	_, err := RunStats(ctx, r, snaps, opts, fn)
+	return err
+}
+
+// Stats count what a search read.
+type Stats struct {
+	// Entries is the number of entries looked at, matching or not, over
+	// all snapshots (an entry shared by two snapshots counts twice).
+	Entries int
+}
+
+// RunStats is Run, also counting what it read (up to where it stopped).
+func RunStats(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts Options, fn func(Match) error) (Stats, error) {
 	if err := CheckPatterns(opts.Patterns); err != nil {
-		return err
+		return Stats{}, err
 	}
 	m := matcher{opts: opts}
 	if opts.IgnoreCase {
@@ -78,15 +91,16 @@ func Run(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, opts 
 	for _, s := range snaps {
 		m.prefix = treewalk.Relative(s.Snapshot, opts.PathPrefix)
 		if err := m.search(ctx, r, bounds, s, fn); err != nil {
-			return fmt.Errorf("snapshot %s: %w", s.ID.Short(), err)
+			return Stats{Entries: m.scanned}, fmt.Errorf("snapshot %s: %w", s.ID.Short(), err)
 		}
 	}
-	return nil
+	return Stats{Entries: m.scanned}, nil
 }
 
 type matcher struct {
-	opts   Options
-	prefix string // without leading or trailing "/"; "" is the root
+	opts    Options
+	prefix  string // without leading or trailing "/"; "" is the root
+	scanned int    // entries report was given
 }
 
 // search reports the entries of s that m selects: those at and below its
@@ -117,6 +131,7 @@ func (m *matcher) search(ctx context.Context, r *repo.Repository, bounds *treewa
 
 // report calls fn for the entry n at p if m selects it.
 func (m *matcher) report(s snapshot.WithID, p string, n *tree.Node, fn func(Match) error) error {
+	m.scanned++
 	if !m.selects(p, n) {
 		return nil
 	}
