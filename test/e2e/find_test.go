@@ -8,20 +8,23 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
-// findFile is one element of find -json: a file and the snapshots
-// holding it.
-type findFile struct {
-	Source    string `json:"source"`
-	Path      string `json:"path"`
-	Type      string `json:"type"`
-	Snapshots []struct {
-		SnapshotID string    `json:"snapshot_id"`
-		Size       int64     `json:"size"`
-		MTime      time.Time `json:"mtime"`
-	} `json:"snapshots"`
+// findResult is find -json (Cloudstic's FindResult, with our path and
+// source_uri): the files, each with its versions and the snapshots
+// holding each.
+type findResult struct {
+	Matches []struct {
+		SourceURI string `json:"source_uri"`
+		Path      string `json:"path"`
+		Versions  []struct {
+			Size      int64 `json:"size"`
+			Mtime     int64 `json:"mtime"`
+			Snapshots []struct {
+				Ref string `json:"ref"`
+			} `json:"snapshots"`
+		} `json:"versions"`
+	} `json:"matches"`
 }
 
 // TestFind searches two snapshots of a real tree on every kind of store:
@@ -42,19 +45,21 @@ func TestFind(t *testing.T) {
 
 			paths := func(args ...string) []string {
 				t.Helper()
-				var files []findFile
-				decodeJSON(t, mustRun(t, r.with("find", append(args, "-json")...)...), &files)
+				var res findResult
+				decodeJSON(t, mustRun(t, r.with("find", append(args, "-json")...)...), &res)
 				var out []string
-				for _, f := range files {
-					if f.Source != "local:"+src {
-						t.Errorf("%s: source %q, want local:%s", f.Path, f.Source, src)
+				for _, f := range res.Matches {
+					if f.SourceURI != "local:"+src {
+						t.Errorf("%s: source %q, want local:%s", f.Path, f.SourceURI, src)
 					}
-					for _, h := range f.Snapshots {
-						id := "1"
-						if h.SnapshotID == second {
-							id = "2"
+					for _, v := range f.Versions {
+						for _, h := range v.Snapshots {
+							id := "1"
+							if h.Ref == "snapshot/"+second {
+								id = "2"
+							}
+							out = append(out, id+" "+f.Path)
 						}
-						out = append(out, id+" "+f.Path)
 					}
 				}
 				slices.Sort(out)
