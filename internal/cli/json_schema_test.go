@@ -76,6 +76,8 @@ func TestJSONMatchesDocs(t *testing.T) {
 	run("ls", cli.ExitOK, "ls", "-json", "latest")
 	run("diff", cli.ExitOK, "diff", "-json", first, second)
 	run("find", cli.ExitOK, "find", "-json", "*.txt")
+	run("find", cli.ExitOK, "find", "-json", "-i", "-newer", "2000-01-01", "-older", "2100-01-01", "-size", "6",
+		"-path-prefix", "/", "-snapshot", "latest", "/*.TXT")
 	run("cat snapshot", cli.ExitOK, "cat", "snapshot", "latest")
 	run("cat -json", cli.ExitOK, "cat", "-json", "config", "snapshot", "latest")
 	run("stats", cli.ExitOK, "stats", "-json", "-mode", "raw-data")

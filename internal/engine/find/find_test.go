@@ -47,24 +47,27 @@ func TestFind(t *testing.T) {
 		name string
 		opts find.Options
 		want []string // snapshot 1 or 2 and path
+		// entries is RunStats' count: 7 entries in s1, 8 in s2, all
+		// looked at unless a prefix limits the walk.
+		entries int
 	}{
-		{"name glob", find.Options{Patterns: []string{"*.txt"}}, []string{"1 /readme.txt", "2 /docs/new.txt", "2 /readme.txt"}},
+		{"name glob", find.Options{Patterns: []string{"*.txt"}}, []string{"1 /readme.txt", "2 /docs/new.txt", "2 /readme.txt"}, 15},
 		{"ignore case", find.Options{Patterns: []string{"*.txt"}, IgnoreCase: true},
-			[]string{"1 /docs/notes.TXT", "1 /readme.txt", "2 /docs/new.txt", "2 /docs/notes.TXT", "2 /readme.txt"}},
-		{"path glob", find.Options{Patterns: []string{"/photos/*/*"}}, []string{"1 /photos/2025/beach.jpg", "2 /photos/2025/beach.jpg"}},
+			[]string{"1 /docs/notes.TXT", "1 /readme.txt", "2 /docs/new.txt", "2 /docs/notes.TXT", "2 /readme.txt"}, 15},
+		{"path glob", find.Options{Patterns: []string{"/photos/*/*"}}, []string{"1 /photos/2025/beach.jpg", "2 /photos/2025/beach.jpg"}, 15},
 		{"several patterns", find.Options{Patterns: []string{"report.*", "beach.jpg"}},
-			[]string{"1 /docs/report.pdf", "1 /photos/2025/beach.jpg", "2 /docs/report.pdf", "2 /photos/2025/beach.jpg"}},
+			[]string{"1 /docs/report.pdf", "1 /photos/2025/beach.jpg", "2 /docs/report.pdf", "2 /photos/2025/beach.jpg"}, 15},
 		{"path prefix", find.Options{PathPrefix: "/docs/"}, []string{"1 /docs", "1 /docs/notes.TXT", "1 /docs/report.pdf",
-			"2 /docs", "2 /docs/new.txt", "2 /docs/notes.TXT", "2 /docs/report.pdf"}},
+			"2 /docs", "2 /docs/new.txt", "2 /docs/notes.TXT", "2 /docs/report.pdf"}, 7},
 		{"deep prefix", find.Options{PathPrefix: "photos/2025", Patterns: []string{"*"}}, []string{"1 /photos/2025", "1 /photos/2025/beach.jpg",
-			"2 /photos/2025", "2 /photos/2025/beach.jpg"}},
-		{"prefix not a dir name prefix", find.Options{PathPrefix: "/doc"}, nil},
-		{"newer", find.Options{Patterns: []string{"*.*"}, Newer: day(3).Add(time.Second)}, []string{"1 /readme.txt", "2 /docs/new.txt", "2 /readme.txt"}},
-		{"older", find.Options{Patterns: []string{"*.*"}, Older: day(2)}, []string{"1 /docs/report.pdf", "2 /docs/report.pdf"}},
-		{"min size", find.Options{MinSize: 5000}, []string{"1 /docs/report.pdf", "1 /photos/2025/beach.jpg", "2 /docs/report.pdf", "2 /photos/2025/beach.jpg"}},
-		{"max size", find.Options{MaxSize: 10, HasMaxSize: true}, []string{"1 /docs/notes.TXT", "2 /docs/new.txt", "2 /docs/notes.TXT"}},
-		{"one snapshot", find.Options{Patterns: []string{"new.txt"}}, []string{"2 /docs/new.txt"}},
-		{"no match", find.Options{Patterns: []string{"*.doc"}}, nil},
+			"2 /photos/2025", "2 /photos/2025/beach.jpg"}, 4},
+		{"prefix not a dir name prefix", find.Options{PathPrefix: "/doc"}, nil, 0},
+		{"newer", find.Options{Patterns: []string{"*.*"}, Newer: day(3).Add(time.Second)}, []string{"1 /readme.txt", "2 /docs/new.txt", "2 /readme.txt"}, 15},
+		{"older", find.Options{Patterns: []string{"*.*"}, Older: day(2)}, []string{"1 /docs/report.pdf", "2 /docs/report.pdf"}, 15},
+		{"min size", find.Options{MinSize: 5000}, []string{"1 /docs/report.pdf", "1 /photos/2025/beach.jpg", "2 /docs/report.pdf", "2 /photos/2025/beach.jpg"}, 15},
+		{"max size", find.Options{MaxSize: 10, HasMaxSize: true}, []string{"1 /docs/notes.TXT", "2 /docs/new.txt", "2 /docs/notes.TXT"}, 15},
+		{"one snapshot", find.Options{Patterns: []string{"new.txt"}}, []string{"2 /docs/new.txt"}, 15},
+		{"no match", find.Options{Patterns: []string{"*.doc"}}, nil, 15},
 	}
 	dataPacks := walktest.DataPacks(r.Repository)
 	if len(dataPacks) == 0 {
@@ -74,7 +77,7 @@ func TestFind(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r.Rec.Reset()
 			var got []string
-			err := find.Run(ctx, r.Repository, snaps, tc.opts, func(m find.Match) error {
+			stats, err := find.RunStats(ctx, r.Repository, snaps, tc.opts, func(m find.Match) error {
 				n := "1"
 				if m.Snapshot.ID == s2.ID {
 					n = "2"
@@ -88,6 +91,9 @@ func TestFind(t *testing.T) {
 			slices.Sort(got)
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("got %q\nwant %q", got, tc.want)
+			}
+			if stats.Entries != tc.entries {
+				t.Errorf("%d entries scanned, want %d", stats.Entries, tc.entries)
 			}
 			reads := r.Rec.PackReads()
 			if len(reads) == 0 {
