@@ -3,9 +3,6 @@
 package e2e
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
@@ -25,17 +22,7 @@ var indexPut = regexp.MustCompile(`store PUT(?:\(\S+\))? index/packs/\S+ \d+ byt
 // a backup is a shared holder and runs beside it.
 func TestKilledBackupResumes(t *testing.T) {
 	t.Parallel()
-	const files, size = 5, 16 << 20
-	src := filepath.Join(t.TempDir(), "src")
-	if err := os.MkdirAll(src, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for i := range files {
-		if err := os.WriteFile(filepath.Join(src, fmt.Sprintf("f%d", i)), randomBytes(uint64(i+11), size), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	total := int64(files * size)
+	src, total := incompressibleSource(t, 11)
 	for _, kind := range []storeKind{{"local", localStore}, {"s3", s3Store}} {
 		t.Run(kind.name, func(t *testing.T) {
 			t.Parallel()

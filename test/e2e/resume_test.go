@@ -41,17 +41,7 @@ func packBytes(t *testing.T, log string) (n int, bytes int64) {
 // the repository checks clean with -read-data.
 func TestInterruptedBackupResumes(t *testing.T) {
 	t.Parallel()
-	const files, size = 5, 16 << 20
-	src := filepath.Join(t.TempDir(), "src")
-	if err := os.MkdirAll(src, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for i := range files {
-		if err := os.WriteFile(filepath.Join(src, fmt.Sprintf("f%d", i)), randomBytes(uint64(i+1), size), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	total := int64(files * size)
+	src, total := incompressibleSource(t, 1)
 	for _, kind := range []storeKind{{"local", localStore}, {"s3", s3Store}} {
 		for _, after := range []int{1, 3} {
 			t.Run(fmt.Sprintf("%s after %d packs", kind.name, after), func(t *testing.T) {
@@ -105,4 +95,22 @@ func interruptAfterPacks(t *testing.T, r repoArgs, src string, packs int) string
 		t.Fatalf("interrupted backup exited %d, want %d after a clean stop; stderr:\n%s", code, cli.ExitInterrupted, log)
 	}
 	return log
+}
+
+// incompressibleSource writes a source directory of 5 files of 16 MiB of
+// random bytes (seeds from seed on) and returns it and its size: 5 packs.
+func incompressibleSource(t *testing.T, seed uint64) (dir string, size int64) {
+	t.Helper()
+	const files, fileSize = 5, 16 << 20
+	dir = filepath.Join(t.TempDir(), "src")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range files {
+		name := filepath.Join(dir, fmt.Sprintf("f%d", i))
+		if err := os.WriteFile(name, randomBytes(seed+uint64(i), fileSize), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, files * fileSize
 }
