@@ -27,7 +27,7 @@ run() {
 	cc -w -O2 -DSAFETY -DNOREDUCE -o pan pan.c 2>cc.out || { cat cc.out; echo "FAIL $name: cc"; status=1; return 0; }
 	start=$(date +%s)
 	# -E: processes may stop anywhere (crash, stall); only assertions count.
-	./pan -E -m100000 >pan.out 2>&1 || true
+	./pan -E -m1000000 >pan.out 2>&1 || true
 	secs=$(( $(date +%s) - start ))
 	errors=$(sed -n 's/.*errors: \([0-9][0-9]*\).*/\1/p' pan.out | head -n 1)
 	states=$(sed -n 's/^ *\([0-9][0-9e.+]*\) states, stored.*/\1/p' pan.out | head -n 1)
@@ -44,6 +44,22 @@ run() {
 		else
 			echo "FAIL $name: counterexample found:"
 			spin -t -p -g "$@" lock.pml | tail -n 60; status=1
+		fi ;;
+	fair)
+		if [ "$errors" -eq 0 ]; then
+			echo "ok   $name: mutual exclusion and the queue order hold ($states states, ${secs}s)"
+		else
+			echo "FAIL $name: counterexample found:"
+			spin -t -p -g "$@" lock.pml | tail -n 60; status=1
+		fi ;;
+	unfair:*)
+		# the violated assertion must be the named queue-order monitor
+		# (ewait: a backup overtook a waiting prune; swait: a prune
+		# overtook a waiting backup), not mutual exclusion
+		if [ "$errors" -gt 0 ] && grep 'assertion violated' pan.out | grep -q "${expect#unfair:}"; then
+			echo "ok   $name: queue order violated (${expect#unfair:}), as expected ($states states, ${secs}s)"
+		else
+			echo "FAIL $name: expected the queue-order assertion to fail ($states states)"; status=1
 		fi ;;
 	unsafe)
 		if [ "$errors" -gt 0 ] && grep -q 'assertion violated' pan.out; then
@@ -71,8 +87,35 @@ for s in 1 2 3; do
 	run "$store: E,E + ghost"   safe -DSTORE=$s -DNE=2 -DNS=0 -DNW=0 -DBREAK=0
 	run "$store: E,S + break"   safe -DSTORE=$s -DNE=1 -DNS=1 -DNW=0 -DBREAK=1 -DGHOST=0
 	run "$store: E,W + break"   safe -DSTORE=$s -DNE=1 -DNS=0 -DNW=1 -DBREAK=1 -DGHOST=0
-	run "$store: E,E,W"         safe -DSTORE=$s -DNE=2 -DNS=0 -DNW=1 -DBREAK=0 -DGHOST=0
+	# no refresh here (E,E + break and E,W + break have it): with the
+	# waiting prune's loop the run with refresh takes 27-38 million states
+	# and 10-20 minutes (docs/lock/model.md)
+	run "$store: E,E,W"         safe -DSTORE=$s -DNE=2 -DNS=0 -DNW=1 -DBREAK=0 -DGHOST=0 -DNREF=0
 done
+
+# Writer preference (issue 31): liveness as a queue-order (bounded
+# overtaking) assertion. Every acquirer waits (-lock-wait: a queue entry
+# first, retries without bound); no clock ticks (nothing expires, no
+# break-lock). Asserted at every entry: no acquirer enters before a waiting
+# one of the other kind queued before it (so a waiting prune waits at most
+# for the shared holders that were queued before it, and a waiting backup
+# at most for the prunes queued before it); mutual exclusion is asserted too.
+# E,S,S: one prune, two overlapping backups; E,E,S: two prunes, one backup.
+# Broken (each asserting only the monitor named): the protocol before issue
+# 31 (WPREF=0: the prune withdraws its intent whenever shared keys are live)
+# lets a backup overtake the waiting prune; without queue entries (QUEUE=0:
+# order by intents alone) a prune overtakes a backup that an earlier prune
+# had refused.
+for s in 1 3; do
+	run "fairness, store $s: E,S,S" \
+		fair -DSTORE=$s -DFAIR=1 -DNE=1 -DNS=2 -DNW=0 -DGHOST=0 -DTMAX=0 -DLOOPS=1 -DNREF=0
+	run "fairness, store $s: E,E,S" \
+		fair -DSTORE=$s -DFAIR=1 -DNE=2 -DNS=1 -DNW=0 -DGHOST=0 -DTMAX=0 -DLOOPS=1 -DNREF=0
+done
+run "broken: no writer preference (before issue 31), E,S,S" \
+	unfair:ewait -DSTORE=1 -DWPREF=0 -DMONS=0 -DFAIR=1 -DNE=1 -DNS=2 -DNW=0 -DGHOST=0 -DTMAX=0 -DLOOPS=1 -DNREF=0
+run "broken: no queue entries, E,E,S" \
+	unfair:swait -DSTORE=1 -DQUEUE=0 -DMONE=0 -DFAIR=1 -DNE=2 -DNS=1 -DNW=0 -DGHOST=0 -DTMAX=0 -DLOOPS=1 -DNREF=0
 
 # The coarse-versions counterexample needs 3 processes and break-lock; the
 # same small setting (one tick, no refresh) with exact versions is safe.

@@ -78,6 +78,23 @@
 #ifndef TMAX
 #define TMAX 4
 #endif
+#ifndef WPREF     /* writer preference (issue 31): a waiting prune keeps its
+                   * intent while shared holders drain; a shared acquirer
+                   * defers to an older intent. 0: the protocol before it */
+#define WPREF 1
+#endif
+#ifndef FAIR      /* liveness runs: shared acquirers loop LOOPS times, retry
+                   * without bound; the FIFO monitor is asserted */
+#define FAIR 0
+#endif
+#ifndef LOOPS
+#define LOOPS 1
+#endif
+#ifndef QUEUE     /* FAIR runs: every waiting acquirer writes a queue
+                   * entry before its first key, kept until it enters;
+                   * 0: broken, no queue entries */
+#define QUEUE 1
+#endif
 
 /* time, in ticks */
 #define TTL 4
@@ -118,6 +135,50 @@ byte att[NP + 1];  /* attempt number = lease epoch */
 bool vic[NP + 1];  /* break-lock deleted an object of this lease */
 byte vatt[NP + 1];
 byte bend[NP + 1]; /* end of the lease it held then */
+
+/* queue order (writer preference): a process's priority is fixed when it
+ * starts an acquire (the timestamp in its key names), kept over retries;
+ * smaller is older. ewait: an exclusive acquirer has written its intent
+ * and not yet entered (or given up): the FIFO monitor's state. */
+byte seq = 0;
+byte prio[NP + 1];
+bool ewait[NP + 1];
+bool swait[NP + 1]; /* a shared acquirer has begun and not yet entered */
+bool qe[NP + 1];    /* index/lock.queue/ entry of a waiting acquirer */
+#define OLDER(q, p) (prio[q] < prio[p] || (prio[q] == prio[p] && (q) < (p)))
+#define OI(p, q) (ISE(q) && (q) != (p) && LIVEKEY(q) && OLDER(q, p))
+#define OLDERINTENT(p) (OI(p, 1) || OI(p, 2) || OI(p, 3) || OI(p, 4))
+/* FIFO monitor: a shared acquirer younger than a waiting exclusive one
+ * must not enter before it */
+#define OVT(p, q) (ISE(q) && ewait[q] && OLDER(q, p))
+#define OVERTAKES(p) (OVT(p, 1) || OVT(p, 2) || OVT(p, 3) || OVT(p, 4))
+/* and an exclusive acquirer younger than a waiting shared one must not
+ * enter before it */
+#define OVS(p, q) (ISS(q) && swait[q] && OLDER(q, p))
+#define OVERTAKESS(p) (OVS(p, 1) || OVS(p, 2) || OVS(p, 3) || OVS(p, 4))
+#define OQS(p, q) (ISS(q) && qe[q] && OLDER(q, p))
+#define OLDERQS(p) (OQS(p, 1) || OQS(p, 2) || OQS(p, 3) || OQS(p, 4))
+#define OQE(p, q) (ISE(q) && (q) != (p) && qe[q] && OLDER(q, p))
+#define OLDERQE(p) (OQE(p, 1) || OQE(p, 2) || OQE(p, 3) || OQE(p, 4))
+#ifndef MONE      /* FAIR: assert that no backup overtakes a waiting prune */
+#define MONE 1
+#endif
+#ifndef MONS      /* FAIR: assert that no prune overtakes a waiting backup */
+#define MONS 1
+#endif
+#if FAIR
+#define FIFO(p) swait[p] = 0; assert(!MONE || !OVERTAKES(p))
+#define FIFOX(p) ewait[p] = 0; assert(!MONS || !OVERTAKESS(p))
+#else
+#define FIFO(p) skip
+#define FIFOX(p) skip
+#endif
+#if FAIR
+#define ATTINC(p) skip
+#else
+#define ATTINC(p) att[p]++
+#endif
+#define NEWPRIO(p) if :: prio[p] == 0 -> seq++; prio[p] = seq :: else -> skip fi
 
 #define INCS(p) (incs[p] && now < ls[p] + WIN)
 #define EXEMPT(p) (vic[p] && vatt[p] == att[p] && now < bend[p])
@@ -197,13 +258,47 @@ proctype Exc(byte p) {
 	byte est, seenv, myxv, t1, nref;
 	COARSEVARS
 attempt:
+#if !FAIR  /* FAIR: -lock-wait, retries without bound (and no break-lock) */
 	if
 	:: att[p] >= ATT -> goto finish
 	:: else -> skip
 	fi;
+#endif
 #if INTENTS
+#if FAIR
+	/* -lock-wait: the queue entry first (our place in the queue) */
+	atomic { if :: prio[p] == 0 -> NEWPRIO(p); ewait[p] = 1; qe[p] = QUEUE :: else -> skip fi };
+#endif
 	/* 1. Put own intent; the (provisional) lease starts */
-	atomic { att[p]++; WRITEO(p); ls[p] = now };
+	atomic { ATTINC(p); NEWPRIO(p); WRITEO(p); ls[p] = now };
+#if WPREF
+check:
+	/* 2. List intents: an older one => withdraw (it goes first); only
+	 * younger ones => keep ours (they withdraw) unless one holds X */
+	atomic {
+		FENCE(p, attempt); JUDGE(p);
+		if
+		:: OLDERINTENT(p) -> est = 0; goto withdrawI
+		:: FOREIGNINTENT(p) -> est = 0; goto youngerI
+		:: else -> est = 0
+		fi
+	};
+#if FAIR
+	/* List the queue: an exclusive waiter queued before us goes first
+	 * (withdraw: it needs no other intent); a shared one too (keep the
+	 * intent: it does not defer to us). Only FAIR runs write queue
+	 * entries; they can only make a prune wait, never enter. */
+	atomic {
+		FENCE(p, attempt);
+		if :: OLDERQE(p) -> goto withdrawI :: OLDERQS(p) -> goto waitI :: else -> skip fi
+	};
+#endif
+	/* List shared: live => keep the intent and wait for them to drain */
+	atomic {
+		FENCE(p, attempt); JUDGE(p);
+		if :: SHAREDLIVE(p) -> est = 0; goto waitI :: else -> est = 0 fi
+	};
+#else
 	/* 2. List intents, then List shared */
 	atomic {
 		FENCE(p, attempt); JUDGE(p);
@@ -213,6 +308,7 @@ attempt:
 		FENCE(p, attempt); JUDGE(p);
 		if :: SHAREDLIVE(p) -> est = 0; goto withdrawI :: else -> est = 0 fi
 	};
+#endif
 #else
 	atomic { att[p]++; ls[p] = now };
 #endif
@@ -301,11 +397,14 @@ relist:
 		FENCE(p, attempt);
 #if RELIST
 		JUDGE(p);
-		if :: SHAREDLIVE(p) -> est = 0; goto withdrawX :: else -> est = 0; incs[p] = 1; CHECK fi
+		if :: SHAREDLIVE(p) -> est = 0; goto withdrawX :: else -> est = 0; incs[p] = 1; FIFOX(p); CHECK fi
 #else
-		incs[p] = 1; CHECK
+		incs[p] = 1; FIFOX(p); CHECK
 #endif
 	};
+#if FAIR
+	qe[p] = 0;  /* entered: remove the queue entry */
+#endif
 
 	/* critical section: refresh, then release or stop (crash, stall) */
 	do
@@ -383,41 +482,78 @@ withdrawX:
 	atomic { FENCE(p, attempt); if :: xe && xo == p && xv == myxv -> skip :: else -> goto withdrawI fi };
 	atomic { FENCE(p, attempt); xe = 0 };
 #endif
+#if INTENTS && WPREF
+	goto waitI;  /* keep the intent: the shared holders drain */
+#endif
 withdrawI:
 #if INTENTS
 	atomic { FENCE(p, attempt); oe[p] = 0 };
 #endif
 	goto attempt;
+#if INTENTS && WPREF
+youngerI:
+	/* Get X: a younger intent whose owner holds X does not withdraw */
+	atomic { FENCE(p, attempt); JUDGE(p); if :: LIVEX -> est = 0; goto withdrawI :: else -> est = 0 fi };
+waitI:
+	/* waiting: rewrite the intent (a new provisional lease), look again;
+	 * not in a critical section, so a break-lock before is forgotten */
+	atomic { FENCE(p, attempt); WRITEO(p); ls[p] = now; vic[p] = 0 };
+	goto check;
+#endif
 finish:
-	skip
+	ewait[p] = 0; qe[p] = 0
 }
 
 /* an intent-aware shared acquirer (backup) */
 proctype Sh(byte p) {
-	byte est, t1, nref;
+	byte est, t1, nref, loops;
 attempt:
+#if !FAIR  /* FAIR: -lock-wait, retries without bound (and no break-lock) */
 	if
 	:: att[p] >= ATT -> goto finish
 	:: else -> skip
 	fi;
+#endif
+#if FAIR
+	/* -lock-wait: the queue entry first (our place in the queue) */
+	atomic { if :: prio[p] == 0 -> NEWPRIO(p); swait[p] = 1; qe[p] = QUEUE :: else -> skip fi };
+#if WPREF
+	/* List the queue before writing a key: an exclusive waiter queued
+	 * before us goes first (we retry, writing nothing meanwhile) */
+	(!OLDERQE(p));
+#endif
+#endif
 	/* 1. Put own shared key; the lease starts */
-	atomic { att[p]++; WRITEO(p); ls[p] = now };
+	atomic { ATTINC(p); NEWPRIO(p); WRITEO(p); ls[p] = now };
+check:
 	/* 2. Get the exclusive key */
 	atomic { FENCE(p, attempt); JUDGE(p); if :: LIVEX -> est = 0; goto withdraw :: else -> est = 0 fi };
+#if WPREF
+	/* 3. List intents: an older one goes first (withdraw); younger ones
+	 * wait for us (their step 4 sees our key if they got that far) */
+	atomic {
+		FENCE(p, attempt); JUDGE(p);
+		if :: OLDERINTENT(p) -> est = 0; goto withdraw :: else -> est = 0; incs[p] = 1; FIFO(p); CHECK; goto cs fi
+	};
+#else
 	/* 3. List intents; on contention keep the key and poll once more */
 	atomic {
 		FENCE(p, attempt); JUDGE(p);
-		if :: FOREIGNINTENT(p) -> est = 0 :: else -> est = 0; incs[p] = 1; CHECK; goto cs fi
+		if :: FOREIGNINTENT(p) -> est = 0 :: else -> est = 0; incs[p] = 1; FIFO(p); CHECK; goto cs fi
 	};
 	atomic { FENCE(p, attempt); JUDGE(p); if :: LIVEX -> est = 0; goto withdraw :: else -> est = 0 fi };
 	atomic {
 		FENCE(p, attempt); JUDGE(p);
-		if :: FOREIGNINTENT(p) -> est = 0; goto withdraw :: else -> est = 0; incs[p] = 1; CHECK; goto cs fi
+		if :: FOREIGNINTENT(p) -> est = 0; goto withdraw :: else -> est = 0; incs[p] = 1; FIFO(p); CHECK; goto cs fi
 	};
+#endif
 withdraw:
 	atomic { FENCE(p, attempt); oe[p] = 0 };
-	goto attempt;
+	goto attempt;  /* FAIR: again, keeping the priority (no attempt bound) */
 cs:
+#if FAIR
+	qe[p] = 0;  /* entered: remove the queue entry */
+#endif
 	do
 	:: nref < NREF -> nref++;
 #if STORE == 1
@@ -442,10 +578,15 @@ cs:
 	od;
 	if
 	:: incs[p] = 0; atomic { FENCE(p, finish); oe[p] = 0 }  /* release */
+#if FAIR
+		/* and back up again: a new acquire, a new priority */
+		loops++;
+		if :: loops < LOOPS -> prio[p] = 0; nref = 0; goto attempt :: else -> skip fi
+#endif
 	:: skip     /* crash or stall */
 	fi;
 finish:
-	skip
+	swait[p] = 0; qe[p] = 0
 }
 
 /* a seed-style shared writer (Cloudstic): Get X, Put key, Get X again */

@@ -35,6 +35,16 @@ type acquirer struct {
 	// another holder in Options).
 	obs  observer
 	proc *procID
+	// queued is our place in the queue (docs/lock.md, "Writer
+	// preference"): the store's time when this acquire began and a random
+	// ticket, the start of the name of every key it writes.
+	queued string
+	// entry is our queue entry (Options.Wait only; key "" when none) and
+	// entryAt when it was last written.
+	entry   heldKey
+	entryAt anchor
+	// started is when the acquire began: Options.Wait counts from it.
+	started anchor
 }
 
 // AcquireShared takes a shared lock for operation (backup, restore): blocked
@@ -44,7 +54,7 @@ func AcquireShared(ctx context.Context, st store.Store, operation string, opts O
 	if err != nil {
 		return nil, err
 	}
-	return a.withWait(ctx, a.shared)
+	return a.withWait(ctx, true, a.shared)
 }
 
 // AcquireExclusive takes the exclusive lock for operation (prune): blocked by
@@ -54,7 +64,7 @@ func AcquireExclusive(ctx context.Context, st store.Store, operation string, opt
 	if err != nil {
 		return nil, err
 	}
-	return a.withWait(ctx, a.exclusive)
+	return a.withWait(ctx, false, a.exclusive)
 }
 
 func newAcquirer(st store.Store, operation string, opts Options) (*acquirer, error) {
@@ -71,7 +81,7 @@ func newAcquirer(st store.Store, operation string, opts Options) (*acquirer, err
 		return nil, fmt.Errorf("lock: operation and holder names of %d bytes make a lock object over %d bytes", n, MaxPayload)
 	}
 	a := &acquirer{st: st, opts: opts, caps: st.Capabilities(), operation: operation,
-		sclock: newStoreClock(opts.Clock), obs: newObserver(platformProcesses())}
+		sclock: newStoreClock(opts.Clock), obs: newObserver(platformProcesses()), started: anchorNow(opts.Clock)}
 	if self := a.obs.self; a.obs.ok && self.Host == opts.Hostname && self.PID == opts.PID {
 		a.proc = &self
 	}
@@ -83,10 +93,13 @@ func newAcquirer(st store.Store, operation string, opts Options) (*acquirer, err
 // whose lock request went unanswered is retried too: a user who asked to
 // wait for the lock expects a slow moment of the network to be waited out
 // as well. Every failed attempt has withdrawn what it wrote.
-func (a *acquirer) withWait(ctx context.Context, attempt func(context.Context) (*Lock, error)) (*Lock, error) {
-	start := anchorNow(a.opts.Clock)
+func (a *acquirer) withWait(ctx context.Context, shared bool, attempt func(context.Context) (*Lock, error)) (*Lock, error) {
+	if a.opts.Wait > 0 {
+		defer a.dequeue(ctx)
+	}
 	backoff := 250 * time.Millisecond
 	for {
+		a.requeue(ctx, shared)
 		l, err := attempt(ctx)
 		var r *refusal
 		if errors.As(err, &r) {
@@ -95,7 +108,7 @@ func (a *acquirer) withWait(ctx context.Context, attempt func(context.Context) (
 		if err == nil || a.opts.Wait <= 0 || !worthWaiting(ctx, err) {
 			return l, err
 		}
-		left := a.opts.Wait - start.elapsed(a.opts.Clock)
+		left := a.waitLeft()
 		if left <= 0 {
 			return nil, err
 		}
@@ -136,10 +149,16 @@ func (a *acquirer) newPayload(shared bool) payload {
 		ExpiresAt: now.Add(a.opts.TTL).UTC(), IsShared: shared, Nonce: randomHex(), Process: a.proc}
 }
 
-// newKey names a new shared key or intent: the store's time, as the seed
-// names shared keys, and 16 random hex digits so that names never collide.
+// newKey names a new shared key, intent or queue entry: the store's time
+// when this acquire began (as the seed names shared keys), then 16 hex
+// digits: 8 of our ticket, the same for every key of this acquire
+// (together, our place in the queue), and 8 random, so that names never
+// collide.
 func (a *acquirer) newKey(prefix string) string {
-	return prefix + a.storeNow().UTC().Format(timeLayout) + "-" + randomHex()
+	if a.queued == "" {
+		a.queued = a.storeNow().UTC().Format(timeLayout) + "-" + randomHex()[:8]
+	}
+	return prefix + a.queued + randomHex()[:8]
 }
 
 // putOwn writes our uniquely named key (create-if-absent where the store
@@ -172,14 +191,23 @@ func (a *acquirer) step(ctx context.Context, at anchor, fn func(context.Context)
 	return fn(ctx)
 }
 
-// shared: write our key, then look at the exclusive key and the intents.
-// An intent alone is an exclusive attempt that will back off when it sees
-// our key: we keep the key and wait ContentionWait for it to go.
+// shared: write our key, then look at the exclusive key, the intents and
+// the queue. A waiting exclusive acquirer queued before us goes first: we
+// withdraw at once (and wait with Options.Wait). Another intent queued
+// before us is an exclusive attempt that will back off when it sees our
+// key: we keep the key and wait ContentionWait for it to go. Intents queued
+// after us wait for us.
 func (a *acquirer) shared(ctx context.Context) (*Lock, error) {
 	if err := a.sclock.sample(ctx, a.st); err != nil {
 		return nil, err
 	}
 	key := a.newKey(SharedPrefix)
+	// The queue before our key: refused by a waiting prune queued before
+	// us, we write nothing (a key written and withdrawn would make the
+	// prune look again).
+	if err := a.queueAhead(ctx, key); err != nil {
+		return nil, err
+	}
 	k, at, err := a.putOwn(ctx, key, a.newPayload(true))
 	if err != nil {
 		return nil, err
@@ -193,7 +221,11 @@ func (a *acquirer) shared(ctx context.Context) (*Lock, error) {
 			if failed(xerr) {
 				return xerr
 			}
-			return joinRefusals(xerr, blocking(ctx, a.st, IntentPrefix, "", a.storeNow, a.opts))
+			live, _, err := liveObjects(ctx, a.st, IntentPrefix, "", a.storeNow, a.opts)
+			if err != nil {
+				return err
+			}
+			return joinRefusals(xerr, refusalOf(queuedBefore(live, key)))
 		})
 		if err == nil {
 			return newLock(ctx, a, []heldKey{k}, at), nil
@@ -222,59 +254,6 @@ func (a *acquirer) exclusive(ctx context.Context) (*Lock, error) {
 		}
 		backoff *= 2
 	}
-}
-
-// exclusiveOnce: write our intent; make sure no other live intent and no
-// live shared lock exists; claim the seed's exclusive key; look at the
-// shared locks again (docs/lock.md, "Exclusive acquire").
-func (a *acquirer) exclusiveOnce(ctx context.Context) (*Lock, error) {
-	if err := a.sclock.sample(ctx, a.st); err != nil {
-		return nil, err
-	}
-	intent := a.newKey(IntentPrefix)
-	ik, at, err := a.putOwn(ctx, intent, a.newPayload(false))
-	if err != nil {
-		return nil, err
-	}
-	var stale []object
-	err = a.step(ctx, at, func(ctx context.Context) error {
-		var err error
-		stale, err = scan(ctx, a.st, IntentPrefix, intent, a.storeNow, a.opts)
-		if errors.Is(err, errContended) {
-			// Another attempt, or a holder? A holder has the exclusive
-			// key too: then fail at once instead of retrying.
-			if xerr := exclusiveBlocks(ctx, a.st, nil, a.storeNow, a.opts); xerr != nil {
-				return joinRefusals(xerr, err)
-			}
-		}
-		if err != nil {
-			return err
-		}
-		more, err := scan(ctx, a.st, SharedPrefix, "", a.storeNow, a.opts)
-		stale = append(stale, more...)
-		return err
-	})
-	if err != nil {
-		return nil, a.withdraw(ctx, intent, err)
-	}
-	var xk heldKey
-	err = a.step(ctx, at, func(ctx context.Context) error {
-		var err error
-		xk, err = a.claim(ctx)
-		return err
-	})
-	if err != nil {
-		return nil, a.withdraw(ctx, intent, err)
-	}
-	err = a.step(ctx, at, func(ctx context.Context) error {
-		return blocking(ctx, a.st, SharedPrefix, "", a.storeNow, a.opts)
-	})
-	if err != nil {
-		return nil, a.withdraw(ctx, intent, a.withdrawExclusive(ctx, xk, err))
-	}
-	l := newLock(ctx, a, []heldKey{xk, ik}, at)
-	l.sweep(stale)
-	return l, nil
 }
 
 // claim writes the seed's exclusive key: created if absent, replacing a

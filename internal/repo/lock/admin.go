@@ -43,7 +43,7 @@ func listObjects(ctx context.Context, st store.Store, opts Options) ([]object, [
 	if ex.present {
 		objs = append(objs, ex)
 	}
-	for _, prefix := range []string{IntentPrefix, SharedPrefix} {
+	for _, prefix := range []string{IntentPrefix, SharedPrefix, QueuePrefix} {
 		more, err := readPrefix(ctx, st, prefix, "")
 		if err != nil {
 			return nil, nil, err
@@ -134,3 +134,6 @@ func Break(ctx context.Context, st store.Store, staleOnly bool, opts Options) ([
 
 // isIntent reports whether key is an exclusive contender's intent.
 func isIntent(key string) bool { return strings.HasPrefix(key, IntentPrefix) }
+
+// isQueued reports whether key is a waiting acquirer's queue entry.
+func isQueued(key string) bool { return strings.HasPrefix(key, QueuePrefix) }

@@ -211,8 +211,8 @@ func TestWait(t *testing.T) {
 	})
 }
 
-// Requests per step (docs/lock.md, "Cost"): shared acquire 4 (store time,
-// our key, the exclusive key, the intents), exclusive 7; a refresh rewrites
+// Requests per step (docs/lock.md, "Cost"): shared acquire 5 (store time,
+// our key, the exclusive key, the intents, the queue), exclusive 8; a refresh rewrites
 // each key once; release deletes each key (and reads the exclusive one
 // first).
 func TestRequestCounts(t *testing.T) {
@@ -220,8 +220,8 @@ func TestRequestCounts(t *testing.T) {
 		shared                    bool
 		acquire, refresh, release int64
 	}{
-		{true, 4, 1, 1},
-		{false, 7, 2, 3},
+		{true, 5, 1, 1},
+		{false, 8, 2, 3},
 	}
 	for _, row := range rows {
 		t.Run(kindName(row.shared), func(t *testing.T) {

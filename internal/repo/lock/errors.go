@@ -158,7 +158,7 @@ func (e *refusal) distinct() ([]object, []bool) {
 	for i, o := range e.objs {
 		if o.bad == nil {
 			id := o.p.Holder + "\x00" + o.p.Operation
-			if seen[id] || (isIntent(o.key) && e.namedElsewhere(i)) {
+			if seen[id] || ((isIntent(o.key) || isQueued(o.key)) && e.namedElsewhere(i)) {
 				continue
 			}
 			seen[id] = true
@@ -171,7 +171,7 @@ func (e *refusal) distinct() ([]object, []bool) {
 // namedElsewhere: a non-intent object names the same holder as objs[i].
 func (e *refusal) namedElsewhere(i int) bool {
 	for j, o := range e.objs {
-		if j != i && o.bad == nil && !isIntent(o.key) && o.p.Holder == e.objs[i].p.Holder && o.p.Operation == e.objs[i].p.Operation {
+		if j != i && o.bad == nil && !isIntent(o.key) && !isQueued(o.key) && o.p.Holder == e.objs[i].p.Holder && o.p.Operation == e.objs[i].p.Operation {
 			return true
 		}
 	}
@@ -181,6 +181,10 @@ func (e *refusal) namedElsewhere(i int) bool {
 // kindWords is the seed's wording of a lock's kind.
 func kindWords(o object) string {
 	switch {
+	case isQueued(o.key) && o.p.IsShared:
+		return "queued for a shared lock"
+	case isQueued(o.key):
+		return "queued for an exclusive lock"
 	case o.p.IsShared:
 		return "locked (shared)"
 	case isIntent(o.key):
@@ -193,6 +197,10 @@ func kindWords(o object) string {
 // kindShort is a lock's kind among several holders.
 func kindShort(o object) string {
 	switch {
+	case isQueued(o.key) && o.p.IsShared:
+		return "queued for shared by"
+	case isQueued(o.key):
+		return "queued for exclusive by"
 	case o.p.IsShared:
 		return "shared by"
 	case isIntent(o.key):

@@ -18,6 +18,10 @@ const (
 	ExclusiveKey = "index/lock.exclusive"
 	SharedPrefix = "index/lock.shared/"
 	IntentPrefix = "index/lock.intent/"
+	// QueuePrefix holds one entry per acquirer that waits for the lock
+	// (Options.Wait), written before its first key: its place in the
+	// queue (docs/lock.md, "Writer preference").
+	QueuePrefix = "index/lock.queue/"
 )
 
 // Info describes one lock object.

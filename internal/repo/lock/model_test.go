@@ -9,8 +9,10 @@ import (
 // TestSpinModel runs docs/lock/check.sh: spin must prove mutual exclusion
 // for every store configuration of the lock protocol (create-if-absent +
 // compare-and-swap, create-if-absent only, neither) with stale takeover,
-// refresh, break-lock and bounded clock error, and must find a counterexample
-// in every deliberately broken variant. docs/lock/model.md explains them.
+// refresh, break-lock and bounded clock error, and the queue order of
+// writer preference in the fairness runs, and must find a counterexample in
+// every deliberately broken variant (the protocol before writer preference
+// included). docs/lock/model.md explains them.
 // spin is a test dependency (scripts/test.sh installs it): without it the
 // test fails rather than skips, so CI cannot pass without the proof.
 func TestSpinModel(t *testing.T) {

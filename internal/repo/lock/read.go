@@ -67,6 +67,11 @@ func get(ctx context.Context, st store.Store, key string, shared bool) (object, 
 		return object{}, fmt.Errorf("reading lock %s: %w", key, err)
 	}
 	o := object{key: key, present: true, data: data}
+	if isQueued(key) {
+		// A queue entry is ours alone: its payload tells its kind.
+		o.p, _, o.bad = decodePayload(data)
+		return o, nil
+	}
 	o.p, o.bad = decodeKind(data, shared)
 	return o, nil
 }

@@ -20,8 +20,8 @@ func TestLockRequestCounts(t *testing.T) {
 		refresh   int64
 		release   int64
 	}{
-		{"shared", false, 4, 1, 1},
-		{"exclusive", true, 7, 2, 3},
+		{"shared", false, 5, 1, 1},
+		{"exclusive", true, 8, 2, 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
