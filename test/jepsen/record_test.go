@@ -33,8 +33,10 @@ func TestBinaryRecordsHistory(t *testing.T) {
 	if _, stderr, code := testbin.Output(t, run("init")); code != 0 {
 		t.Fatalf("init: %s", stderr)
 	}
-	cmds := []*exec.Cmd{run("backup", "-source", "local:"+src), run("backup", "-source", "local:"+src),
-		run("prune", "-lock-wait", "30s")}
+	// All three wait for the lock: a backup that finds the prune queued
+	// before it would otherwise fail at once (writer preference).
+	cmds := []*exec.Cmd{run("backup", "-lock-wait", "30s", "-source", "local:"+src),
+		run("backup", "-lock-wait", "30s", "-source", "local:"+src), run("prune", "-lock-wait", "30s")}
 	for _, c := range cmds {
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
