@@ -113,8 +113,15 @@ func readFired(t *testing.T, path string) fault.Fired {
 func wantOneError(t *testing.T, res result) {
 	t.Helper()
 	lines := strings.Split(strings.TrimSpace(res.stderr), "\n")
-	ok := !res.killed && res.code == 1 && strings.HasPrefix(lines[len(lines)-1], "cloudstic "+res.args[0]+": ")
+	prefix := "cloudstic " + res.args[0] + ": "
+	ok := !res.killed && res.code == 1 && strings.HasPrefix(lines[len(lines)-1], prefix)
 	for _, l := range lines[:len(lines)-1] {
+		if res.args[0] == "check" {
+			// check's report is on stderr too, as Cloudstic's is: any
+			// line but a second error line.
+			ok = ok && !strings.HasPrefix(l, prefix)
+			continue
+		}
 		ok = ok && (strings.HasPrefix(l, "warning: ") || strings.HasPrefix(l, "damaged: "))
 	}
 	if !ok {
