@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -73,6 +74,9 @@ func restoreSnapshot(t *testing.T, st store.Store, res *backup.Result) string {
 // TestBackupNonUTF8Names backs up names that are not valid UTF-8 and
 // restores them byte for byte.
 func TestBackupNonUTF8Names(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows names are UTF-16: no file can be named by bytes that are not UTF-8")
+	}
 	t.Parallel()
 	src := t.TempDir()
 	names := []string{"latin1-\xe9t\xe9", "\xff\xfe", "ok-\xc3\x28", "dir-\x80"}
@@ -153,7 +157,13 @@ func TestBackupSourceVanishes(t *testing.T) {
 	started := func(p *backup.Progress) bool { return p.Bytes.Load() > 0 || p.Dirs.Load() > 0 }
 	res, _, err := run(t, st, src, started, func(*backup.Progress) {
 		for d := 39; d >= 0; d-- {
-			if err := os.RemoveAll(filepath.Join(src, fmt.Sprintf("d%02d", d))); err != nil {
+			err := os.RemoveAll(filepath.Join(src, fmt.Sprintf("d%02d", d)))
+			switch {
+			case err != nil && runtime.GOOS == "windows":
+				// Windows refuses to remove a file the backup holds open
+				// (Go opens files without FILE_SHARE_DELETE): the rest goes.
+				t.Logf("not all removed: %v", err)
+			case err != nil:
 				t.Error(err)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -17,6 +18,11 @@ import (
 // ErrManyRoots means Options.Paths was given with a source other than the
 // local file system.
 var ErrManyRoots = errors.New("several roots are only supported on the local file system")
+
+// ErrManyRootsWindows means Options.Paths was given on Windows, where an
+// absolute path starts with a drive or a share, not with the "/" that a
+// snapshot of several roots is stored under.
+var ErrManyRootsWindows = errors.New("several roots are not supported on Windows: back up each directory on its own")
 
 // roots are the resolved roots of a backup: the tree's root, and with
 // several roots (Options.Paths) the directories on the way to them.
@@ -49,6 +55,9 @@ func resolveRoots(ctx context.Context, opts *Options) (roots, error) {
 	}
 	if _, ok := opts.Source.(local.Source); !ok {
 		return roots{}, fmt.Errorf("%w: %w", ErrSource, ErrManyRoots)
+	}
+	if runtime.GOOS == "windows" {
+		return roots{}, fmt.Errorf("%w: %w", ErrSource, ErrManyRootsWindows)
 	}
 	var rs roots
 	for _, p := range opts.Paths {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -22,6 +23,9 @@ import (
 // next backup of the same roots has it as its parent and reads nothing
 // again, while a backup of other roots does not.
 func TestSeveralRoots(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("several roots are refused on Windows (TestSeveralRootsRefusedOnWindows)")
+	}
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +76,27 @@ func TestSeveralRoots(t *testing.T) {
 	if _, err := backup.DryRun(context.Background(), checktest.Open(t, st), nil,
 		backup.Options{Paths: []string{filepath.Join(base, "missing")}, DryRun: true}); !errors.Is(err, backup.ErrSource) {
 		t.Errorf("missing root: %v, want ErrSource", err)
+	}
+}
+
+// TestSeveralRootsRefusedOnWindows: on Windows, several roots are refused
+// with ErrManyRootsWindows before anything is read or written.
+func TestSeveralRootsRefusedOnWindows(t *testing.T) {
+	if runtime.GOOS != "windows" {
+		t.Skip("several roots are refused on Windows only")
+	}
+	base := t.TempDir()
+	mkdirAll(t, filepath.Join(base, "a"))
+	mkdirAll(t, filepath.Join(base, "b"))
+	st := checktest.NewRepo(t, t.TempDir())
+	r := checktest.Open(t, st)
+	opts := backup.Options{Paths: []string{filepath.Join(base, "a"), filepath.Join(base, "b")}, Hostname: "test", Workers: 2}
+	_, err := backup.Run(context.Background(), checktest.Writer(t, st, r), nil, opts)
+	if !errors.Is(err, backup.ErrSource) || !errors.Is(err, backup.ErrManyRootsWindows) {
+		t.Errorf("several roots on Windows: %v, want ErrSource and ErrManyRootsWindows", err)
+	}
+	if _, err := backup.Recorded(context.Background(), opts); !errors.Is(err, backup.ErrManyRootsWindows) {
+		t.Errorf("Recorded of several roots on Windows: %v, want ErrManyRootsWindows", err)
 	}
 }
 
