@@ -15,7 +15,8 @@
 #     kept in Go's build cache, so a rerun with unchanged code only links.
 #
 # Tests that need the S3, SFTP or KMS servers expect scripts/test.sh's
-# environment (S3_TEST_ENDPOINT ...); the packages below need none.
+# environment (S3_TEST_ENDPOINT ...); of the Wine packages, internal/repo
+# needs the KMS server (eval "$(scripts/kms-server.sh)") for its KMS slots.
 #
 # Usage: scripts/ports.sh [build|lint|wine]...   (default: all three)
 set -euo pipefail
@@ -26,14 +27,18 @@ log() { echo "ports.sh: $*" >&2; }
 
 TARGETS="linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 freebsd/amd64"
 
-# WINE_PACKAGES pass under Wine 8 as a whole. Left out, and why
-# (docs/platforms.md, "Tested under Wine"): internal/engine/backup and
-# internal/repo (tests that make symbolic links or check Unix modes),
-# internal/repo/lock (12 minutes under Wine; a hostile key name is no
-# Windows name). internal/engine/restore runs the tests in WINE_RESTORE.
+# WINE_PACKAGES pass under Wine 8 as a whole (tests that need what Windows
+# lacks skip with their reason). internal/engine/restore runs the tests in
+# WINE_RESTORE (the others make symbolic links); internal/repo/lock skips
+# WINE_LOCK_SKIP: the long randomized runs (spin model, stress) and the
+# backend matrix, which tests S3/SFTP stores and the fault wrapper, nothing
+# of Windows, and takes minutes under Wine. test/wine runs cloudstic.exe
+# itself (docs/platforms.md, "Tested under Wine").
 WINE_PACKAGES="./internal/store/local ./internal/source/local ./internal/engine/exclude
 ./internal/engine/fsmeta ./internal/repo/chunker ./internal/repo/crypt ./internal/repo/index
-./internal/repo/offheap ./internal/repo/pack ./internal/repo/tree"
+./internal/repo/offheap ./internal/repo/pack ./internal/repo/tree ./internal/repo
+./internal/engine/backup"
+WINE_LOCK_SKIP='^(TestSpinModel|TestStress|TestStressHelper|TestBackendsConflictTable|TestBackendsContended)$'
 WINE_RESTORE='^(TestRestoreHostNames|TestRestoreHostileNames|TestRestoreOverwrite|TestRestoreOverwriteTypes|TestRestoreIncludeExclude|TestRestoreBadOptions|TestRestoreDamagedData|TestRestoreLargeFileInSegments|TestBatchedRestoreDuplicates|TestBatcher)$'
 
 # VET_TARGETS are vetted (tests included) as well as built: every OS on
@@ -87,6 +92,16 @@ step_wine() {
 	GOOS=windows go test "${flags[@]}" $WINE_PACKAGES
 	log "Windows tests under Wine: internal/engine/restore -run $WINE_RESTORE"
 	GOOS=windows go test "${flags[@]}" -run "$WINE_RESTORE" ./internal/engine/restore
+	log "Windows tests under Wine: internal/repo/lock -skip $WINE_LOCK_SKIP"
+	GOOS=windows go test "${flags[@]}" -short -skip "$WINE_LOCK_SKIP" ./internal/repo/lock
+	# The end-to-end test runs cloudstic.exe, built here, on Windows paths.
+	local dir
+	dir="$(mktemp -d)"
+	GOOS=windows go build -o "$dir/cloudstic.exe" ./cmd/cloudstic || { rm -rf "$dir"; return 1; }
+	log "Windows tests under Wine: test/wine (cloudstic.exe)"
+	CLOUDSTIC_WINE_EXE="Z:${dir//\//\\}\\cloudstic.exe" GOOS=windows go test "${flags[@]}" ./test/wine \
+		|| { rm -rf "$dir"; return 1; }
+	rm -rf "$dir"
 }
 
 steps=("$@")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"unicode"
@@ -32,10 +33,16 @@ func TestHostileLockObjects(t *testing.T) {
 	}
 	stores := []named{
 		{"local", func(t *testing.T) store.Store { return local.New(t.TempDir()) }},
-		{"sftp", openSFTP},
 	}
-	for _, srv := range s3test.Servers(t) {
-		stores = append(stores, named{srv.Name, func(t *testing.T) store.Store { return openS3(t, srv, s3.FlavorS3) }})
+	if runtime.GOOS == "windows" {
+		// Windows adds nothing to the servers' side, tested on Linux:
+		// here the local store's files are what is new.
+		t.Log("Windows: the local store only")
+	} else {
+		stores = append(stores, named{"sftp", openSFTP})
+		for _, srv := range s3test.Servers(t) {
+			stores = append(stores, named{srv.Name, func(t *testing.T) store.Store { return openS3(t, srv, s3.FlavorS3) }})
+		}
 	}
 	for _, sc := range stores {
 		t.Run(sc.name, func(t *testing.T) {
@@ -135,6 +142,9 @@ func TestHostileLockFieldsInErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if runtime.GOOS == "windows" && strings.ContainsFunc(tc.key, unicode.IsControl) {
+				t.Skip("Windows file names cannot hold control characters: no local store on Windows holds this key")
+			}
 			t.Parallel()
 			ctx := context.Background()
 			st := local.New(t.TempDir())
