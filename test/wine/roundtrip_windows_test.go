@@ -164,18 +164,21 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// TestErrors: a store that does not exist and a wrong password each fail
-// with a non-zero exit and one line.
+// TestErrors: a store that does not exist, a wrong password and several
+// backup roots (refused on Windows) each fail with a non-zero exit and one
+// line.
 func TestErrors(t *testing.T) {
 	base := t.TempDir()
 	store := "local:" + filepath.Join(base, "store")
 	cloudstic(t, 0, "init", "-store", store)
 	for _, tc := range []struct {
-		name string
-		args []string
+		name, want string // want: in the error line
+		args       []string
 	}{
-		{"missing store", []string{"list", "-store", "local:" + filepath.Join(base, "none")}},
-		{"wrong password", []string{"list", "-store", store, "-password", "wrong"}},
+		{"missing store", "none", []string{"list", "-store", "local:" + filepath.Join(base, "none")}},
+		{"wrong password", "password", []string{"list", "-store", store, "-password", "wrong"}},
+		{"several roots", "not supported on Windows", []string{"backup", "-store", store, "-password", "wine pw",
+			"-source", "local:" + base, "-source", "local:" + os.TempDir()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := exec.Command(exe(t), tc.args...)
@@ -188,6 +191,9 @@ func TestErrors(t *testing.T) {
 			}
 			if lines := strings.Count(strings.TrimSpace(stderr.String()), "\n") + 1; lines != 1 {
 				t.Errorf("stderr has %d lines, want 1:\n%s", lines, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("stderr %q does not say %q", stderr.String(), tc.want)
 			}
 		})
 	}
