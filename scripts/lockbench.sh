@@ -8,10 +8,25 @@
 # bench/results/<date>-<host>-lock-contention.md. Reported, not asserted:
 # only a violation fails it.
 #
+# `scripts/lockbench.sh fairness` runs issue #31's fairness run instead
+# (BenchmarkLockFairness): LOCKBENCH_FAIR_HOSTS hosts (default 50) back up
+# in overlapping loops (shared lock with -lock-wait, held 2-20 s, 0-1 s
+# apart) for LOCKBENCH_FAIR_SECONDS (default 300), with a prune (exclusive
+# lock with -lock-wait, held 5 s) every LOCKBENCH_FAIR_PRUNE_EVERY seconds
+# (default 60); it reports each prune's wait against the bound of
+# docs/lock.md, the backups' waits and the violations, in
+# bench/results/<date>-<host>-lock-fairness.md.
+#
 # The clients are goroutines of one process, each with its own S3 client
 # and connections (what separate processes would have); process start-up
 # and key derivation are not part of what is measured.
 set -euo pipefail
+
+MODE="${1:-contention}"
+case "$MODE" in
+contention | fairness) ;;
+*) echo "usage: lockbench.sh [contention|fairness]" >&2; exit 2 ;;
+esac
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 export PATH="$PATH:/usr/local/go/bin"
@@ -20,7 +35,14 @@ export S3_TEST_PORT="${BENCH_S3_PORT:-7172}" S3_TEST_STATE="$W/s3state"
 stop() { "$ROOT/scripts/s3-server.sh" --stop >/dev/null 2>&1 || true; rm -rf -- "$W"; }
 trap stop EXIT
 eval "$("$ROOT/scripts/s3-server.sh" "$W/s3data")"
-OUT="${BENCH_OUT:-$ROOT/bench/results/$(date -u +%Y%m%d-%H%M%S)-$(hostname -s)-lock-contention.md}"
+OUT="${BENCH_OUT:-$ROOT/bench/results/$(date -u +%Y%m%d-%H%M%S)-$(hostname -s)-lock-$MODE.md}"
+if [ "$MODE" = fairness ]; then
+	. "$ROOT/scripts/lib/lockbench-fairness.sh"
+	fairness_run >"$W/report.md"
+	mv -- "$W/report.md" "$OUT"
+	cat "$OUT"
+	exit 0
+fi
 raw="$(cd "$ROOT" && go test -run '^$' -bench BenchmarkLockContention -benchtime 1x -timeout 60m ./internal/repo/lock/ 2>&1)" \
 	|| { echo "$raw" >&2; exit 1; }
 line="$(echo "$raw" | grep '^BenchmarkLockContention')"
