@@ -9,7 +9,7 @@ fairness_run() {
 		|| { echo "$raw" >&2; return 1; }
 	line="$(echo "$raw" | grep '^BenchmarkLockFairness')"
 	metric() { echo "$line" | awk -v m="$1" '{for (i = 2; i <= NF; i++) if ($i == m) printf "%d", $(i-1)}'; }
-	secs_ms() { awk -v v="$1" 'BEGIN {printf "%.1f s", v / 1000}'; }
+	secs_ms() { awk -v v="$1" 'BEGIN {if (v < 1000) printf "%d ms", v; else printf "%.1f s", v / 1000}'; }
 	echo "# Lock fairness: a prune among ${LOCKBENCH_FAIR_HOSTS:-50} overlapping backups $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo
 	echo "Produced by \`scripts/lockbench.sh fairness\` at commit $(cd "$ROOT" && git rev-parse --short HEAD) on $(nproc) cores."
@@ -23,11 +23,13 @@ fairness_run() {
 	echo "(TTL 60 s, refresh every 10 s)."
 	echo
 	echo "Bound (docs/lock.md, \"Bound for a prune\"): the longest hold, counted from the prune's start, of the shared"
-	echo "holders that began to acquire before the prune did (holding or queued before it), plus one refresh period (10 s)."
-	echo "\"Late entrants\" are backups that began to acquire after the prune began and still got the lock before it"
-	echo "(possible only in the instant before the prune's queue entry and intent are written)."
+	echo "holders it waited for (every one that held the lock while it waited, whether it began to acquire before the"
+	echo "prune or after it), plus one refresh period (10 s). \"Late entrants\" are those of them that began after the"
+	echo "prune: queued before it all the same by the store's clock (each host's estimate of it is a lower bound, up to"
+	echo "its 1 s resolution apart), or in before the prune's queue entry and intent were written. A prune overtaken by"
+	echo "backups that began long after it would be starved whatever the bound says: see how long after they began."
 	echo
-	echo "| prune | wait | longest earlier shared hold | bound | | to spare | late entrants |"
+	echo "| prune | wait | until the last shared holder it waited for released | bound | | to spare | late entrants |"
 	echo "|---|---|---|---|---|---|---|"
 	echo "$raw" | sed -n 's/.*row: //p'
 	echo
