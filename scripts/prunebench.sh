@@ -37,7 +37,7 @@ bench() {
 	local raw
 	raw="$(cd "$ROOT" && PRUNEBENCH_PACKS="$1" go test -run '^$' -bench BenchmarkPruneDeletes -benchtime 1x -timeout 60m ./internal/engine/prune/ 2>&1)" ||
 		{ echo "$raw" >&2; return 1; }
-	echo "$raw" | grep '^BenchmarkPruneDeletes'
+	echo "$raw" | grep '^BenchmarkPruneDeletes' | tee /dev/stderr
 }
 
 # rows WHERE PACKS LINES: one table row per variant.
@@ -51,13 +51,14 @@ rows() {
 
 local_lines="$(bench "${PRUNEBENCH_PACKS:-5000}")"
 remote_lines=""
-if [ "${PRUNEBENCH_REMOTE_PACKS:-500}" -gt 0 ]; then
+REMOTE_PACKS="${PRUNEBENCH_REMOTE_PACKS:-500}"
+if [ "$REMOTE_PACKS" -gt 0 ]; then
 	eval "$(TOXIPROXY_TEST_PORT="$TX_PORT" "$ROOT/scripts/toxiproxy-server.sh")"
 	die() { echo "prunebench: $*" >&2; exit 1; }
 	. "$ROOT/scripts/lib/bench-remote.sh"
 	listen="127.0.0.1:${BENCH_REMOTE_PORT:-7175}"
 	remote_proxy "${S3_TEST_ENDPOINT#http://}" "$listen"
-	remote_lines="$(S3_TEST_ENDPOINT="http://$listen" bench "$PRUNEBENCH_REMOTE_PACKS")"
+	remote_lines="$(S3_TEST_ENDPOINT="http://$listen" bench "$REMOTE_PACKS")"
 fi
 {
 	echo "# Prune deletes on S3: before and after batching $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -77,7 +78,7 @@ fi
 	echo "| store | packs | prune | requests | per object | wall time |"
 	echo "|---|---|---|---|---|---|"
 	rows loopback "${PRUNEBENCH_PACKS:-5000}" "$local_lines"
-	[ -z "$remote_lines" ] || rows remote "$PRUNEBENCH_REMOTE_PACKS" "$remote_lines"
+	[ -z "$remote_lines" ] || rows remote "$REMOTE_PACKS" "$remote_lines"
 	echo
 	echo '```'
 	echo "$local_lines"
