@@ -107,6 +107,7 @@ func newWalker(ctx context.Context, r *repo.Repository, wr *repo.Writer, opts Op
 		chunkers: make(chan *chunker.Chunker, chunkers(opts.Workers))}
 	w.cap.SkipXattrs, w.cap.XattrNamespaces = opts.SkipXattrs, opts.XattrNamespaces
 	w.cap.SkipMode, w.cap.SkipFlags = opts.SkipMode, opts.SkipFlags
+	w.cap.Warnf = opts.Warnf
 	for range cap(w.chunkers) {
 		w.chunkers <- nil
 	}

@@ -21,6 +21,7 @@ var errNoStat = errors.New("metadata without a stat structure")
 type Capturer struct {
 	src   source.Source
 	names *idNames
+	sd    sdCapture // security descriptors (Windows)
 	// SkipXattrs records no extended attributes (and reads none).
 	SkipXattrs bool
 	// XattrNamespaces, when set, records only the attributes whose names
@@ -28,10 +29,14 @@ type Capturer struct {
 	XattrNamespaces []string
 	// SkipFlags records no inode flags (and reads none).
 	SkipFlags bool
-	// SkipMode records no permission bits, owner or flags: entries get
-	// the default mode of their type (0644, directories 0755, symlinks
-	// 0777), uid and gid 0 and no names.
+	// SkipMode records no permission bits, owner, flags or security
+	// descriptor: entries get the default mode of their type (0644,
+	// directories 0755, symlinks 0777), uid and gid 0 and no names.
 	SkipMode bool
+	// Warnf receives warnings about metadata that could not be read but
+	// does not fail the capture: a security descriptor the process may
+	// not read (Windows), reported once. Nil discards them.
+	Warnf func(format string, args ...any)
 }
 
 // NewCapturer returns a Capturer of src's entries with empty name caches.
@@ -142,6 +147,8 @@ func (c *Capturer) stat(path string, fi fs.FileInfo) (tree.Node, error) {
 	}
 	if c.SkipMode {
 		n.Mode, n.UID, n.GID, n.User, n.Group = defaultMode(n.Type), 0, 0, "", ""
+	} else {
+		n.SDDL = c.sd.read(path, c.Warnf)
 	}
 	return n, nil
 }

@@ -15,7 +15,8 @@ import (
 // change times, inode numbers or link counts without opening the file:
 // the mode is the usual one of the type (0644, directories 0755, symlinks
 // 0777), without the write bits for a read-only file; the rest stays 0,
-// so hard links are backed up as separate files.
+// so hard links are backed up as separate files. (The entry's security
+// descriptor is read after, see sdCapture.read.)
 func (c *Capturer) localStat(path string, fi fs.FileInfo) (tree.Node, error) {
 	d, ok := fi.Sys().(*syscall.Win32FileAttributeData)
 	if !ok {

@@ -11,8 +11,9 @@ import (
 
 // WriterOptions configures a Writer.
 type WriterOptions struct {
-	// Owners restores owners and groups (chown). It needs root; see
-	// DefaultWriterOptions.
+	// Owners restores owners and groups: chown, which needs root; on
+	// Windows the owner and group of a security descriptor, which need
+	// SeRestorePrivilege. See DefaultWriterOptions.
 	Owners bool
 	// Logf receives warnings about what could not be restored but is not
 	// an error (devices as non-root, sockets, unsupported xattrs). Nil
@@ -26,9 +27,10 @@ type WriterOptions struct {
 }
 
 // DefaultWriterOptions returns the options a restore uses unless told
-// otherwise: owners are restored when running as root.
+// otherwise: owners are restored when the process may set any (root; on
+// Windows, SeRestorePrivilege).
 func DefaultWriterOptions() WriterOptions {
-	return WriterOptions{Owners: os.Geteuid() == 0}
+	return WriterOptions{Owners: mayRestoreOwners()}
 }
 
 // Writer creates entries below one output directory and applies their
@@ -44,6 +46,7 @@ type Writer struct {
 	isRoot bool
 	ids    *localIDs
 	priv   privilegeCounters
+	sd     sdRestore // security descriptors (Windows)
 }
 
 // NewWriter opens dir, creating it (mode 0755 before umask) if missing, as
@@ -77,7 +80,7 @@ func newWriter(root *os.Root, opts WriterOptions) *Writer {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	return &Writer{root: root, opts: opts, isRoot: os.Geteuid() == 0, ids: newLocalIDs()}
+	return &Writer{root: root, opts: opts, isRoot: os.Geteuid() == 0, ids: newLocalIDs(), sd: sdRestore{}}
 }
 
 // Close releases the output directory.

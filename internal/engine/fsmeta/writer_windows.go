@@ -16,7 +16,8 @@ import (
 // handle opened relative to their parent directory (openAt), never
 // following a reparse point. What Windows has no notion of is reported,
 // not restored: FIFOs, devices and sockets, owners and groups as numbers,
-// permission bits beyond read-only, extended attributes.
+// permission bits beyond read-only, extended attributes. Security
+// descriptors (sd_windows.go) are.
 
 // dirCache is empty on Windows: parents are opened through the Root per
 // call.
@@ -80,7 +81,9 @@ func (w *Writer) Special(rel string, n *tree.Node) error {
 
 // ApplyMeta gives the entry at rel the metadata of n that Windows has:
 // its attributes (WinAttrs; for a node from another system, read-only
-// from the owner's write bit), creation time and modification time.
+// from the owner's write bit), creation time, modification time and
+// security descriptor (SDDL; what cannot be set is a warning, see
+// applySecurity).
 // Nothing is followed: if the entry on disk is a link and n is not (or the
 // reverse), it returns ErrTypeMismatch and changes nothing. A FIFO, device
 // or socket was not restored (Special): it returns nil.
@@ -97,7 +100,11 @@ func (w *Writer) ApplyMeta(rel string, n *tree.Node) error {
 			return fmt.Errorf("open: %w", err)
 		}
 		defer windows.CloseHandle(h) //nolint:errcheck // attributes only: nothing to flush
-		return w.applyHandle(h, rel, n, true)
+		if err := w.applyHandle(h, rel, n, true); err != nil {
+			return err
+		}
+		w.applySecurity(dir, base, rel, n.SDDL, 0)
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("fsmeta: apply metadata to %s: %w", rel, err)
@@ -116,6 +123,8 @@ func (w *Writer) ApplyMetaFile(f *os.File, rel string, n *tree.Node) error {
 	if err := w.applyHandle(windows.Handle(f.Fd()), rel, n, false); err != nil {
 		return fmt.Errorf("fsmeta: apply metadata to %s: %w", rel, err)
 	}
+	// f was opened for writing, not for WRITE_DAC: reopened through it.
+	w.applySecurity(windows.Handle(f.Fd()), "", rel, n.SDDL, windows.FILE_NON_DIRECTORY_FILE)
 	return nil
 }
 
@@ -148,6 +157,7 @@ func (w *Writer) ApplyRootMeta(n *tree.Node) error {
 	if err := w.applyHandle(h, ".", n, false); err != nil {
 		return fmt.Errorf("fsmeta: apply metadata to the output directory: %w", err)
 	}
+	w.applySecurity(h, "", ".", n.SDDL, windows.FILE_DIRECTORY_FILE)
 	return nil
 }
 

@@ -14,7 +14,7 @@ import (
 func TestNodeEqualCoversEveryField(t *testing.T) {
 	t.Parallel()
 	base := Node{Name: "f", Type: TypeFile, Mode: 0o644, Size: 3, MTime: 1, CTime: 2, Device: 3, Inode: 4,
-		Links: 1, UID: 5, GID: 6, User: "u", Group: "g", LinkTarget: "t", Rdev: 7, Flags: 0x10, BirthTime: 8, BSDFlags: 0x8000, WinAttrs: 0x2,
+		Links: 1, UID: 5, GID: 6, User: "u", Group: "g", LinkTarget: "t", Rdev: 7, Flags: 0x10, BirthTime: 8, BSDFlags: 0x8000, WinAttrs: 0x2, SDDL: "D:P(A;;FA;;;WD)",
 		Xattrs: []Xattr{{Name: "user.a", Value: []byte("v")}}, Content: []id.ID{{1}}, Subtree: id.ID{2}, Cloud: &Cloud{ID: "i", Hash: "md5:00"}}
 	encode := func(n Node) []byte {
 		data, err := Encode(&Tree{Nodes: []Node{n}})

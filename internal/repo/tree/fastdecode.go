@@ -97,16 +97,18 @@ func fieldOrder(key string) int {
 		return 17
 	case "winattrs":
 		return 18
-	case "xattrs":
+	case "sddl":
 		return 19
-	case "content":
+	case "xattrs":
 		return 20
-	case "subtree":
+	case "content":
 		return 21
-	case "name_raw":
+	case "subtree":
 		return 22
-	case "target_raw":
+	case "name_raw":
 		return 23
+	case "target_raw":
+		return 24
 	}
 	return -1
 }
@@ -155,6 +157,8 @@ func (p *parser) field(n *Node, key string) bool {
 		n.Group, ok = p.str()
 	case "target":
 		n.LinkTarget, ok = p.str()
+	case "sddl":
+		n.SDDL, ok = p.str()
 	case "mode":
 		n.Mode, ok = p.uint32()
 	case "uid":

@@ -18,7 +18,7 @@ func canonicalSamples(t testing.TB) [][]byte {
 			Xattrs: []Xattr{{Name: "user.a", Value: []byte("v")}, {Name: "user.nil"}, {Name: "user.empty", Value: []byte{}}}}}},
 		{Nodes: []Node{{Name: "d", Type: TypeDir, Mode: 0o755, Subtree: id.ID{3}}, {Name: "l", Type: TypeSymlink, LinkTarget: "../x"},
 			{Name: "raw\xff", Type: TypeSymlink, LinkTarget: "t\xfe"}, {Name: "dev", Type: TypeCharDev, Rdev: 1025}, {Name: "flagged", Type: TypeFile, Flags: 0x30},
-			{Name: "mac", Type: TypeFile, BirthTime: -3, BSDFlags: 0x8002}, {Name: "win", Type: TypeDir, Subtree: id.ID{4}, BirthTime: 1 << 60, WinAttrs: 0x27}}},
+			{Name: "mac", Type: TypeFile, BirthTime: -3, BSDFlags: 0x8002}, {Name: "win", Type: TypeDir, Subtree: id.ID{4}, BirthTime: 1 << 60, WinAttrs: 0x27, SDDL: "O:S-1-5-21-1-2-3-1001G:S-1-5-21-1-2-3-513D:PAI(A;OICIID;FA;;;SY)(A;;0x1200a9;;;WD)"}}},
 		// Escaped characters ("<" is written \u003c) are left to encoding/json.
 		{Nodes: []Node{{Name: "a<b", Type: TypeFile, Group: "g&"}}},
 	}

@@ -72,8 +72,12 @@ type Node struct {
 	// describe it rather than its storage: read-only, hidden, system,
 	// archive, not-content-indexed (see fsmeta.WinAttrMask). Zero when
 	// none or not recorded.
-	WinAttrs uint32  `json:"winattrs,omitempty"`
-	Xattrs   []Xattr `json:"xattrs,omitempty"`
+	WinAttrs uint32 `json:"winattrs,omitempty"`
+	// SDDL is the file's Windows security descriptor in SDDL form (owner,
+	// group, DACL and, when the backup could read it, SACL); empty when
+	// not recorded. Only a restore on Windows applies it.
+	SDDL   string  `json:"sddl,omitempty"`
+	Xattrs []Xattr `json:"xattrs,omitempty"`
 	// Content lists a regular file's blobs in order.
 	Content []id.ID `json:"content,omitempty"`
 	// Subtree is a directory's tree blob.
@@ -99,7 +103,7 @@ func (n *Node) Equal(o *Node) bool {
 		n.MTime == o.MTime && n.CTime == o.CTime && n.BirthTime == o.BirthTime && n.Device == o.Device && n.Inode == o.Inode &&
 		n.Links == o.Links && n.UID == o.UID && n.GID == o.GID && n.User == o.User && n.Group == o.Group &&
 		n.LinkTarget == o.LinkTarget && n.Rdev == o.Rdev && n.Flags == o.Flags &&
-		n.BSDFlags == o.BSDFlags && n.WinAttrs == o.WinAttrs && n.Subtree == o.Subtree &&
+		n.BSDFlags == o.BSDFlags && n.WinAttrs == o.WinAttrs && n.SDDL == o.SDDL && n.Subtree == o.Subtree &&
 		slices.Equal(n.Content, o.Content) && n.Cloud.Equal(o.Cloud) && bytes.Equal(n.NameRaw, o.NameRaw) &&
 		bytes.Equal(n.TargetRaw, o.TargetRaw) &&
 		slices.EqualFunc(n.Xattrs, o.Xattrs, func(a, b Xattr) bool {
