@@ -24,7 +24,8 @@ const ExitInterruptedTwice = ExitInterrupted
 // is left is what the first interruption leaves, plus the lock if its
 // release had not been sent (it expires after its TTL, as a crashed
 // process's does) and temporary files that prune removes. stop releases the
-// signals.
+// signals. On Windows Go delivers Ctrl-C and Ctrl-Break as os.Interrupt
+// (SIGINT) and the console's close, logoff and shutdown events as SIGTERM.
 func InterruptContext(parent context.Context, stderr io.Writer, exit func(code int)) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(parent)
 	sigs := make(chan os.Signal, 2)
