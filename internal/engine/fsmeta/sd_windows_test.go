@@ -248,3 +248,36 @@ func TestSecurityDescriptorSkipMode(t *testing.T) {
 		})
 	}
 }
+
+// TestSecurityDescriptorUnreadable: an entry whose descriptor cannot be
+// read (here: gone between its lstat and the read) is captured without
+// one, and only the first such entry is warned of.
+func TestSecurityDescriptorUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	c := NewCapturer(local.New())
+	var warnings []string
+	c.Warnf = func(format string, args ...any) { warnings = append(warnings, fmt.Sprintf(format, args...)) }
+	for _, name := range []string{"a", "b"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Lstat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		n, err := c.Node(context.Background(), path, fi)
+		if err != nil {
+			t.Fatalf("%s: %v, want the entry without a descriptor", name, err)
+		}
+		if n.SDDL != "" {
+			t.Errorf("%s: SDDL %q, want none", name, n.SDDL)
+		}
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "security descriptor not read") {
+		t.Errorf("warnings %q, want one", warnings)
+	}
+}
