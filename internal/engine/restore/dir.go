@@ -62,6 +62,10 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 		return nil, err
 	}
 	defer closeOutput()
+	folding, err := probeOutput(d.probe(), opts)
+	if err != nil {
+		return nil, err
+	}
 
 	d.jobs = make(chan job, opts.Workers)
 	d.batches = &batcher{r: r}
@@ -84,7 +88,7 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 			}
 		}()
 	}
-	walkErr := walk(ctx, r, start, d.visit, d.unreadable, d.damaged)
+	walkErr := walk(ctx, r, start, d.visit, d.unreadable, clashRule(folding, d.damaged))
 	// The last batch goes out even after a walk error (an unreadable
 	// directory is skipped, not fatal): only cancellation drops it.
 	if err := d.send(d.batches.flush()); walkErr == nil {
@@ -329,13 +333,26 @@ func (d *dirRestore) noteMapped(e entry) {
 	}
 }
 
+// probe is how the restore finds out how its target compares names.
+func (d *dirRestore) probe() foldProbe {
+	if d.opts.probe != nil {
+		return d.opts.probe
+	}
+	return hostProbe{}
+}
+
 // dryRun counts what a restore would write and checks every blob is indexed.
 func (d *dirRestore) dryRun(start entry) (*Result, error) {
 	clash := func(rel string, err error) {
 		d.opts.Warnf("%s: would not be restored: %v", rel, err)
 		d.res.Damaged = append(d.res.Damaged, rel)
 	}
-	err := walk(d.ctx, d.r, start, func(e entry) error {
+	folding, err := probeDryRun(d.probe(), d.opts.Output)
+	if err != nil {
+		// A dry run may look at a directory it cannot write to.
+		d.opts.Warnf("%v; names that differ only in case are taken as different", err)
+	}
+	err = walk(d.ctx, d.r, start, func(e entry) error {
 		if e.rel != "." {
 			ok, parents, err := d.sel.visit(e)
 			if err != nil || !ok {
@@ -368,7 +385,7 @@ func (d *dirRestore) dryRun(start entry) (*Result, error) {
 			d.res.Specials++
 		}
 		return nil
-	}, d.unreadable, clash)
+	}, d.unreadable, clashRule(folding, clash))
 	if err == nil && d.opts.Delete {
 		err = d.listExtra()
 	}

@@ -124,6 +124,9 @@ type Options struct {
 	// segmentSize, for tests, replaces the segment size of large files
 	// (segmentSize) when positive.
 	segmentSize int64
+	// probe, for tests, replaces hostProbe, which looks at how the
+	// output's file system compares names.
+	probe foldProbe
 }
 
 // Progress holds live counters.
@@ -293,12 +296,13 @@ var errTreeUnreadable = errors.New("directory tree unreadable")
 // to more than tree.MaxEntries entries, fails before anything is written.
 // The walk recurses once per level, so no deeper than tree.MaxDepth.
 //
-// clash, if not nil, gets each entry whose name is, on this host, that of
-// a sibling the walk met before (fsmeta.FoldName: on Windows "A" and "a",
-// or "a:b" and "a%3Ab"): the entry and what is below it are skipped, so
-// that neither overwrites nor merges into the other. A zip file holds any
-// names: its walk passes nil.
-func walk(ctx context.Context, r *repo.Repository, start entry, fn func(e entry) error, unreadable, clash func(rel string, err error)) error {
+// clash, if not nil, reports each entry whose name is, on the restore
+// target, that of a sibling the walk met before (clashRule: on Windows "A"
+// and "a", or "a:b" and "a%3Ab"; on a file system that folds case "A" and
+// "a"): the entry and what is below it are skipped, so that neither
+// overwrites nor merges into the other. A zip file holds any names: its
+// walk passes nil.
+func walk(ctx context.Context, r *repo.Repository, start entry, fn func(e entry) error, unreadable func(rel string, err error), clash *nameClash) error {
 	prefix := start.rel // a path from the snapshot root, "" for the root
 	if prefix == "." {
 		prefix = ""
@@ -324,8 +328,8 @@ type treeWalk struct {
 	m          *treewalk.Measurer // reads the trees
 	fn         func(e entry) error
 	unreadable func(rel string, err error)
-	clash      func(rel string, err error) // nil: names are not compared
-	entries    int64                       // met so far, against tree.MaxEntries
+	clash      *nameClash // nil: names are not compared
+	entries    int64      // met so far, against tree.MaxEntries
 }
 
 // entry walks e, found depth levels below the snapshot root, and what is
@@ -349,22 +353,14 @@ func (w *treeWalk) entry(ctx context.Context, e entry, depth int) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", errTreeUnreadable, err)
 	}
-	var seen map[string]string // FoldName key → the name that took it
+	var seen map[string]string // fold key → the name that took it
 	for _, n := range t.Nodes {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		rel := childRel(e.rel, n.Name)
-		if key, ok := fsmeta.FoldName(n.Name); ok && w.clash != nil {
-			if seen == nil {
-				seen = make(map[string]string, len(t.Nodes))
-			}
-			if first, dup := seen[key]; dup {
-				local, _ := fsmeta.LocalName(n.Name)
-				w.clash(rel, fmt.Errorf("%w: written as %q, it would be %q, which is restored there", fsmeta.ErrNameClash, local, first))
-				continue
-			}
-			seen[key] = n.Name
+		if w.clash != nil && w.clash.met(&seen, n.Name, rel, len(t.Nodes)) {
+			continue
 		}
 		err := w.entry(ctx, entry{rel: rel, node: n}, depth+1)
 		switch {
