@@ -38,7 +38,8 @@ func ValidName(name string) error {
 // ErrNameClash reports two names of one directory that are one name on
 // this host: Windows compares names without case ("A" and "a"), and a
 // mapped name may equal one the snapshot holds as it is ("a:b" is
-// restored as "a%3Ab").
+// restored as "a%3Ab"); so do file systems that fold case or Unicode
+// normalization elsewhere (restore finds those out).
 var ErrNameClash = errors.New("fsmeta: names clash on this host")
 
 // HostRel is the slash-separated relative path rel as it is written here:

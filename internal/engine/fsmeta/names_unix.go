@@ -12,6 +12,6 @@ func LocalName(name string) (local string, changed bool) { return name, false }
 
 // FoldName is the key under which this host takes two names for one: on
 // Unix each name is its own (ok is false: there is nothing to compare).
-// macOS volumes are often case-insensitive too; a clash there meets the
-// entry the first name left (docs/platforms.md).
+// A file system may fold case or normalization all the same (macOS, vfat,
+// ext4 casefold): restore looks at its target for that (docs/platforms.md).
 func FoldName(string) (key string, ok bool) { return "", false }
