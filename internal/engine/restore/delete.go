@@ -28,7 +28,7 @@ func (d *dirRestore) deleteExtra() error {
 		}
 		for _, name := range names {
 			rel := childRel(dir.rel, name) // name as it is here: HostRel keeps it
-			if _, ok := d.keep[fsmeta.HostRel(rel)]; ok {
+			if _, ok := d.keep[d.keepKey(rel)]; ok {
 				continue
 			}
 			if err := d.ctx.Err(); err != nil {
@@ -85,7 +85,7 @@ func (d *dirRestore) listExtra() error {
 		}
 		for _, e := range entries {
 			rel := childRel(dir.rel, e.Name())
-			if _, ok := d.keep[fsmeta.HostRel(rel)]; !ok {
+			if _, ok := d.keep[d.keepKey(rel)]; !ok {
 				d.res.DeletePaths = append(d.res.DeletePaths, rel)
 			}
 		}

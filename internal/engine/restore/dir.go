@@ -35,6 +35,9 @@ type dirRestore struct {
 	// With Delete: every path of the snapshot the walk met, and the
 	// directories whose listing could not be read (never cleaned).
 	keep, unlisted map[string]struct{}
+	// names finds names that are one on the target (clashRule); keep's
+	// keys are folded by it.
+	names *nameClash
 
 	mu      sync.Mutex
 	res     Result
@@ -88,7 +91,8 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 			}
 		}()
 	}
-	walkErr := walk(ctx, r, start, d.visit, d.unreadable, clashRule(folding, d.damaged))
+	d.names = clashRule(folding, d.damaged)
+	walkErr := walk(ctx, r, start, d.visit, d.unreadable, d.names)
 	// The last batch goes out even after a walk error (an unreadable
 	// directory is skipped, not fatal): only cancellation drops it.
 	if err := d.send(d.batches.flush()); walkErr == nil {
@@ -192,7 +196,7 @@ func (d *dirRestore) visit(e entry) error {
 		return d.dirEntry(e)
 	}
 	if d.keep != nil {
-		d.keep[fsmeta.HostRel(e.rel)] = struct{}{}
+		d.keep[d.keepKey(e.rel)] = struct{}{}
 	}
 	if k, ok := linkKey(&e.node); ok {
 		if _, seen := d.links[k]; seen {
@@ -224,7 +228,7 @@ func (d *dirRestore) visit(e entry) error {
 // dirEntry creates a directory of the walk (the start "." exists).
 func (d *dirRestore) dirEntry(e entry) error {
 	if d.keep != nil {
-		d.keep[fsmeta.HostRel(e.rel)] = struct{}{}
+		d.keep[d.keepKey(e.rel)] = struct{}{}
 	}
 	if e.rel != "." {
 		if err := d.dir(e); err != nil {
@@ -352,6 +356,7 @@ func (d *dirRestore) dryRun(start entry) (*Result, error) {
 		// A dry run may look at a directory it cannot write to.
 		d.opts.Warnf("%v; names that differ only in case are taken as different", err)
 	}
+	d.names = clashRule(folding, clash)
 	err = walk(d.ctx, d.r, start, func(e entry) error {
 		if e.rel != "." {
 			ok, parents, err := d.sel.visit(e)
@@ -362,7 +367,7 @@ func (d *dirRestore) dryRun(start entry) (*Result, error) {
 		}
 		d.noteMapped(e)
 		if d.keep != nil {
-			d.keep[fsmeta.HostRel(e.rel)] = struct{}{}
+			d.keep[d.keepKey(e.rel)] = struct{}{}
 		}
 		switch e.node.Type {
 		case tree.TypeDir:
@@ -385,7 +390,7 @@ func (d *dirRestore) dryRun(start entry) (*Result, error) {
 			d.res.Specials++
 		}
 		return nil
-	}, d.unreadable, clashRule(folding, clash))
+	}, d.unreadable, d.names)
 	if err == nil && d.opts.Delete {
 		err = d.listExtra()
 	}

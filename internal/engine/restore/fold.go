@@ -64,6 +64,24 @@ func (c *nameClash) met(seen *map[string]string, name, rel string, n int) bool {
 	return false
 }
 
+// keepKey is the key of rel in keep, the paths -delete leaves: rel as it
+// is written here (fsmeta.HostRel), each element folded as the target
+// folds names, so that where "REPORT.txt" and "report.txt" are one file
+// the entry on disk is the snapshot's, not an extra to delete.
+func (d *dirRestore) keepKey(rel string) string {
+	rel = fsmeta.HostRel(rel)
+	if d.names == nil {
+		return rel
+	}
+	elems := strings.Split(rel, "/")
+	for i, e := range elems {
+		if key, ok := d.names.fold(e); ok {
+			elems[i] = key
+		}
+	}
+	return strings.Join(elems, "/")
+}
+
 // clashError says why name is not restored: first, met before in its
 // directory, is restored under the same name.
 func clashError(name, first string) error {

@@ -235,3 +235,55 @@ func TestProbeFolding(t *testing.T) {
 		t.Errorf("probe of a missing directory: %v, want fs.ErrNotExist", err)
 	}
 }
+
+// TestRestoreFoldingDelete: -delete on a target that folds case takes an
+// entry on disk whose name differs from the snapshot's only in case
+// ("REPORT.txt" for "Report.txt") for the snapshot's, which it is there,
+// not for an extra to delete; a real extra goes. A dry run lists the same.
+func TestRestoreFoldingDelete(t *testing.T) {
+	t.Parallel()
+	st := checktest.NewRepo(t, t.TempDir())
+	root := foldSnapshot(t, st)
+	r := checktest.Open(t, st)
+	if _, err := r.LoadIndex(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, dryRun := range []bool{false, true} {
+		t.Run(fmt.Sprintf("dry run %v", dryRun), func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "out")
+			if err := os.MkdirAll(filepath.Join(out, "d"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"REPORT.txt", "extra"} {
+				if err := os.WriteFile(filepath.Join(out, "d", name), []byte("old"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			opts := restore.Options{Output: out, Delete: true, Overwrite: restore.OverwriteAlways, DryRun: dryRun}
+			restore.SetFolding(&opts, true, false)
+			res, err := restore.Run(context.Background(), r, checktest.Lease(t, st), root, opts)
+			if !errors.Is(err, restore.ErrDamaged) || !slices.Equal(res.Damaged, []string{"d/docs", "d/report.txt"}) {
+				t.Fatalf("restore: %v, not restored %q; want ErrDamaged naming d/docs and d/report.txt", err, res.Damaged)
+			}
+			if dryRun {
+				if !slices.Equal(res.DeletePaths, []string{"d/extra"}) {
+					t.Errorf("would delete %q, want only d/extra", res.DeletePaths)
+				}
+				return
+			}
+			if res.Deleted != 1 {
+				t.Errorf("deleted %d entries, want 1 (extra)", res.Deleted)
+			}
+			if _, err := os.Lstat(filepath.Join(out, "d", "extra")); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("extra not deleted: %v", err)
+			}
+			if _, err := os.Lstat(filepath.Join(out, "d", "REPORT.txt")); err != nil {
+				t.Errorf("REPORT.txt, the snapshot's Report.txt on this target, deleted: %v", err)
+			}
+			if data, err := os.ReadFile(filepath.Join(out, "d", "Report.txt")); err != nil || string(data) != "first" {
+				t.Errorf("d/Report.txt holds %q (%v), want %q", data, err, "first")
+			}
+		})
+	}
+}
