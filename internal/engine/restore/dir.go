@@ -337,14 +337,6 @@ func (d *dirRestore) noteMapped(e entry) {
 	}
 }
 
-// probe is how the restore finds out how its target compares names.
-func (d *dirRestore) probe() foldProbe {
-	if d.opts.probe != nil {
-		return d.opts.probe
-	}
-	return hostProbe{}
-}
-
 // dryRun counts what a restore would write and checks every blob is indexed.
 func (d *dirRestore) dryRun(start entry) (*Result, error) {
 	clash := func(rel string, err error) {

@@ -64,6 +64,14 @@ func (c *nameClash) met(seen *map[string]string, name, rel string, n int) bool {
 	return false
 }
 
+// probe is how the restore finds out how its target compares names.
+func (d *dirRestore) probe() foldProbe {
+	if d.opts.probe != nil {
+		return d.opts.probe
+	}
+	return hostProbe{}
+}
+
 // keepKey is the key of rel in keep, the paths -delete leaves: rel as it
 // is written here (fsmeta.HostRel), each element folded as the target
 // folds names, so that where "REPORT.txt" and "report.txt" are one file
