@@ -39,7 +39,7 @@ WINE_PACKAGES="./internal/store/local ./internal/source/local ./internal/engine/
 ./internal/repo/offheap ./internal/repo/pack ./internal/repo/tree ./internal/repo
 ./internal/engine/backup"
 WINE_LOCK_SKIP='^(TestSpinModel|TestStress|TestStressHelper|TestBackendsConflictTable|TestBackendsContended)$'
-WINE_RESTORE='^(TestRestoreHostNames|TestRestoreHostileNames|TestRestoreOverwrite|TestRestoreOverwriteTypes|TestRestoreIncludeExclude|TestRestoreBadOptions|TestRestoreDamagedData|TestRestoreLargeFileInSegments|TestBatchedRestoreDuplicates|TestBatcher)$'
+WINE_RESTORE='^(TestRestoreHostNames|TestRestoreHostileNames|TestRestoreOverwrite|TestRestoreOverwriteTypes|TestRestoreIncludeExclude|TestRestoreBadOptions|TestRestoreDamagedData|TestRestoreLargeFileInSegments|TestBatchedRestoreDuplicates|TestBatcher|TestRestoreFoldingTarget|TestRestoreFoldingDelete|TestProbeFolding)$'
 
 # VET_TARGETS are vetted (tests included) as well as built: every OS on
 # amd64, and darwin/arm64, the Mac most users have. The other arm64 targets

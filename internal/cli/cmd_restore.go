@@ -101,7 +101,10 @@ func (a *app) restore(ctx context.Context, r *operation.Repo, ref string, opts r
 		if opts.Format == restore.FormatZip && !opts.DryRun {
 			return fmt.Errorf("%d files could not be restored (each is listed above with the reason), so %s was not written; leave them out with -exclude to write the rest. If a reason is damage rather than a read error, run 'cloudstic check'", len(res.Damaged), opts.Output)
 		}
-		return fmt.Errorf("%d files could not be restored (each is listed above with the reason); everything else was restored. If a reason is damage rather than a read error, run 'cloudstic check'", len(res.Damaged))
+		// Everything else was restored: a partial run, exit 3, as a backup
+		// that could not read some files. With -json the document above
+		// already lists them, so none other is written.
+		return &exitCodeError{code: ExitPartial, msg: fmt.Sprintf("%d files could not be restored (each is listed above with the reason); everything else was restored. If a reason is damage rather than a read error, run 'cloudstic check'", len(res.Damaged))}
 	}
 	return nil
 }
