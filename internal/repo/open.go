@@ -75,6 +75,9 @@ type Repository struct {
 	idx           *index.Index
 	cache         *cache.Cache // nil: no local metadata cache
 	damage        *damageLog   // nil: damaged objects are only returned (see WatchDamage)
+	// reqCost is what the store declares a request costs
+	// (store.RequestCost), taken before any wrapper that hides it.
+	reqCost int64
 	// packMu serialises whole-pack downloads into the cache, so that
 	// goroutines reading trees of the same pack download it once.
 	packMu sync.Mutex
@@ -95,6 +98,11 @@ func (r *Repository) Key() *crypt.Key { return r.key }
 // Codec returns the blob codec.
 func (r *Repository) Codec() *pack.Codec { return r.codec }
 
+// RequestCost is what a request to the store costs beyond the bytes it
+// moves, in bytes (store.RequestCost): readers choose with it between one
+// read covering bytes they skip and several reads.
+func (r *Repository) RequestCost() int64 { return r.reqCost }
+
 // Index returns the merged index (empty until LoadIndex).
 func (r *Repository) Index() *index.Index { return r.idx }
 
@@ -111,7 +119,7 @@ func (r *Repository) SetCache(c *cache.Cache) { r.cache = c }
 // pack a prune has deleted since an earlier load.
 func (r *Repository) Fresh() *Repository {
 	return &Repository{st: r.st, cfg: r.cfg, authenticated: r.authenticated,
-		key: r.key, codec: r.codec, idx: index.New(), cache: r.cache, damage: r.damage}
+		key: r.key, codec: r.codec, idx: index.New(), cache: r.cache, damage: r.damage, reqCost: r.reqCost}
 }
 
 func newRepository(st store.Store, cfg Config, key *crypt.Key) (*Repository, error) {
@@ -119,7 +127,7 @@ func newRepository(st store.Store, cfg Config, key *crypt.Key) (*Repository, err
 	if err != nil {
 		return nil, err
 	}
-	return &Repository{st: st, cfg: cfg, key: key, codec: codec, idx: index.New()}, nil
+	return &Repository{st: st, cfg: cfg, key: key, codec: codec, idx: index.New(), reqCost: store.RequestCost(st)}, nil
 }
 
 // Init creates a repository in an empty store. It returns the recovery

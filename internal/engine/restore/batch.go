@@ -1,6 +1,10 @@
 package restore
 
 import (
+	"cmp"
+	"container/list"
+	"slices"
+
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
@@ -8,24 +12,43 @@ import (
 )
 
 // Small files are restored in batches: single-blob files whose blobs lie
-// close together in one pack are read with a single ranged request instead
-// of one request per file (55,000 small files cost 55,000 GETs on S3
-// before). Backups pack the files of a few directories at a time together,
-// in the order their workers finish them, so a batch is kept open for each
-// of the last maxOpenBatches packs the walk met, not only for the last one:
-// with one, a 55,000-file restore made 9,220 requests once the backup
-// walked directories in parallel.
+// in one range of one pack are read with a single ranged request instead of
+// one request per file (55,000 small files cost 55,000 GETs on S3 before).
+//
+// The walk meets files in tree order, but a backup packs the files of the
+// few directories its workers read at once together, in the order they
+// finish, so a pack's files come mixed with other packs' and its blobs out
+// of order. Files are therefore planned per pack, as restic does: those
+// met are held, grouped by pack, up to maxWindowFiles of them (a bounded
+// window, so a restore of millions of files holds a few thousand); when
+// the window is full, the pack whose group was added to least recently is
+// closed (its files most likely all met). A closed group is sorted by
+// offset and cut into ranges: a range ends where the next blob would take
+// it past maxBatchSpan (the workers' buffer), or lies further than the
+// store's request cost (repo.RequestCost: a gap is read over when reading
+// it costs less than another request), or, on a store whose requests are
+// cheap, after maxBatchFiles files, which spreads the writing over the
+// workers. Over S3 a pack's files thus cost about one request per
+// maxBatchSpan of it, where a window of 512-file batches cost ten times as
+// many.
 const (
-	maxBatchFiles  = 512
+	maxBatchFiles  = 512     // per batch, on a store whose requests are cheap
 	maxBatchSpan   = 8 << 20 // bytes of one ranged read
-	maxOpenBatches = 64
+	maxWindowFiles = 32768   // files held by the open groups
+	// minFlushFiles is the fewest files per batch the walk's end cuts
+	// groups into for the workers' sake (see flush).
+	minFlushFiles = 64
+	// remoteCost: a store declaring a request cost of at least this
+	// much (store.RemoteRequestCost) has batches bounded by their span
+	// only.
+	remoteCost = 1 << 20
 )
 
-// batch is a set of single-blob files stored in one pack.
+// batch is a set of single-blob files stored in one range of one pack,
+// sorted by offset.
 type batch struct {
 	pack       id.ID
 	start, end uint64 // byte range of the pack to read
-	used       uint64 // bytes of the files' own blobs
 	files      []entry
 	locs       []index.Location
 }
@@ -38,67 +61,127 @@ type job struct {
 	segment *segment // of a large file
 }
 
+// pending is a file held in a group with the location of its blob.
+type pending struct {
+	e   entry
+	loc index.Location
+}
+
+// group is the held files of one pack.
+type group struct {
+	pack  id.ID
+	files []pending
+	elem  *list.Element // in batcher.lru
+}
+
 // batcher groups files into batches as the walk finds them.
 type batcher struct {
-	r    *repo.Repository
-	open []*batch // oldest first; at most one per pack
+	r        *repo.Repository
+	gap      uint64 // largest gap between two blobs a batch reads over
+	maxFiles int    // per batch; 0: no bound
+	window   int    // files held at most
+	workers  int    // restoring in parallel
+
+	groups map[id.ID]*group
+	lru    *list.List // of *group, least recently added to first
+	held   int
+}
+
+// newBatcher returns a batcher for r's store and workers workers.
+func newBatcher(r *repo.Repository, workers int) *batcher {
+	b := &batcher{r: r, gap: uint64(max(r.RequestCost(), 0)), maxFiles: maxBatchFiles, window: maxWindowFiles,
+		workers: max(workers, 1),
+		groups:  map[id.ID]*group{}, lru: list.New()}
+	if r.RequestCost() >= remoteCost {
+		b.maxFiles = 0
+	}
+	return b
 }
 
 // add takes a file and returns the jobs that are ready to send: the file
 // itself when it cannot join a batch, and batches closed to make room.
-func (b *batcher) add(e entry) (send []job) {
+func (b *batcher) add(e entry) []job {
 	loc, ok := b.single(&e.node)
 	if !ok {
 		return []job{{file: e}}
 	}
-	start, end := uint64(loc.Offset), uint64(loc.Offset)+uint64(loc.Length)
-	if i := b.find(loc.Pack); i >= 0 {
-		c := b.open[i]
-		ns, ne := min(c.start, start), max(c.end, end)
-		// Join when the read stays bounded and mostly useful.
-		if len(c.files) < maxBatchFiles && ne-ns <= maxBatchSpan && ne-ns <= 2*(c.used+end-start) {
-			c.start, c.end, c.used = ns, ne, c.used+end-start
-			c.files = append(c.files, e)
-			c.locs = append(c.locs, loc)
-			return nil
-		}
-		send = append(send, b.close(i)...)
+	g := b.groups[loc.Pack]
+	if g == nil {
+		g = &group{pack: loc.Pack}
+		g.elem = b.lru.PushBack(g)
+		b.groups[loc.Pack] = g
+	} else {
+		b.lru.MoveToBack(g.elem)
 	}
-	if len(b.open) == maxOpenBatches {
-		send = append(send, b.close(0)...)
-	}
-	b.open = append(b.open, &batch{pack: loc.Pack, start: start, end: end, used: end - start,
-		files: []entry{e}, locs: []index.Location{loc}})
-	return send
-}
-
-// flush closes every open batch, oldest first.
-func (b *batcher) flush() []job {
+	g.files = append(g.files, pending{e: e, loc: loc})
+	b.held++
 	var send []job
-	for len(b.open) > 0 {
-		send = append(send, b.close(0)...)
+	for b.held > b.window {
+		send = append(send, b.close(b.lru.Front().Value.(*group), b.maxFiles)...)
 	}
 	return send
 }
 
-// find returns the index of pack's open batch, or -1.
-func (b *batcher) find(pack id.ID) int {
-	for i, c := range b.open {
-		if c.pack == pack {
-			return i
-		}
+// flush closes every open group, least recently added to first. The files
+// held are the last: they are cut into batches of at most 1/workers of
+// them (but minFlushFiles), so that the workers share the writing of a
+// restore of one pack's files, at the cost of a request or two per worker.
+func (b *batcher) flush() []job {
+	limit := max((b.held+b.workers-1)/b.workers, minFlushFiles)
+	if b.maxFiles > 0 {
+		limit = min(limit, b.maxFiles)
 	}
-	return -1
+	var send []job
+	for b.lru.Len() > 0 {
+		send = append(send, b.close(b.lru.Front().Value.(*group), limit)...)
+	}
+	return send
 }
 
-// close removes open batch i and returns its job.
-func (b *batcher) close(i int) []job {
-	c := b.open[i]
-	b.open = append(b.open[:i], b.open[i+1:]...)
-	if len(c.files) == 1 {
-		return []job{{file: c.files[0]}}
+// close removes group g and returns its files as jobs: batches of ranges
+// of its pack of at most maxFiles files (0: any number), and files alone in
+// theirs.
+func (b *batcher) close(g *group, maxFiles int) []job {
+	b.lru.Remove(g.elem)
+	delete(b.groups, g.pack)
+	b.held -= len(g.files)
+	slices.SortStableFunc(g.files, func(x, y pending) int { return cmp.Compare(x.loc.Offset, y.loc.Offset) })
+	var send []job
+	var c *batch
+	for _, p := range g.files {
+		start, end := uint64(p.loc.Offset), uint64(p.loc.Offset)+uint64(p.loc.Length)
+		if c != nil && (maxFiles == 0 || len(c.files) < maxFiles) && b.joins(c, start, end) {
+			c.end = max(c.end, end)
+			c.files = append(c.files, p.e)
+			c.locs = append(c.locs, p.loc)
+			continue
+		}
+		if c != nil {
+			send = append(send, c.job())
+		}
+		c = &batch{pack: g.pack, start: start, end: end, files: []entry{p.e}, locs: []index.Location{p.loc}}
 	}
-	return []job{{batch: c}}
+	if c != nil {
+		send = append(send, c.job())
+	}
+	return send
+}
+
+// joins says whether the blob at [start, end), at or after c's first,
+// extends batch c.
+func (b *batcher) joins(c *batch, start, end uint64) bool {
+	if max(c.end, end)-c.start > maxBatchSpan {
+		return false
+	}
+	return start <= c.end || start-c.end <= b.gap
+}
+
+// job is c's job: a batch, or its file alone.
+func (c *batch) job() job {
+	if len(c.files) == 1 {
+		return job{file: c.files[0]}
+	}
+	return job{batch: c}
 }
 
 // single returns the location of a file's only blob.

@@ -2,51 +2,71 @@ package restore
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
+	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 )
 
+// remoteStore declares the request cost of a store across a network
+// around a real one, as S3's and SFTP's do.
+type remoteStore struct{ store.Store }
+
+func (remoteStore) RequestCost() int64 { return store.RemoteRequestCost }
+
 // TestBatcher checks how files are grouped: single-blob files of one pack
 // whose blobs lie close together share a batch, even when files of other
-// packs come between them; anything else goes alone.
+// packs come between them or they come out of order; anything else goes
+// alone. Over a store whose requests are dear, blobs further apart share a
+// read, up to maxBatchSpan.
 func TestBatcher(t *testing.T) {
 	ctx := context.Background()
-	r, _, err := repo.Init(ctx, local.New(t.TempDir()), repo.InitOptions{NoEncryption: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	blob := func(i byte) id.ID { return id.ID{i} }
 	packA, packB := id.ID{0xa}, id.ID{0xb}
-	r.Index().Add(packA, []pack.Entry{
-		{ID: blob(1), Offset: 0, Length: 100},
-		{ID: blob(2), Offset: 100, Length: 100},
-		{ID: blob(3), Offset: 200, Length: 100},
-		{ID: blob(4), Offset: 10 << 20, Length: 100}, // far away: no shared read
-	})
-	r.Index().Add(packB, []pack.Entry{{ID: blob(5), Offset: 0, Length: 100}})
 	file := func(name string, blobs ...id.ID) entry {
 		return entry{rel: name, node: tree.Node{Name: name, Type: tree.TypeFile, Content: blobs}}
 	}
 	tests := []struct {
-		name  string
-		files []entry
-		want  []int // files per job, in order (1 = a single-file job)
+		name   string
+		remote bool
+		files  []entry
+		want   []int // files per job, sorted (1 = a single-file job)
 	}{
-		{"one pack, adjacent", []entry{file("a", blob(1)), file("b", blob(2)), file("c", blob(3))}, []int{3}},
-		{"pack changes", []entry{file("a", blob(1)), file("b", blob(2)), file("e", blob(5))}, []int{2, 1}},
-		{"packs interleaved", []entry{file("a", blob(1)), file("e", blob(5)), file("b", blob(2)), file("c", blob(3))}, []int{3, 1}},
-		{"too far apart", []entry{file("a", blob(1)), file("d", blob(4)), file("b", blob(2))}, []int{1, 1, 1}},
-		{"multi-blob file alone", []entry{file("a", blob(1)), file("ab", blob(1), blob(2)), file("b", blob(2))}, []int{1, 2}},
-		{"unknown blob alone", []entry{file("x", blob(9)), file("a", blob(1)), file("b", blob(2))}, []int{1, 2}},
+		{"one pack, adjacent", false, []entry{file("a", blob(1)), file("b", blob(2)), file("c", blob(3))}, []int{3}},
+		{"out of order", false, []entry{file("c", blob(3)), file("a", blob(1)), file("b", blob(2))}, []int{3}},
+		{"pack changes", false, []entry{file("a", blob(1)), file("b", blob(2)), file("e", blob(5))}, []int{1, 2}},
+		{"packs interleaved", false, []entry{file("a", blob(1)), file("e", blob(5)), file("b", blob(2)), file("c", blob(3))}, []int{1, 3}},
+		{"too far apart", false, []entry{file("a", blob(1)), file("d", blob(4)), file("b", blob(2))}, []int{1, 2}},
+		{"gap read over remotely", true, []entry{file("a", blob(1)), file("g", blob(6)), file("b", blob(2))}, []int{3}},
+		{"gap not read over locally", false, []entry{file("a", blob(1)), file("g", blob(6)), file("b", blob(2))}, []int{1, 2}},
+		{"span bounded remotely", true, []entry{file("a", blob(1)), file("d", blob(4)), file("b", blob(2))}, []int{1, 2}},
+		{"multi-blob file alone", false, []entry{file("a", blob(1)), file("ab", blob(1), blob(2)), file("b", blob(2))}, []int{1, 2}},
+		{"unknown blob alone", false, []entry{file("x", blob(9)), file("a", blob(1)), file("b", blob(2))}, []int{1, 2}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b := &batcher{r: r}
+			var st store.Store = local.New(t.TempDir())
+			if tc.remote {
+				st = remoteStore{st}
+			}
+			r, _, err := repo.Init(ctx, st, repo.InitOptions{NoEncryption: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Index().Add(packA, []pack.Entry{
+				{ID: blob(1), Offset: 0, Length: 100},
+				{ID: blob(2), Offset: 100, Length: 100},
+				{ID: blob(3), Offset: 200, Length: 100},
+				{ID: blob(6), Offset: 2 << 20, Length: 100},  // a gap of 2 MiB
+				{ID: blob(4), Offset: 10 << 20, Length: 100}, // beyond any one read
+			})
+			r.Index().Add(packB, []pack.Entry{{ID: blob(5), Offset: 0, Length: 100}})
+			b := newBatcher(r, 1)
 			var jobs []job
 			for _, f := range tc.files {
 				jobs = append(jobs, b.add(f)...)
@@ -69,43 +89,50 @@ func TestBatcher(t *testing.T) {
 			if total != len(tc.files) {
 				t.Fatalf("%d files in jobs, want %d", total, len(tc.files))
 			}
-			if len(got) != len(tc.want) {
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
 				t.Fatalf("jobs %v, want %v", got, tc.want)
-			}
-			for i := range got {
-				if got[i] != tc.want[i] {
-					t.Fatalf("jobs %v, want %v", got, tc.want)
-				}
 			}
 		})
 	}
 }
 
-// TestBatcherBoundsOpenBatches keeps at most maxOpenBatches batches open:
-// the oldest is closed (and sent) to make room, and every file is sent once.
-func TestBatcherBoundsOpenBatches(t *testing.T) {
+// TestBatcherBoundsWindow holds at most the window's files: the group
+// added to least recently is closed (and sent) to make room, and every
+// file is sent once.
+func TestBatcherBoundsWindow(t *testing.T) {
 	ctx := context.Background()
 	r, _, err := repo.Init(ctx, local.New(t.TempDir()), repo.InitOptions{NoEncryption: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &batcher{r: r}
-	var sent []job
-	files := 0
-	for i := range maxOpenBatches + 10 {
-		p, blob := id.ID{1, byte(i)}, id.ID{2, byte(i)}
-		r.Index().Add(p, []pack.Entry{{ID: blob, Offset: 0, Length: 100}})
-		sent = append(sent, b.add(entry{rel: "f", node: tree.Node{Type: tree.TypeFile, Content: []id.ID{blob}}})...)
-		files++
-		if len(b.open) > maxOpenBatches {
-			t.Fatalf("%d batches open after %d packs", len(b.open), i+1)
+	b := newBatcher(r, 1)
+	b.window = 64
+	sent := 0
+	count := func(js []job) {
+		for _, j := range js {
+			if j.batch != nil {
+				sent += len(j.batch.files)
+			} else {
+				sent++
+			}
 		}
 	}
-	if len(sent) != 10 {
-		t.Errorf("%d jobs sent before the flush, want the 10 oldest", len(sent))
+	files := 0
+	for i := range b.window + 10 {
+		p, blob := id.ID{1, byte(i)}, id.ID{2, byte(i)}
+		r.Index().Add(p, []pack.Entry{{ID: blob, Offset: 0, Length: 100}})
+		count(b.add(entry{rel: "f", node: tree.Node{Type: tree.TypeFile, Content: []id.ID{blob}}}))
+		files++
+		if b.held > b.window || b.lru.Len() != len(b.groups) {
+			t.Fatalf("%d files held in %d groups (%d listed) after %d packs", b.held, len(b.groups), b.lru.Len(), i+1)
+		}
 	}
-	sent = append(sent, b.flush()...)
-	if len(sent) != files || len(b.open) != 0 {
-		t.Errorf("%d jobs for %d files, %d batches still open", len(sent), files, len(b.open))
+	if sent != 10 {
+		t.Errorf("%d files sent before the flush, want the 10 oldest", sent)
+	}
+	count(b.flush())
+	if sent != files || b.held != 0 || len(b.groups) != 0 {
+		t.Errorf("%d files sent of %d, %d still held", sent, files, b.held)
 	}
 }

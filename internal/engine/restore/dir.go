@@ -71,7 +71,7 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 	}
 
 	d.jobs = make(chan job, opts.Workers)
-	d.batches = &batcher{r: r}
+	d.batches = newBatcher(r, opts.Workers)
 	var wg sync.WaitGroup
 	for i := 0; i < opts.Workers; i++ {
 		wg.Add(1)

@@ -66,6 +66,9 @@ func New(inner store.Store, cfg Config) *Store {
 // Describe names the inner store.
 func (s *Store) Describe() string { return store.Describe(s.inner) }
 
+// RequestCost is the inner store's.
+func (s *Store) RequestCost() int64 { return store.RequestCost(s.inner) }
+
 // Mutations returns how many Puts and Deletes were started so far.
 func (s *Store) Mutations() int64 { return s.muts.Load() }
 

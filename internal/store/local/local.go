@@ -34,6 +34,9 @@ func (s *Store) Root() string { return s.root }
 // Describe names the store as "local:DIR".
 func (s *Store) Describe() string { return "local:" + s.root }
 
+// RequestCost declares a local disk's: store.LocalRequestCost.
+func (s *Store) RequestCost() int64 { return store.LocalRequestCost }
+
 // Capabilities: local disks do both conditional writes atomically.
 func (s *Store) Capabilities() store.Capabilities {
 	return store.Capabilities{CreateIfAbsent: true, CompareAndSwap: true}

@@ -289,6 +289,10 @@ func (s *Store) Describe() string {
 	return scheme + ":" + s.bucket + "/" + s.prefix[:max(len(s.prefix)-1, 0)]
 }
 
+// RequestCost declares a bucket across a network's:
+// store.RemoteRequestCost.
+func (s *Store) RequestCost() int64 { return store.RemoteRequestCost }
+
 // Stats returns the number of HTTP requests sent (retries included) and the
 // bytes of request and response bodies.
 func (s *Store) Stats() (requests, bytesUp, bytesDown int64) {

@@ -106,6 +106,10 @@ func (s *Store) Describe() string {
 	return c.URL()
 }
 
+// RequestCost declares a server across a network's:
+// store.RemoteRequestCost.
+func (s *Store) RequestCost() int64 { return store.RemoteRequestCost }
+
 // Capabilities: create-if-absent when the server has hardlink@openssh.com;
 // never compare-and-swap.
 func (s *Store) Capabilities() store.Capabilities { return s.caps }

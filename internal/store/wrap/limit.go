@@ -43,6 +43,9 @@ func (l *Limited) Now(ctx context.Context) (time.Time, error) { return l.Store.N
 // Describe names the inner store.
 func (l *Limited) Describe() string { return store.Describe(l.Store) }
 
+// RequestCost is the inner store's.
+func (l *Limited) RequestCost() int64 { return store.RequestCost(l.Store) }
+
 // ReadRange forwards (through a copy when the inner store reads no ranges
 // into buffers).
 func (l *Limited) ReadRange(ctx context.Context, key string, off int64, buf []byte) error {

@@ -41,6 +41,9 @@ func (l *Logging) Counts() Counts {
 // Describe names the inner store.
 func (l *Logging) Describe() string { return store.Describe(l.inner) }
 
+// RequestCost is the inner store's.
+func (l *Logging) RequestCost() int64 { return store.RequestCost(l.inner) }
+
 func (l *Logging) log(op, key string, start time.Time, n int64, err error) {
 	l.reqs.Add(1)
 	if l.logf == nil {
