@@ -8,11 +8,10 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
-	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
 
-// Small files are restored in batches: single-blob files whose blobs lie
-// in one range of one pack are read with a single ranged request instead of
+// Small files are restored in batches: files whose chunks lie in one range
+// of one pack are read with a single ranged request instead of
 // one request per file (55,000 small files cost 55,000 GETs on S3 before).
 //
 // The walk meets files in tree order, but a backup packs the files of the
@@ -44,13 +43,13 @@ const (
 	remoteCost = 1 << 20
 )
 
-// batch is a set of single-blob files stored in one range of one pack,
-// sorted by offset.
+// batch is a set of files stored in one range of one pack, sorted by
+// offset.
 type batch struct {
 	pack       id.ID
 	start, end uint64 // byte range of the pack to read
 	files      []entry
-	locs       []index.Location
+	locs       [][]index.Location // of each file's chunks
 }
 
 // job is one unit of restore work: a batch, a single file, or a segment of
@@ -61,10 +60,12 @@ type job struct {
 	segment *segment // of a large file
 }
 
-// pending is a file held in a group with the location of its blob.
+// pending is a file held in a group with the locations of its chunks and
+// the range of the pack they lie in.
 type pending struct {
-	e   entry
-	loc index.Location
+	e          entry
+	locs       []index.Location
+	start, end uint64
 }
 
 // group is the held files of one pack.
@@ -101,19 +102,20 @@ func newBatcher(r *repo.Repository, workers int) *batcher {
 // add takes a file and returns the jobs that are ready to send: the file
 // itself when it cannot join a batch, and batches closed to make room.
 func (b *batcher) add(e entry) []job {
-	loc, ok := b.single(&e.node)
+	p, ok := b.locate(e)
 	if !ok {
 		return []job{{file: e}}
 	}
-	g := b.groups[loc.Pack]
+	pk := p.locs[0].Pack
+	g := b.groups[pk]
 	if g == nil {
-		g = &group{pack: loc.Pack}
+		g = &group{pack: pk}
 		g.elem = b.lru.PushBack(g)
-		b.groups[loc.Pack] = g
+		b.groups[pk] = g
 	} else {
 		b.lru.MoveToBack(g.elem)
 	}
-	g.files = append(g.files, pending{e: e, loc: loc})
+	g.files = append(g.files, p)
 	b.held++
 	var send []job
 	for b.held > b.window {
@@ -145,21 +147,20 @@ func (b *batcher) close(g *group, maxFiles int) []job {
 	b.lru.Remove(g.elem)
 	delete(b.groups, g.pack)
 	b.held -= len(g.files)
-	slices.SortStableFunc(g.files, func(x, y pending) int { return cmp.Compare(x.loc.Offset, y.loc.Offset) })
+	slices.SortStableFunc(g.files, func(x, y pending) int { return cmp.Compare(x.start, y.start) })
 	var send []job
 	var c *batch
 	for _, p := range g.files {
-		start, end := uint64(p.loc.Offset), uint64(p.loc.Offset)+uint64(p.loc.Length)
-		if c != nil && (maxFiles == 0 || len(c.files) < maxFiles) && b.joins(c, start, end) {
-			c.end = max(c.end, end)
+		if c != nil && (maxFiles == 0 || len(c.files) < maxFiles) && b.joins(c, p.start, p.end) {
+			c.end = max(c.end, p.end)
 			c.files = append(c.files, p.e)
-			c.locs = append(c.locs, p.loc)
+			c.locs = append(c.locs, p.locs)
 			continue
 		}
 		if c != nil {
 			send = append(send, c.job())
 		}
-		c = &batch{pack: g.pack, start: start, end: end, files: []entry{p.e}, locs: []index.Location{p.loc}}
+		c = &batch{pack: g.pack, start: p.start, end: p.end, files: []entry{p.e}, locs: [][]index.Location{p.locs}}
 	}
 	if c != nil {
 		send = append(send, c.job())
@@ -184,10 +185,28 @@ func (c *batch) job() job {
 	return job{batch: c}
 }
 
-// single returns the location of a file's only blob.
-func (b *batcher) single(n *tree.Node) (index.Location, bool) {
-	if len(n.Content) != 1 {
-		return index.Location{}, false
+// locate returns e as a file of a batch: when all its chunks are in the
+// index, in one pack, within maxBatchSpan bytes of each other.
+func (b *batcher) locate(e entry) (pending, bool) {
+	content := e.node.Content
+	if len(content) == 0 {
+		return pending{}, false
 	}
-	return b.r.Index().Lookup(n.Content[0])
+	p := pending{e: e, locs: make([]index.Location, 0, len(content))}
+	for i, blob := range content {
+		loc, ok := b.r.Index().Lookup(blob)
+		if !ok || (i > 0 && loc.Pack != p.locs[0].Pack) {
+			return pending{}, false
+		}
+		start, end := uint64(loc.Offset), uint64(loc.Offset)+uint64(loc.Length)
+		if i == 0 {
+			p.start, p.end = start, end
+		}
+		p.start, p.end = min(p.start, start), max(p.end, end)
+		if p.end-p.start > maxBatchSpan {
+			return pending{}, false
+		}
+		p.locs = append(p.locs, loc)
+	}
+	return p, true
 }

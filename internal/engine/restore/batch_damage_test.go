@@ -20,9 +20,16 @@ import (
 // the repository, the lock and the backup's result.
 func backedUpInto(t *testing.T, st store.Store, src string) (*repo.Repository, *lock.Lock, *backup.Result) {
 	t.Helper()
+	return backedUpWith(t, st, src, repo.InitOptions{})
+}
+
+// backedUpWith is backedUpInto with a repository initialised with opts
+// (their credentials are the test's).
+func backedUpWith(t *testing.T, st store.Store, src string, opts repo.InitOptions) (*repo.Repository, *lock.Lock, *backup.Result) {
+	t.Helper()
 	ctx := context.Background()
-	r, _, err := repo.Init(ctx, st, repo.InitOptions{
-		Credentials: repo.Credentials{PlatformKey: "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"}})
+	opts.Credentials = repo.Credentials{PlatformKey: "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"}
+	r, _, err := repo.Init(ctx, st, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

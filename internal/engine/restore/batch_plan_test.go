@@ -1,7 +1,9 @@
 package restore
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -124,4 +126,107 @@ func dataPacks(t *testing.T, r *repo.Repository, root id.ID) map[string]struct{}
 		t.Fatal("no data packs")
 	}
 	return packs
+}
+
+// TestBatchedMultiChunkFiles restores files of several chunks each, which
+// batches read together with their neighbours: one read per pack when all
+// is intact; with one chunk corrupt, that file alone is reported damaged
+// and left out, and the others come back intact.
+func TestBatchedMultiChunkFiles(t *testing.T) {
+	src := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 12
+	for i := range n {
+		data := make([]byte, 40<<10)
+		for j := range data {
+			data[j] = byte(rng.Uint32())
+		}
+		if err := os.WriteFile(filepath.Join(src, fmt.Sprintf("f%02d", i)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, damage := range []bool{false, true} {
+		t.Run(fmt.Sprintf("damaged=%v", damage), func(t *testing.T) {
+			dir := t.TempDir()
+			var mu sync.Mutex
+			reads := map[string]int{}
+			counted := wrap.NewLogging(remoteStore{local.New(dir)}, func(format string, args ...any) {
+				if len(args) > 1 && args[0] == "GETRANGE" {
+					mu.Lock()
+					reads[args[1].(string)]++
+					mu.Unlock()
+				}
+			})
+			r, l, res := backedUpWith(t, counted, src, repo.InitOptions{
+				Chunker: repo.ChunkerParams{Min: 1 << 10, Avg: 4 << 10, Max: 16 << 10}})
+			packs := dataPacks(t, r, res.Snapshot.Tree)
+			victim := ""
+			if damage {
+				victim = "f05"
+				corruptMiddleChunk(t, r, res.Snapshot.Tree, dir, victim)
+			}
+			clear(reads)
+			out := filepath.Join(t.TempDir(), "out")
+			got, err := Run(context.Background(), r, l, res.Snapshot.Tree, Options{Output: out, Workers: 1})
+			if damage && (!errors.Is(err, ErrDamaged) || len(got.Damaged) != 1 || got.Damaged[0] != victim) {
+				t.Fatalf("Run = %v, damaged %v; want ErrDamaged, [%s]", err, got.Damaged, victim)
+			}
+			if !damage && err != nil {
+				t.Fatal(err)
+			}
+			for i := range n {
+				name := fmt.Sprintf("f%02d", i)
+				data, err := os.ReadFile(filepath.Join(out, name))
+				if name == victim {
+					if !errors.Is(err, os.ErrNotExist) {
+						t.Errorf("damaged file left behind: %v", err)
+					}
+					continue
+				}
+				want, _ := os.ReadFile(filepath.Join(src, name)) // written above
+				if err != nil || !bytes.Equal(data, want) {
+					t.Errorf("%s: %v, content ok=%v", name, err, bytes.Equal(data, want))
+				}
+			}
+			data := 0
+			for key, k := range reads {
+				if _, ok := packs[key]; ok {
+					data += k
+				}
+			}
+			if !damage && data != len(packs) {
+				t.Errorf("%d reads of %d data packs, want one each", data, len(packs))
+			}
+		})
+	}
+}
+
+// corruptMiddleChunk flips a byte of the middle chunk of file name (at the
+// root of tree root) in the local store at dir.
+func corruptMiddleChunk(t *testing.T, r *repo.Repository, root id.ID, dir, name string) {
+	t.Helper()
+	tr, err := r.LoadTree(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range tr.Nodes {
+		if n.Name != name {
+			continue
+		}
+		if len(n.Content) < 3 {
+			t.Fatalf("%s has %d chunks, want several", name, len(n.Content))
+		}
+		loc, _ := r.Index().Lookup(n.Content[len(n.Content)/2])
+		packFile := filepath.Join(dir, filepath.FromSlash(repo.PackKey(loc.Pack)))
+		raw, err := os.ReadFile(packFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw[loc.Offset+loc.Length/2] ^= 0xff
+		if err := os.WriteFile(packFile, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Fatalf("%s not found", name)
 }

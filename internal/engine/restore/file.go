@@ -7,6 +7,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/index"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
 
@@ -15,7 +16,8 @@ import (
 // of them, not one per chunk: fewer requests on S3, and on a local store
 // one open and read instead of one per chunk.
 func (d *dirRestore) file(e entry, buf *writeBuffers) {
-	d.fileWith(e, buf, func(cw *contentWriter) error {
+	// chunkRun's errors never wrap errRetryAlone: the file is reported.
+	_ = d.fileWith(e, buf, func(cw *contentWriter) error {
 		for content := e.node.Content; len(content) > 0; {
 			n, err := d.chunkRun(content, buf, cw)
 			if err != nil {
@@ -78,8 +80,8 @@ func (d *dirRestore) readPack(p id.ID, start, end uint64, buf *[]byte) ([]byte, 
 	return data, nil
 }
 
-// restoreBatch restores files whose blobs lie in one range of one pack
-// with a single read. Any file whose blob cannot be read or verified from
+// restoreBatch restores files whose chunks lie in one range of one pack
+// with a single read. Any file whose chunks cannot be read or verified from
 // that range is restored on its own afterwards (which reports it if it is
 // damaged), when the worker's buffer no longer holds the range.
 func (d *dirRestore) restoreBatch(b *batch, buf *writeBuffers) {
@@ -92,38 +94,92 @@ func (d *dirRestore) restoreBatch(b *batch, buf *writeBuffers) {
 	}
 	dec := buf.decoder(d.r)
 	var alone []entry
-	// Blobs are decrypted in place: a second file of the same content
-	// (same location) reads its own copy.
+	// Chunks are decrypted in place: a second use of a location (a
+	// second file of the same content, or a chunk a file repeats) reads
+	// its own copy.
 	decoded := make(map[uint32]struct{}, len(b.files))
 	for i, e := range b.files {
-		loc := b.locs[i]
-		if _, dup := decoded[loc.Offset]; dup {
+		if !claim(decoded, b.locs[i]) {
 			alone = append(alone, e)
 			continue
 		}
-		decoded[loc.Offset] = struct{}{}
-		off := uint64(loc.Offset) - b.start
-		plain, derr := dec.DecodeInPlace(data[off:off+uint64(loc.Length)], e.node.Content[0])
-		if derr != nil {
-			alone = append(alone, e)
+		chunk := func(loc index.Location, blob id.ID) ([]byte, error) {
+			off := uint64(loc.Offset) - b.start
+			plain, err := dec.DecodeInPlace(data[off:off+uint64(loc.Length)], blob)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", errRetryAlone, err)
+			}
+			return plain, nil
+		}
+		if len(b.locs[i]) == 1 {
+			// Decoded before the file is created: a damaged blob
+			// costs no file.
+			plain, err := chunk(b.locs[i][0], e.node.Content[0])
+			if err != nil {
+				alone = append(alone, e)
+				continue
+			}
+			_ = d.fileWith(e, buf, func(cw *contentWriter) error { return cw.write(plain) }) // never errRetryAlone
 			continue
 		}
-		d.fileWith(e, buf, func(cw *contentWriter) error { return cw.write(plain) })
+		werr := d.fileWith(e, buf, func(cw *contentWriter) error {
+			for j, loc := range b.locs[i] {
+				plain, err := chunk(loc, e.node.Content[j])
+				if err != nil {
+					return err
+				}
+				if err := cw.write(plain); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if errors.Is(werr, errRetryAlone) {
+			alone = append(alone, e)
+		}
 	}
 	for _, e := range alone {
 		d.file(e, buf)
 	}
 }
 
+// errRetryAlone means a chunk of a batch did not verify: the file is
+// dropped unnamed and restored on its own, which reports it if it is
+// damaged.
+var errRetryAlone = errors.New("chunk of a batch unreadable, file restored on its own")
+
+// claim marks the locations of a file's chunks as decoded, unless one of
+// them already is (or the file repeats one): then it returns false and
+// marks nothing.
+func claim(decoded map[uint32]struct{}, locs []index.Location) bool {
+	for i, loc := range locs {
+		if _, dup := decoded[loc.Offset]; dup {
+			return false
+		}
+		for _, prev := range locs[:i] {
+			if prev.Offset == loc.Offset {
+				return false
+			}
+		}
+	}
+	for _, loc := range locs {
+		decoded[loc.Offset] = struct{}{}
+	}
+	return true
+}
+
 // fileWith writes one file where no name shows it (an unnamed file, or a
 // temporary name), fills it with content, gives it its metadata and only
 // then its name: an interrupted or failed restore never leaves a partly
 // written file under a snapshot's name, nor replaces a good one with it.
-func (d *dirRestore) fileWith(e entry, buf *writeBuffers, content func(*contentWriter) error) {
+//
+// It returns the error of content when that wraps errRetryAlone: the file
+// was then dropped without a report, for the caller to restore otherwise.
+func (d *dirRestore) fileWith(e entry, buf *writeBuffers, content func(*contentWriter) error) error {
 	f, tmp, err := d.createPending(&e)
 	if err != nil {
 		d.damaged(e.rel, err)
-		return
+		return nil
 	}
 	cw := d.contentWriter(f, 0, buf)
 	werr := cw.reserve(e.node.Size)
@@ -133,7 +189,23 @@ func (d *dirRestore) fileWith(e entry, buf *writeBuffers, content func(*contentW
 	if werr == nil {
 		werr = cw.finish(e.node.Size)
 	}
+	if errors.Is(werr, errRetryAlone) {
+		d.drop(f, tmp)
+		return werr
+	}
 	d.complete(e, f, tmp, werr, cw.off, cw.lengths)
+	return nil
+}
+
+// drop closes and removes a pending file that will not be named. An
+// unnamed one goes with its descriptor.
+func (d *dirRestore) drop(f *os.File, tmp string) {
+	_ = f.Close() // nothing of it is kept
+	if tmp != "" {
+		if err := d.w.Remove(tmp); err != nil {
+			d.opts.Warnf("%s: %v", tmp, err)
+		}
+	}
 }
 
 // contentWriter returns a writer of a pending file's content from offset
