@@ -186,10 +186,13 @@ func (c *batch) job() job {
 }
 
 // locate returns e as a file of a batch: when all its chunks are in the
-// index, in one pack, within maxBatchSpan bytes of each other.
+// index, in one pack, within maxBatchSpan bytes of each other. A file of
+// several chunks joins only on a store whose requests are dear: on a
+// local one its own read costs little, and alone it is written by a worker
+// of its own.
 func (b *batcher) locate(e entry) (pending, bool) {
 	content := e.node.Content
-	if len(content) == 0 {
+	if len(content) == 0 || (len(content) > 1 && b.maxFiles > 0) {
 		return pending{}, false
 	}
 	p := pending{e: e, locs: make([]index.Location, 0, len(content))}

@@ -45,8 +45,9 @@ func TestBatcher(t *testing.T) {
 		{"gap read over remotely", true, []entry{file("a", blob(1)), file("g", blob(6)), file("b", blob(2))}, []int{3}},
 		{"gap not read over locally", false, []entry{file("a", blob(1)), file("g", blob(6)), file("b", blob(2))}, []int{1, 2}},
 		{"span bounded remotely", true, []entry{file("a", blob(1)), file("d", blob(4)), file("b", blob(2))}, []int{1, 2}},
-		{"multi-blob file of one pack joins", false, []entry{file("a", blob(1)), file("bc", blob(2), blob(3)), file("b", blob(2))}, []int{3}},
-		{"multi-blob file of two packs alone", false, []entry{file("a", blob(1)), file("ae", blob(1), blob(5)), file("b", blob(2))}, []int{1, 2}},
+		{"multi-blob file of one pack joins remotely", true, []entry{file("a", blob(1)), file("bc", blob(2), blob(3)), file("b", blob(2))}, []int{3}},
+		{"multi-blob file alone locally", false, []entry{file("a", blob(1)), file("bc", blob(2), blob(3)), file("b", blob(2))}, []int{1, 2}},
+		{"multi-blob file of two packs alone", true, []entry{file("a", blob(1)), file("ae", blob(1), blob(5)), file("b", blob(2))}, []int{1, 2}},
 		{"multi-blob file too spread alone", true, []entry{file("a", blob(1)), file("ad", blob(1), blob(4)), file("b", blob(2))}, []int{1, 2}},
 		{"unknown blob alone", false, []entry{file("x", blob(9)), file("a", blob(1)), file("b", blob(2))}, []int{1, 2}},
 	}
