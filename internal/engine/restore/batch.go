@@ -19,7 +19,8 @@ import (
 // finish, so a pack's files come mixed with other packs' and its blobs out
 // of order. Files are therefore planned per pack, as restic does: those
 // met are held, grouped by pack, up to maxWindowFiles of them (a bounded
-// window, so a restore of millions of files holds a few thousand); when
+// window: a restore of millions of files holds no more, as many as the 64
+// open batches of 512 files held before); when
 // the window is full, the pack whose group was added to least recently is
 // closed (its files most likely all met). A closed group is sorted by
 // offset and cut into ranges: a range ends where the next blob would take

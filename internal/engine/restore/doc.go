@@ -4,7 +4,8 @@
 // names a damaged or hostile repository holds. A file whose data cannot be
 // read or verified is removed and reported; everything else is restored.
 //
-// Workers restore files in parallel: small files of one pack in batches
-// read with one request (batch.go), large files in segments written at
-// their offsets by several workers at once (large.go).
+// Workers restore files in parallel: small files planned per pack in a
+// bounded window and read in batches, one request per range of a pack
+// (batch.go), large files in segments written at their offsets by several
+// workers at once (large.go).
 package restore
