@@ -37,7 +37,7 @@ TARGETS="linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows
 WINE_PACKAGES="./internal/store/local ./internal/source/local ./internal/engine/exclude
 ./internal/engine/fsmeta ./internal/repo/chunker ./internal/repo/crypt ./internal/repo/index
 ./internal/repo/offheap ./internal/repo/pack ./internal/repo/tree ./internal/repo
-./internal/engine/backup"
+./internal/engine/backup ./internal/winpath"
 WINE_LOCK_SKIP='^(TestSpinModel|TestStress|TestStressHelper|TestBackendsConflictTable|TestBackendsContended)$'
 WINE_RESTORE='^(TestRestoreHostNames|TestRestoreHostileNames|TestRestoreOverwrite|TestRestoreOverwriteTypes|TestRestoreIncludeExclude|TestRestoreBadOptions|TestRestoreDamagedData|TestRestoreLargeFileInSegments|TestBatchedRestoreDuplicates|TestBatcher|TestRestoreFoldingTarget|TestRestoreFoldingDelete|TestProbeFolding)$'
 

@@ -2,13 +2,13 @@ package fsmeta
 
 import (
 	"fmt"
-	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/cloudstic/cloudstic/internal/winpath"
 )
 
 // The privileges that widen what of a security descriptor the process
@@ -50,7 +50,7 @@ func (s *sdCapture) read(path string, warnf func(string, ...any)) string {
 // readSDDL reads the owner, group, DACL and, with sacl, the SACL of the
 // entry at path, without following a final link or junction.
 func readSDDL(path string, sacl bool) (string, error) {
-	p, err := windows.UTF16PtrFromString(longPath(path))
+	p, err := windows.UTF16PtrFromString(winpath.Long(path))
 	if err != nil {
 		return "", err
 	}
@@ -73,23 +73,6 @@ func readSDDL(path string, sacl bool) (string, error) {
 		return "", fmt.Errorf("GetSecurityInfo: %w", err)
 	}
 	return sd.String(), nil
-}
-
-// longPath is p in the \\?\ form that lifts the 260-character limit of
-// MAX_PATH, as the os package does for its own calls (CreateFile here is
-// not the os package's): only an absolute, clean path can take it.
-func longPath(p string) string {
-	if len(p) < 248 || strings.HasPrefix(p, `\\?\`) {
-		return p
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return p // the call then fails on p as given, and says so
-	}
-	if strings.HasPrefix(abs, `\\`) { // UNC: \\server\share\...
-		return `\\?\UNC\` + abs[2:]
-	}
-	return `\\?\` + abs
 }
 
 // sdRestore is a Writer's state for security descriptors.

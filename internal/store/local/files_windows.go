@@ -6,11 +6,11 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/cloudstic/cloudstic/internal/winpath"
 )
 
 // How a finished temporary file becomes an object, on Windows.
@@ -65,11 +65,11 @@ const replaceTries = 25
 
 // move is MoveFileExW(from, to, flags), with the error as os.Rename reports it.
 func move(from, to string, flags uint32) error {
-	f, err := windows.UTF16PtrFromString(longPath(from))
+	f, err := windows.UTF16PtrFromString(winpath.Long(from))
 	if err != nil {
 		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
 	}
-	t, err := windows.UTF16PtrFromString(longPath(to))
+	t, err := windows.UTF16PtrFromString(winpath.Long(to))
 	if err != nil {
 		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
 	}
@@ -77,24 +77,6 @@ func move(from, to string, flags uint32) error {
 		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
 	}
 	return nil
-}
-
-// longPath is p in the \\?\ form that lifts the 260-character limit of
-// MAX_PATH, as the os package does for its own calls: only an absolute
-// path can take it, and it must be clean (no "." or ".." elements, only
-// backslashes), which filepath.Abs makes it.
-func longPath(p string) string {
-	if len(p) < 248 || strings.HasPrefix(p, `\\?\`) {
-		return p
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return p // the call then fails on p as given, and says so
-	}
-	if strings.HasPrefix(abs, `\\`) { // UNC: \\server\share\...
-		return `\\?\UNC\` + abs[2:]
-	}
-	return `\\?\` + abs
 }
 
 // syncDir does nothing: the moves above are written through already.

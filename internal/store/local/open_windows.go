@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/cloudstic/cloudstic/internal/winpath"
 )
 
 // Opening an object for reading, on Windows. FILE_FLAG_OPEN_REPARSE_POINT
@@ -19,7 +21,7 @@ import (
 
 // openNoFollow opens p read-only without following a reparse point at p.
 func openNoFollow(p string) (*os.File, error) {
-	name, err := windows.UTF16PtrFromString(longPath(p))
+	name, err := windows.UTF16PtrFromString(winpath.Long(p))
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: p, Err: err}
 	}
