@@ -12,13 +12,16 @@
 #     (scripts/wine-setup.sh installs Debian's wine64 and mingw-w64 with
 #     apt-get when missing; a Wine that cannot be set up fails the run).
 #     Test binaries are built with -tags winetest (see test/winetest) and
-#     kept in Go's build cache, so a rerun with unchanged code only links.
+#     kept in Go's build cache, so a rerun with unchanged code only links;
+#  4. runs scripts/release.sh for a test version (0.0.0-ci) into a
+#     temporary directory: every target's archive, SHA256SUMS, the Homebrew
+#     formula and winget manifest, and its check of each binary's version.
 #
 # Tests that need the S3, SFTP or KMS servers expect scripts/test.sh's
 # environment (S3_TEST_ENDPOINT ...); of the Wine packages, internal/repo
 # needs the KMS server (eval "$(scripts/kms-server.sh)") for its KMS slots.
 #
-# Usage: scripts/ports.sh [build|lint|wine]...   (default: all three)
+# Usage: scripts/ports.sh [build|lint|wine|release]...   (default: all four)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
@@ -104,15 +107,23 @@ step_wine() {
 	rm -rf "$dir"
 }
 
+step_release() {
+	local dist
+	dist="$(mktemp -d)"
+	RELEASE_DIST="$dist" scripts/release.sh 0.0.0-ci
+	rm -rf "$dist"
+}
+
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(build lint wine)
+[ ${#steps[@]} -gt 0 ] || steps=(build lint wine release)
 for s in "${steps[@]}"; do
 	t0=$(date +%s)
 	case "$s" in
 	build) step_build ;;
 	lint) step_lint ;;
 	wine) step_wine ;;
-	*) log "unknown step $s (want build, lint or wine)"; exit 2 ;;
+	release) step_release ;;
+	*) log "unknown step $s (want build, lint, wine or release)"; exit 2 ;;
 	esac
 	log "$s took $(( $(date +%s) - t0 ))s"
 done

@@ -12,7 +12,7 @@
 # every one must be built for its target (go version -m) and hold the
 # version string.
 #
-# Usage: scripts/release.sh VERSION [URL]
+# Usage: [RELEASE_DIST=DIR] scripts/release.sh VERSION [URL]
 #   VERSION  e.g. 1.2.3 (no leading v)
 #   URL      where the archives will be downloadable (default
 #            https://github.com/cloudstic/cloudstic/releases/download/vVERSION)
@@ -30,7 +30,9 @@ TARGETS="linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows
 MODULE=github.com/cloudstic/cloudstic
 command -v zip >/dev/null 2>&1 || die "zip is missing (apt-get install zip)"
 
-DIST=dist
+# RELEASE_DIST is where the archives go (default dist/ in the checkout); it
+# is emptied first.
+DIST="$(realpath -m "${RELEASE_DIST:-dist}")"
 rm -rf "$DIST" && mkdir -p "$DIST"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -63,7 +65,7 @@ for t in $TARGETS; do
 	cp README.md docs/platforms.md "$dir/"
 	cp -r "$work/completions" "$dir/"
 	if [ "$os" = windows ]; then
-		(cd "$work" && zip -q -r -X "$OLDPWD/$DIST/$name.zip" "$name")
+		(cd "$work" && zip -q -r -X "$DIST/$name.zip" "$name")
 	else
 		tar -C "$work" --owner=0 --group=0 --numeric-owner --sort=name -czf "$DIST/$name.tar.gz" "$name"
 	fi

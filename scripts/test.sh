@@ -39,7 +39,8 @@ apt_install() { # packages...
 # gives the -password warning test a terminal.
 # zsh and fish: the completion tests run the generated scripts in them (and fail
 # under CI=true without them).
-apt_install spin gcc tmux git fuse3 unzip dbus-daemon dbus-bin gnome-keyring systemd cron chromium e2fsprogs mount util-linux zsh fish
+# zip: scripts/release.sh (run by ports.sh) packs the Windows archives.
+apt_install spin gcc tmux git fuse3 zip unzip dbus-daemon dbus-bin gnome-keyring systemd cron chromium e2fsprogs mount util-linux zsh fish
 # The mount tests use FUSE for real. Some containers have the fuse module in
 # the kernel but no device node: create it (10:229 is the FUSE device).
 if [ ! -e /dev/fuse ]; then
