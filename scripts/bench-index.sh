@@ -13,7 +13,9 @@
 # With BACKUP=1 it also backs up a 1 GB source (generated once in
 # WORKDIR: 4 random files of 200 MiB and 3000 random files of 1-127 KiB,
 # all incompressible) into a sparse copy of the repository and into an
-# empty one. Every step also reports the largest RssAnon and RssFile of
+# empty one, with an empty cache directory (a large repository's on-disk
+# index is written first), then into a new copy of the repository with
+# the cache directory the first left (backup-warm: the index is reused). Every step also reports the largest RssAnon and RssFile of
 # the process, sampled from /proc/PID/status every 0.2 s (what it holds
 # of its own against what it maps from files, KiB), and what of the
 # metadata cache directory and of the store's index files sits in the
@@ -47,7 +49,7 @@ fi
 measure() { # step store-dir command...
 	local step=$1 dir=$2
 	shift 2
-	rm -rf "$W/cache"
+	[ -n "${KEEP_CACHE:-}" ] || rm -rf "$W/cache"
 	local status=ok
 	XDG_CACHE_HOME="$W/cache" CLOUDSTIC_STORE="local:$dir" /usr/bin/time -v -o "$W/time.txt" "$@" >"$W/$step.log" 2>&1 &
 	local tpid=$! pid="" anon=0 file=0 a f
@@ -98,6 +100,11 @@ case " $STEPS " in *" backup "*)
 	cp -a --sparse=always "$repo" "$repo.backup"
 	measure backup-empty "$empty" "$CS" backup -source "local:$src"
 	measure backup "$repo.backup" "$CS" backup -source "local:$src"
+	# Again into a fresh copy, keeping the cache directory: a large
+	# repository's on-disk index, written by the run above, is reused.
+	rm -rf "$repo.backup"
+	cp -a --sparse=always "$repo" "$repo.backup"
+	KEEP_CACHE=1 measure backup-warm "$repo.backup" "$CS" backup -source "local:$src"
 	rm -rf "$empty" "$repo.backup"
 	;;
 esac

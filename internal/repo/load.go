@@ -168,24 +168,68 @@ func (r *Repository) IndexFile(ctx context.Context, fileID id.ID) (*index.File, 
 	return f, nil
 }
 
-// LoadIndex reads every index file into the in-memory index, in parallel.
-// An index file whose stored bytes are damaged (IsDamage) is skipped and
-// returned, sorted by key: the blobs only it names then look missing, and
-// whoever deletes data must refuse (prune reads the index files itself and
-// does). Any other failure to read one fails the call.
+// LoadIndex reads every index file into the index, in parallel: into
+// memory, or, when SetIndexDir gave a directory and the index files are
+// large enough, into an on-disk index there (diskindex.go). An index file
+// whose stored bytes are damaged (IsDamage) is skipped and returned,
+// sorted by key: the blobs only it names then look missing, and whoever
+// deletes data must refuse (prune reads the index files itself and does).
+// Any other failure to read one fails the call.
 func (r *Repository) LoadIndex(ctx context.Context) (damaged []Damaged, err error) {
-	files, _, err := r.ListIDs(ctx, IndexPrefix)
+	objs, _, err := r.ListObjects(ctx, IndexPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("listing index files: %w", err)
 	}
+	files := make([]id.ID, len(objs))
+	for i, o := range objs {
+		files[i] = o.ID
+	}
+	if r.cache != nil {
+		r.retainCached(IndexPrefix, files, IndexKey)
+	}
+	if r.wantsDiskIndex(objs) {
+		damaged, err := r.loadIndexOnDisk(ctx, objs)
+		if !errors.Is(err, errIndexDir) {
+			return damaged, err
+		}
+		// The directory could not serve (full, read-only...): it only
+		// saves memory, so read the index into memory instead.
+	}
+	damaged, err = r.readIndexFiles(ctx, files, 8, r.addToIndex, func(id.ID) {})
+	if err != nil {
+		return nil, err
+	}
+	if r.cache != nil && len(damaged) == 0 {
+		// Only a complete index says which cached packs are gone.
+		r.retainCached(DataPrefix, r.idx.Packs(), PackKey)
+	}
+	return damaged, nil
+}
+
+// readIndexFiles reads index files, limit at a time, giving each pack to
+// add as it is decoded (its blobs slice is reused once add returns) and
+// then the file's id to done. A file whose stored bytes are damaged is
+// skipped (add sees none of its packs) and returned (see LoadIndex), and
+// noted with the repository's damage log; add's or done's error, or any other failure to read one,
+// fails the call.
+func (r *Repository) readIndexFiles(ctx context.Context, files []id.ID, limit int,
+	add func(index.PackBlobs) error, done func(id.ID)) (damaged []Damaged, err error) {
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(8)
+	g.SetLimit(limit)
 	for _, fid := range files {
 		g.Go(func() error {
-			f, err := r.IndexFile(gctx, fid)
+			var addErr error
+			err := r.walkIndexFile(gctx, fid, func(p index.PackBlobs) error {
+				addErr = add(p)
+				return addErr
+			})
 			switch {
+			case addErr != nil:
+				return addErr
 			case err == nil:
+				done(fid)
+				return nil
 			case IsDamage(err):
 				mu.Lock()
 				damaged = append(damaged, Damaged{Key: IndexKey(fid), Err: err})
@@ -194,10 +238,6 @@ func (r *Repository) LoadIndex(ctx context.Context) (damaged []Damaged, err erro
 			default:
 				return fmt.Errorf("loading index: %w", err)
 			}
-			for _, p := range f.Packs {
-				r.idx.Add(p.ID, p.Blobs)
-			}
-			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -205,11 +245,30 @@ func (r *Repository) LoadIndex(ctx context.Context) (damaged []Damaged, err erro
 	}
 	sortDamaged(damaged)
 	r.noteDamaged(damaged)
-	if r.cache != nil && len(damaged) == 0 {
-		// Only a complete index says which cached packs are gone.
-		r.retainCached(DataPrefix, r.idx.Packs(), PackKey)
-	}
 	return damaged, nil
+}
+
+// walkIndexFile reads one index file, giving its packs to fn as it
+// decodes them (index.Walk): unlike IndexFile it never holds the decoded
+// file whole.
+func (r *Repository) walkIndexFile(ctx context.Context, fileID id.ID, fn func(index.PackBlobs) error) error {
+	plain, err := r.loadSealed(ctx, IndexKey(fileID))
+	if err != nil {
+		return err
+	}
+	// A damaged file gives nothing, as with IndexFile: check it all
+	// before the first pack goes to fn (parsing costs little beside the
+	// download and the decryption).
+	if err := index.Walk(plain, func(index.PackBlobs) error { return nil }); err != nil {
+		return fmt.Errorf("%s: %w", IndexKey(fileID), err)
+	}
+	return index.Walk(plain, fn)
+}
+
+// addToIndex adds a pack's blobs to the in-memory index.
+func (r *Repository) addToIndex(p index.PackBlobs) error {
+	r.idx.Add(p.ID, p.Blobs)
+	return nil
 }
 
 // LoadBlob reads, decrypts and verifies one blob.

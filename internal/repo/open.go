@@ -74,6 +74,7 @@ type Repository struct {
 	codec         *pack.Codec
 	idx           *index.Index
 	cache         *cache.Cache // nil: no local metadata cache
+	diskIndex     DiskIndex    // Dir "": the index is held in memory
 	damage        *damageLog   // nil: damaged objects are only returned (see WatchDamage)
 	// reqCost is what the store declares a request costs
 	// (store.RequestCost), taken before any wrapper that hides it.
@@ -119,7 +120,7 @@ func (r *Repository) SetCache(c *cache.Cache) { r.cache = c }
 // pack a prune has deleted since an earlier load.
 func (r *Repository) Fresh() *Repository {
 	return &Repository{st: r.st, cfg: r.cfg, authenticated: r.authenticated,
-		key: r.key, codec: r.codec, idx: index.New(), cache: r.cache, damage: r.damage, reqCost: r.reqCost}
+		key: r.key, codec: r.codec, idx: index.New(), cache: r.cache, diskIndex: r.diskIndex, damage: r.damage, reqCost: r.reqCost}
 }
 
 func newRepository(st store.Store, cfg Config, key *crypt.Key) (*Repository, error) {

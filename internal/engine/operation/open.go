@@ -36,7 +36,8 @@ type Options struct {
 	// encryption off must not get the next backup in plaintext.
 	CredentialsGiven bool
 	// Cache, when set, is where the metadata cache of a remote
-	// repository lives (nil: no cache). Local stores never get one.
+	// repository lives (nil: no cache; local stores never get one), and
+	// where any repository keeps a large index on disk (useDiskIndex).
 	Cache *cache.Options
 	// KnownDir is where this host remembers the repositories it opened
 	// encrypted (cache.Known; the cache directory, also when nothing is
@@ -159,6 +160,7 @@ func openRepository(ctx context.Context, st *wrap.Logging, o Options) (*repo.Rep
 		return nil, err
 	}
 	useCache(r, o)
+	useDiskIndex(r, o)
 	if o.OnDamage != nil {
 		r.WatchDamage(o.OnDamage)
 	}
@@ -238,6 +240,24 @@ func useCache(r *repo.Repository, o Options) {
 		return
 	}
 	r.SetCache(c)
+}
+
+// useDiskIndex lets a repository keep a large index on disk, in the cache
+// directory (cache.IndexDir), for every kind of store: its memory then no
+// longer grows with the repository. Without a cache directory (-no-cache)
+// the index is held in memory.
+func useDiskIndex(r *repo.Repository, o Options) {
+	if o.Cache == nil {
+		return
+	}
+	dir, err := cache.IndexDir(*o.Cache, r.Config().ID)
+	if err != nil {
+		if o.Debugf != nil {
+			o.Debugf("on-disk index not used: %v", err)
+		}
+		return
+	}
+	r.SetDiskIndex(repo.DiskIndex{Dir: dir, Min: o.Cache.DiskIndexMin, Clock: o.Clock})
 }
 
 // Keyring is an opened keyring, for the key operations. Like Repo, it

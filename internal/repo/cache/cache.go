@@ -39,6 +39,10 @@ const (
 	EnvDir = "CLOUDSTIC_CACHE_DIR"
 	// EnvMaxMB overrides the size bound, in MiB.
 	EnvMaxMB = "CLOUDSTIC_CACHE_MAX_MB"
+	// EnvDiskIndexMinMB is the size of a repository's index files, in
+	// MiB, from which its index is kept on disk (IndexDir) rather than in
+	// memory; 0 means always.
+	EnvDiskIndexMinMB = "CLOUDSTIC_DISK_INDEX_MIN_MB"
 )
 
 // Options say where the cache lives and how big it may grow.
@@ -48,6 +52,10 @@ type Options struct {
 	// MaxBytes bounds the cached bytes of one repository (default
 	// DefaultMaxBytes).
 	MaxBytes int64
+	// DiskIndexMin is the size of the index files from which a
+	// repository's index is kept on disk in IndexDir (0: the repository
+	// package's default; negative: always).
+	DiskIndexMin int64
 }
 
 // FromEnv returns the cache options from the environment: the directory
@@ -63,6 +71,12 @@ func FromEnv(getenv func(string) string) (opts Options, ok bool) {
 	}
 	if mb, err := strconv.ParseInt(getenv(EnvMaxMB), 10, 64); err == nil && mb > 0 {
 		opts.MaxBytes = mb << 20
+	}
+	if mb, err := strconv.ParseInt(getenv(EnvDiskIndexMinMB), 10, 64); err == nil && mb >= 0 {
+		opts.DiskIndexMin = mb << 20
+		if mb == 0 {
+			opts.DiskIndexMin = -1
+		}
 	}
 	return opts, true
 }
@@ -93,13 +107,32 @@ type Cache struct {
 	size int64 // bytes cached, as far as this process knows
 }
 
-// Open opens (creating when needed) the cache of repository repoID.
-func Open(opts Options, repoID string) (*Cache, error) {
+// checkRepoID refuses a repository id that is not 1 to 64 hex digits: it
+// names a directory, and comes from the store.
+func checkRepoID(repoID string) error {
 	if len(repoID) == 0 || len(repoID) > 64 {
-		return nil, fmt.Errorf("%w: %q", ErrInvalidRepoID, repoID)
+		return fmt.Errorf("%w: %q", ErrInvalidRepoID, repoID)
 	}
 	if _, err := hex.DecodeString(repoID + strings.Repeat("0", len(repoID)%2)); err != nil {
-		return nil, fmt.Errorf("%w: %q", ErrInvalidRepoID, repoID)
+		return fmt.Errorf("%w: %q", ErrInvalidRepoID, repoID)
+	}
+	return nil
+}
+
+// IndexDir is where the on-disk index of repository repoID lives (see
+// repo.DiskIndex): beside the caches, not in one, so that a cache's size
+// bound never counts or evicts it. It is not created.
+func IndexDir(opts Options, repoID string) (string, error) {
+	if err := checkRepoID(repoID); err != nil {
+		return "", err
+	}
+	return filepath.Join(opts.Dir, "index", strings.ToLower(repoID)), nil
+}
+
+// Open opens (creating when needed) the cache of repository repoID.
+func Open(opts Options, repoID string) (*Cache, error) {
+	if err := checkRepoID(repoID); err != nil {
+		return nil, err
 	}
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes

@@ -12,6 +12,14 @@
 // Blobs added after the last merge (a running backup's) sit in a small
 // delta that is merged once it grows past a fraction of the whole.
 //
+// Beyond that an Index may have an on-disk part (Disk, disk.go): a local
+// file of every distinct blob's entry, sorted, in checksummed 4 KiB
+// blocks, that lookups read with a pread each, keeping only 8 bytes per
+// 85 blobs in memory. DiskBuilder writes it in bounded memory (sorted
+// runs, merged). Backups, restores and mounts of large repositories use
+// it so that their memory does not grow with the repository; check and
+// prune, which walk every pack's entries, hold the whole index in memory.
+//
 // File layout (before sealing): "CSIX", a version byte, uint32 LE pack
 // count, then per pack its 32-byte id, a uint32 LE blob count and per blob
 // 1 byte type, 32 bytes id, uint32 LE offset, uint32 LE length (the sealed

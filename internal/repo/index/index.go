@@ -41,6 +41,9 @@ type Index struct {
 	merged    int // entries of table covered by sorted
 	distinct  int // distinct blobs in sorted
 	delta     map[id.ID]uint32
+	base      *Disk      // nil: every entry is in memory (see SetBase)
+	baseMu    sync.Mutex // guards baseErr, set by readers
+	baseErr   error      // the first failure to read base
 }
 
 // New returns an empty index.
@@ -67,7 +70,7 @@ func (x *Index) Add(packID id.ID, entries []pack.Entry) {
 	for _, e := range entries {
 		pos := x.table.n
 		x.table.push(newEntry(p, e))
-		if _, ok := x.find(&e.ID); !ok {
+		if _, ok := x.find(&e.ID); !ok && !x.baseHas(&e.ID) {
 			x.delta[e.ID] = uint32(pos)
 		}
 	}
@@ -142,50 +145,46 @@ func (x *Index) location(pos int) Location {
 	return Location{Pack: x.packs[e.pack], Entry: e.packEntry()}
 }
 
-// Lookup returns a blob's location.
+// Lookup returns a blob's location: the on-disk part's when it has the
+// blob (the copy Each reports too), else the in-memory one.
 func (x *Index) Lookup(blob id.ID) (Location, bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	pos, ok := x.find(&blob)
-	if !ok {
-		return Location{}, false
+	if loc, ok := x.baseLookup(&blob); ok {
+		return loc, true
 	}
-	return x.location(pos), true
+	if pos, ok := x.find(&blob); ok {
+		return x.location(pos), true
+	}
+	return Location{}, false
 }
 
 // Has reports whether the blob is known.
 func (x *Index) Has(blob id.ID) bool {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	_, ok := x.find(&blob)
-	return ok
+	if _, ok := x.find(&blob); ok {
+		return true
+	}
+	return x.baseHas(&blob)
 }
 
-// Len is the number of distinct blobs.
+// Len is the number of distinct blobs (with an on-disk part, a blob both
+// there and in memory counts twice).
 func (x *Index) Len() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.distinct + len(x.delta)
-}
-
-// Packs returns the ids of every pack the index names, in the order they
-// were added.
-func (x *Index) Packs() []id.ID {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return slices.Clone(x.packs)
-}
-
-// HasPack reports whether the index names a pack.
-func (x *Index) HasPack(packID id.ID) bool {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	_, ok := x.packPos[packID]
-	return ok
+	n := x.distinct + len(x.delta)
+	if x.base != nil {
+		n += x.base.Len()
+	}
+	return n
 }
 
 // PackEntries returns the blobs an index file listed for a pack (all of
 // them, including blobs whose canonical copy is in another pack), or nil.
+// It knows only the packs held in memory, not an on-disk part's: check,
+// prune and repair, its callers, load every index file into memory.
 func (x *Index) PackEntries(packID id.ID) []pack.Entry {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -204,18 +203,6 @@ func (x *Index) PackEntries(packID id.ID) []pack.Entry {
 	return out
 }
 
-// Each calls fn for every blob's canonical location, in blob id order
-// (merging the delta first), holding a read lock.
-func (x *Index) Each(fn func(blob id.ID, loc Location)) {
-	x.Merge()
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	x.eachCanonical(func(pos int) {
-		loc := x.location(pos)
-		fn(loc.ID, loc)
-	})
-}
-
 // eachCanonical calls fn with the table position of every merged blob's
 // canonical entry, in id order.
 func (x *Index) eachCanonical(fn func(pos int)) {
@@ -231,7 +218,8 @@ func (x *Index) eachCanonical(fn func(pos int)) {
 // Prefer changes which copy of a blob stored in several packs is its
 // location: the copy in the pack that sorts first by less. Packs added
 // later come after every pack known now. Check prefers packs that exist,
-// prune the newest.
+// prune the newest. Only the entries held in memory are ranked (check and
+// prune hold every one there).
 func (x *Index) Prefer(less func(a, b id.ID) bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()

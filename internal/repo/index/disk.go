@@ -1,0 +1,331 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"sort"
+	"sync"
+
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+)
+
+// ErrDiskCorrupt means an on-disk index file is malformed or fails a
+// checksum: it must be rebuilt from the repository's index files.
+var ErrDiskCorrupt = errors.New("corrupt on-disk index")
+
+// The on-disk index is a local file derived from a set of index files (it
+// is never stored in the repository): every distinct blob's canonical
+// entry, sorted by blob id, in 4 KiB blocks that a lookup reads with one
+// pread. Only a table of each block's first id prefix (8 bytes per 85
+// blobs: 9.4 MB at 100 M blobs) stays in memory, so a backup's memory no
+// longer grows with the repository; the kernel's page cache holds the
+// blocks read, and gives them back under pressure.
+//
+// Layout, little-endian, every section a whole number of blocks or
+// checksummed as a whole:
+//
+//	header block: "CSDX", version, 3 zero bytes, uint64 entries, packs,
+//	  covered index files; CRC-32C of the block's first 4092 bytes last
+//	record blocks: up to 85 records of 48 bytes (blob id, uint32 pack
+//	  position, offset, sealed length with treeBit, plain length), uint32
+//	  count, 4 zero bytes, CRC-32C last
+//	pack blocks: up to 127 pack ids (a record's pack position indexes
+//	  them), uint32 count, 24 zero bytes, CRC-32C last
+//	first ids: uint64 big-endian prefix of each record block's first
+//	  blob id, then a CRC-32C of them
+//	covered files: the sorted ids of the index files the entries come
+//	  from, then a CRC-32C of them
+const (
+	diskMagic       = "CSDX"
+	diskVersion     = 1
+	blockSize       = 4096
+	diskRecord      = 48
+	recordsPerBlock = 85  // 4080 bytes
+	packsPerBlock   = 127 // 4064 bytes
+	crcOffset       = blockSize - 4
+	countOffset     = blockSize - 12 // records' and packs' count, before the CRC's padding
+	maxDiskEntries  = 1 << 40
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// diskLayout is where each section of a file with these counts starts.
+type diskLayout struct {
+	entries, packs, files uint64
+	recordBlocks          uint64
+	packBlocks            uint64
+	packsOff, firstsOff   int64
+	filesOff, size        int64
+}
+
+func layoutOf(entries, packs, files uint64) diskLayout {
+	l := diskLayout{entries: entries, packs: packs, files: files,
+		recordBlocks: (entries + recordsPerBlock - 1) / recordsPerBlock,
+		packBlocks:   (packs + packsPerBlock - 1) / packsPerBlock}
+	l.packsOff = blockSize + int64(l.recordBlocks)*blockSize
+	l.firstsOff = l.packsOff + int64(l.packBlocks)*blockSize
+	l.filesOff = l.firstsOff + int64(l.recordBlocks)*8 + 4
+	l.size = l.filesOff + int64(files)*32 + 4
+	return l
+}
+
+func (l diskLayout) header() []byte {
+	h := make([]byte, blockSize)
+	copy(h, diskMagic)
+	h[4] = diskVersion
+	binary.LittleEndian.PutUint64(h[8:], l.entries)
+	binary.LittleEndian.PutUint64(h[16:], l.packs)
+	binary.LittleEndian.PutUint64(h[24:], l.files)
+	sealBlock(h)
+	return h
+}
+
+// sealBlock writes the CRC-32C of a block's first bytes into its last 4.
+func sealBlock(b []byte) {
+	binary.LittleEndian.PutUint32(b[crcOffset:], crc32.Checksum(b[:crcOffset], castagnoli))
+}
+
+func blockSealed(b []byte) bool {
+	return binary.LittleEndian.Uint32(b[crcOffset:]) == crc32.Checksum(b[:crcOffset], castagnoli)
+}
+
+// Disk is an open on-disk index file. Safe for concurrent use.
+type Disk struct {
+	f      *os.File
+	path   string
+	l      diskLayout
+	firsts []uint64 // prefix of each record block's first blob id
+	files  []id.ID  // index files covered, sorted
+	blocks sync.Pool
+}
+
+// OpenDisk opens an on-disk index file, checking its header, its size and
+// the checksums of the sections it keeps in memory (record and pack
+// blocks are checked as they are read).
+func OpenDisk(path string) (*Disk, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	d, err := openDisk(f, path)
+	if err != nil {
+		f.Close() // read-only: nothing to lose
+		return nil, err
+	}
+	return d, nil
+}
+
+func openDisk(f *os.File, path string) (*Disk, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	h := make([]byte, blockSize)
+	if _, err := f.ReadAt(h, 0); err != nil {
+		return nil, fmt.Errorf("%s: %w: header: %w", path, ErrDiskCorrupt, err)
+	}
+	l, err := parseHeader(h, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	tail := make([]byte, l.size-l.firstsOff)
+	if _, err := f.ReadAt(tail, l.firstsOff); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", path, ErrDiskCorrupt, err)
+	}
+	firsts, files, err := parseTail(tail, l)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	d := &Disk{f: f, path: path, l: l, firsts: firsts, files: files}
+	d.blocks.New = func() any { return new([blockSize]byte) }
+	return d, nil
+}
+
+// parseHeader checks the header block of a file of size bytes.
+func parseHeader(h []byte, size int64) (diskLayout, error) {
+	if string(h[:4]) != diskMagic || h[4] != diskVersion || !blockSealed(h) {
+		return diskLayout{}, fmt.Errorf("%w: bad header", ErrDiskCorrupt)
+	}
+	entries := binary.LittleEndian.Uint64(h[8:])
+	packs := binary.LittleEndian.Uint64(h[16:])
+	files := binary.LittleEndian.Uint64(h[24:])
+	if entries > maxDiskEntries || packs > maxDiskEntries || files > maxDiskEntries {
+		return diskLayout{}, fmt.Errorf("%w: counts out of range", ErrDiskCorrupt)
+	}
+	l := layoutOf(entries, packs, files)
+	if l.size != size {
+		return diskLayout{}, fmt.Errorf("%w: %d bytes, the header implies %d", ErrDiskCorrupt, size, l.size)
+	}
+	return l, nil
+}
+
+// parseTail decodes the first ids and covered files sections.
+func parseTail(tail []byte, l diskLayout) ([]uint64, []id.ID, error) {
+	nf := int(l.recordBlocks) * 8
+	fs, cs := tail[:nf], tail[nf+4:]
+	if binary.LittleEndian.Uint32(tail[nf:]) != crc32.Checksum(fs, castagnoli) ||
+		binary.LittleEndian.Uint32(cs[len(cs)-4:]) != crc32.Checksum(cs[:len(cs)-4], castagnoli) {
+		return nil, nil, fmt.Errorf("%w: checksum of the first ids or covered files", ErrDiskCorrupt)
+	}
+	firsts := make([]uint64, l.recordBlocks)
+	for i := range firsts {
+		firsts[i] = binary.BigEndian.Uint64(fs[i*8:])
+		if i > 0 && firsts[i] < firsts[i-1] {
+			return nil, nil, fmt.Errorf("%w: blocks out of order", ErrDiskCorrupt)
+		}
+	}
+	files := make([]id.ID, l.files)
+	for i := range files {
+		copy(files[i][:], cs[i*32:])
+		if i > 0 && bytes.Compare(files[i-1][:], files[i][:]) >= 0 {
+			return nil, nil, fmt.Errorf("%w: covered files out of order", ErrDiskCorrupt)
+		}
+	}
+	return firsts, files, nil
+}
+
+// Close closes the file.
+func (d *Disk) Close() error { return d.f.Close() }
+
+// Path is the file's path.
+func (d *Disk) Path() string { return d.path }
+
+// Len is the number of distinct blobs in the file.
+func (d *Disk) Len() int { return int(d.l.entries) }
+
+// Size is the file's size in bytes.
+func (d *Disk) Size() int64 { return d.l.size }
+
+// Files returns the sorted ids of the index files the file covers.
+func (d *Disk) Files() []id.ID { return d.files }
+
+// PackCount is the number of pack ids in the file's pack table (a pack
+// listed by two index files may be there twice).
+func (d *Disk) PackCount() int { return int(d.l.packs) }
+
+// readBlock reads and checks block i of the section at off, holding count
+// items at most of per; it returns the number of items in the block.
+func (d *Disk) readBlock(b *[blockSize]byte, off int64, i uint64, total uint64, per uint64) (int, error) {
+	if _, err := d.f.ReadAt(b[:], off+int64(i)*blockSize); err != nil && !errors.Is(err, io.EOF) {
+		return 0, fmt.Errorf("%s: %w", d.path, err)
+	}
+	n := binary.LittleEndian.Uint32(b[countOffset:])
+	want := min(per, total-i*per)
+	if !blockSealed(b[:]) || uint64(n) != want {
+		return 0, fmt.Errorf("%s: %w: block %d at %d", d.path, ErrDiskCorrupt, i, off)
+	}
+	return int(n), nil
+}
+
+// lookup returns the entry of blob, if the file holds it.
+func (d *Disk) lookup(blob *id.ID) (entry, bool, error) {
+	if d.l.entries == 0 {
+		return entry{}, false, nil
+	}
+	p := binary.BigEndian.Uint64(blob[:8])
+	// The last block whose first id's prefix is at most p, and before it
+	// any block starting with the same prefix (a run of equal prefixes
+	// may span blocks).
+	last := sort.Search(len(d.firsts), func(i int) bool { return d.firsts[i] > p }) - 1
+	if last < 0 {
+		return entry{}, false, nil
+	}
+	first := last
+	for first > 0 && d.firsts[first] == p {
+		first--
+	}
+	b := d.blocks.Get().(*[blockSize]byte)
+	defer d.blocks.Put(b)
+	for i := first; i <= last; i++ {
+		n, err := d.readBlock(b, blockSize, uint64(i), d.l.entries, recordsPerBlock)
+		if err != nil {
+			return entry{}, false, err
+		}
+		j := sort.Search(n, func(j int) bool { return bytes.Compare(b[j*diskRecord:j*diskRecord+32], blob[:]) >= 0 })
+		if j < n && bytes.Equal(b[j*diskRecord:j*diskRecord+32], blob[:]) {
+			return decodeRecord(b[j*diskRecord:]), true, nil
+		}
+	}
+	return entry{}, false, nil
+}
+
+// pack returns the id at position p of the pack table.
+func (d *Disk) pack(p uint32) (id.ID, error) {
+	if uint64(p) >= d.l.packs {
+		return id.ID{}, fmt.Errorf("%s: %w: pack position %d of %d", d.path, ErrDiskCorrupt, p, d.l.packs)
+	}
+	b := d.blocks.Get().(*[blockSize]byte)
+	defer d.blocks.Put(b)
+	blk := uint64(p) / packsPerBlock
+	if _, err := d.readBlock(b, d.l.packsOff, blk, d.l.packs, packsPerBlock); err != nil {
+		return id.ID{}, err
+	}
+	var out id.ID
+	k := (uint64(p) % packsPerBlock) * 32
+	copy(out[:], b[k:k+32])
+	return out, nil
+}
+
+func encodeRecord(b []byte, e *entry) {
+	copy(b, e.id[:])
+	binary.LittleEndian.PutUint32(b[32:], e.pack)
+	binary.LittleEndian.PutUint32(b[36:], e.offset)
+	binary.LittleEndian.PutUint32(b[40:], e.length)
+	binary.LittleEndian.PutUint32(b[44:], e.plain)
+}
+
+func decodeRecord(b []byte) entry {
+	var e entry
+	copy(e.id[:], b)
+	e.pack = binary.LittleEndian.Uint32(b[32:])
+	e.offset = binary.LittleEndian.Uint32(b[36:])
+	e.length = binary.LittleEndian.Uint32(b[40:])
+	e.plain = binary.LittleEndian.Uint32(b[44:])
+	return e
+}
+
+// eachRecord calls fn with every record in id order, reading the file
+// sequentially; fn's error stops the walk.
+func (d *Disk) eachRecord(fn func(e *entry) error) error {
+	b := d.blocks.Get().(*[blockSize]byte)
+	defer d.blocks.Put(b)
+	for i := range d.l.recordBlocks {
+		n, err := d.readBlock(b, blockSize, i, d.l.entries, recordsPerBlock)
+		if err != nil {
+			return err
+		}
+		for j := range n {
+			e := decodeRecord(b[j*diskRecord:])
+			if err := fn(&e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// EachPack calls fn with every id of the pack table, in order (a pack
+// listed by two index files comes twice); fn's error stops the walk.
+func (d *Disk) EachPack(fn func(id.ID) error) error {
+	b := d.blocks.Get().(*[blockSize]byte)
+	defer d.blocks.Put(b)
+	for i := range d.l.packBlocks {
+		n, err := d.readBlock(b, d.l.packsOff, i, d.l.packs, packsPerBlock)
+		if err != nil {
+			return err
+		}
+		for j := range n {
+			var p id.ID
+			copy(p[:], b[j*32:])
+			if err := fn(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,506 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"container/heap"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+)
+
+// DiskSuffix ends the name of every on-disk index file; DiskName gives
+// the whole name.
+const DiskSuffix = ".csdx"
+
+// Bounds of a build's memory: entries are sorted in runs of runEntries
+// (24 MiB, mapped outside the Go heap) and written to temporary files,
+// then merged; once maxRuns runs are waiting they are merged into one
+// first, so that a build never holds more than maxRuns files open (macOS
+// allows a process 256 by default).
+const (
+	runEntries = 1 << 19
+	maxRuns    = 64
+	ioBuffer   = 64 << 10
+)
+
+// DiskName is the file name of the on-disk index covering files: named
+// by them, so that a file built from another set is never taken for it.
+func DiskName(files []id.ID) string {
+	h := sha256.New()
+	for _, f := range files {
+		h.Write(f[:])
+	}
+	return "index-" + hex.EncodeToString(h.Sum(nil)) + DiskSuffix
+}
+
+// DiskBuilder writes an on-disk index file from index files in bounded
+// memory. AddPack, Covers and AddFile may be called from several
+// goroutines; then Finish once, and Close in every case.
+type DiskBuilder struct {
+	dir    string
+	runCap int
+
+	mu     sync.Mutex
+	mem    *mapped
+	run    []entry
+	runs   []*os.File
+	packs  *os.File
+	packW  *bufio.Writer
+	npacks uint32
+	files  []id.ID
+	err    error
+}
+
+// NewDiskBuilder starts a build whose temporary and final files go in dir.
+func NewDiskBuilder(dir string) (*DiskBuilder, error) {
+	return newDiskBuilder(dir, runEntries)
+}
+
+func newDiskBuilder(dir string, runCap int) (*DiskBuilder, error) {
+	packs, err := os.CreateTemp(dir, "tmp-packs-*")
+	if err != nil {
+		return nil, err
+	}
+	mem := newMapped()
+	return &DiskBuilder{dir: dir, runCap: runCap, mem: mem, run: mem.entries(runCap),
+		packs: packs, packW: bufio.NewWriterSize(packs, ioBuffer)}, nil
+}
+
+// AddFile adds the blobs of the index file fileID: AddPack for each of
+// its packs, then Covers.
+func (b *DiskBuilder) AddFile(fileID id.ID, f *File) error {
+	for _, p := range f.Packs {
+		if err := b.AddPack(p); err != nil {
+			return err
+		}
+	}
+	b.Covers(fileID)
+	return nil
+}
+
+// Covers records that the file covers the index file fileID, all of
+// whose packs have been added.
+func (b *DiskBuilder) Covers(fileID id.ID) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.files = append(b.files, fileID)
+}
+
+// AddPack adds the blobs of one pack (p.Blobs is not kept).
+func (b *DiskBuilder) AddPack(p PackBlobs) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return b.err
+	}
+	if _, err := b.packW.Write(p.ID[:]); err != nil {
+		b.err = err
+		return err
+	}
+	for _, e := range p.Blobs {
+		if len(b.run) == b.runCap {
+			if err := b.flushRun(); err != nil {
+				b.err = err
+				return err
+			}
+		}
+		b.run = append(b.run, newEntry(b.npacks, e))
+	}
+	b.npacks++
+	return nil
+}
+
+// flushRun sorts the entries held and writes them to a run file, merging
+// the runs into one when there are maxRuns of them.
+func (b *DiskBuilder) flushRun() error {
+	if len(b.run) == 0 {
+		return nil
+	}
+	// Of several copies of a blob, the one in the pack added first (and
+	// first in it) comes first: the copy the in-memory index would call
+	// canonical.
+	slices.SortFunc(b.run, func(x, y entry) int {
+		if c := bytes.Compare(x.id[:], y.id[:]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.pack, y.pack); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.offset, y.offset)
+	})
+	f, err := os.CreateTemp(b.dir, "tmp-run-*")
+	if err != nil {
+		return err
+	}
+	b.runs = append(b.runs, f)
+	w := bufio.NewWriterSize(f, ioBuffer)
+	var rec [diskRecord]byte
+	for i := range b.run {
+		encodeRecord(rec[:], &b.run[i])
+		if _, err := w.Write(rec[:]); err != nil {
+			return err
+		}
+	}
+	b.run = b.run[:0]
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if len(b.runs) < maxRuns {
+		return nil
+	}
+	merged, err := os.CreateTemp(b.dir, "tmp-run-*")
+	if err != nil {
+		return err
+	}
+	old := b.runs
+	b.runs = []*os.File{merged}
+	srcs := make([]source, len(old))
+	for i, r := range old {
+		srcs[i] = newRunSource(r)
+	}
+	w = bufio.NewWriterSize(merged, ioBuffer)
+	if err := mergeSources(srcs, func(e *entry) error {
+		encodeRecord(rec[:], e)
+		_, err := w.Write(rec[:])
+		return err
+	}); err != nil {
+		return err
+	}
+	removeAll(old)
+	return w.Flush()
+}
+
+// Finish merges the runs, and base's entries when base is not nil (its
+// entries are preferred, its pack positions kept), into the on-disk index
+// file covering base's files and those added, and returns its path. An
+// existing file of that name is replaced: it covers the same files.
+func (b *DiskBuilder) Finish(base *Disk) (path string, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return "", b.err
+	}
+	if err := b.flushRun(); err != nil {
+		return "", err
+	}
+	if err := b.packW.Flush(); err != nil {
+		return "", err
+	}
+	files := slices.Clone(b.files)
+	var packOffset uint32
+	var srcs []source
+	if base != nil {
+		files = append(files, base.files...)
+		packOffset = uint32(base.l.packs)
+		srcs = append(srcs, newDiskSource(base))
+	}
+	slices.SortFunc(files, func(x, y id.ID) int { return bytes.Compare(x[:], y[:]) })
+	files = slices.Compact(files)
+	for _, r := range b.runs {
+		srcs = append(srcs, &offsetSource{newRunSource(r), packOffset})
+	}
+	out, err := os.CreateTemp(b.dir, "tmp-index-*")
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			out.Close() // failed already; the file is removed
+			os.Remove(out.Name())
+		}
+	}()
+	if err := b.write(out, srcs, base, files); err != nil {
+		return "", err
+	}
+	if err := out.Sync(); err != nil {
+		return "", err
+	}
+	if err := out.Close(); err != nil {
+		return "", err
+	}
+	path = filepath.Join(b.dir, DiskName(files))
+	if err := os.Rename(out.Name(), path); err != nil {
+		if _, serr := os.Stat(path); serr != nil {
+			return "", err
+		}
+		// Another process wrote the same file and holds it open where
+		// that forbids replacing it (Windows): it covers the same index
+		// files, so use it.
+		_ = os.Remove(out.Name()) // our copy of it; best effort
+	}
+	return path, nil
+}
+
+// write writes the whole file: records, pack table, first ids, covered
+// files, and the header last.
+func (b *DiskBuilder) write(out *os.File, srcs []source, base *Disk, files []id.ID) error {
+	w := bufio.NewWriterSize(out, ioBuffer)
+	if _, err := w.Write(make([]byte, blockSize)); err != nil {
+		return err
+	}
+	var blk [blockSize]byte
+	var firsts []byte
+	var entries uint64
+	n := 0
+	flush := func() error {
+		binary.LittleEndian.PutUint32(blk[countOffset:], uint32(n))
+		sealBlock(blk[:])
+		firsts = append(firsts, blk[:8]...)
+		_, err := w.Write(blk[:])
+		clear(blk[:])
+		n = 0
+		return err
+	}
+	var last id.ID
+	err := mergeSources(srcs, func(e *entry) error {
+		if entries > 0 && e.id == last {
+			return nil // a copy of a blob already written
+		}
+		last = e.id
+		encodeRecord(blk[n*diskRecord:], e)
+		n++
+		entries++
+		if n == recordsPerBlock {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil && n > 0 {
+		err = flush()
+	}
+	if err != nil {
+		return err
+	}
+	packs, err := b.writePacks(w, base)
+	if err != nil {
+		return err
+	}
+	sum := crc32.Checksum(firsts, castagnoli)
+	firsts = binary.LittleEndian.AppendUint32(firsts, sum)
+	if _, err := w.Write(firsts); err != nil {
+		return err
+	}
+	cov := make([]byte, 0, len(files)*32+4)
+	for _, f := range files {
+		cov = append(cov, f[:]...)
+	}
+	cov = binary.LittleEndian.AppendUint32(cov, crc32.Checksum(cov, castagnoli))
+	if _, err := w.Write(cov); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	_, err = out.WriteAt(layoutOf(entries, packs, uint64(len(files))).header(), 0)
+	return err
+}
+
+// writePacks writes the pack table: base's, then the builder's.
+func (b *DiskBuilder) writePacks(w io.Writer, base *Disk) (uint64, error) {
+	var blk [blockSize]byte
+	var total uint64
+	n := 0
+	add := func(p id.ID) error {
+		copy(blk[n*32:], p[:])
+		n++
+		total++
+		if n < packsPerBlock {
+			return nil
+		}
+		return flushPacks(w, &blk, &n)
+	}
+	if base != nil {
+		if err := base.EachPack(add); err != nil {
+			return 0, err
+		}
+	}
+	if _, err := b.packs.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	r := bufio.NewReaderSize(b.packs, ioBuffer)
+	var p id.ID
+	for range b.npacks {
+		if _, err := io.ReadFull(r, p[:]); err != nil {
+			return 0, err
+		}
+		if err := add(p); err != nil {
+			return 0, err
+		}
+	}
+	if n > 0 {
+		if err := flushPacks(w, &blk, &n); err != nil {
+			return 0, err
+		}
+	}
+	return total, nil
+}
+
+func flushPacks(w io.Writer, blk *[blockSize]byte, n *int) error {
+	binary.LittleEndian.PutUint32(blk[countOffset:], uint32(*n))
+	sealBlock(blk[:])
+	_, err := w.Write(blk[:])
+	clear(blk[:])
+	*n = 0
+	return err
+}
+
+// Close removes the build's temporary files and releases its memory.
+func (b *DiskBuilder) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	removeAll(b.runs)
+	b.runs = nil
+	removeAll([]*os.File{b.packs})
+	b.mem.freeAll()
+	b.run = nil
+	if b.err == nil {
+		b.err = errors.New("index: disk builder closed")
+	}
+}
+
+// removeAll closes and removes temporary files; failures leave litter
+// that RemoveStale clears later.
+func removeAll(fs []*os.File) {
+	for _, f := range fs {
+		_ = f.Close()           // temporary: nothing to keep
+		_ = os.Remove(f.Name()) // see above
+	}
+}
+
+// A source yields entries in blob id order.
+type source interface {
+	next() (entry, bool, error)
+}
+
+// runSource reads a run file from its start.
+type runSource struct {
+	f *os.File
+	r *bufio.Reader
+}
+
+func newRunSource(f *os.File) *runSource { return &runSource{f: f} }
+
+func (s *runSource) next() (entry, bool, error) {
+	if s.r == nil {
+		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+			return entry{}, false, err
+		}
+		s.r = bufio.NewReaderSize(s.f, ioBuffer/2)
+	}
+	var rec [diskRecord]byte
+	switch _, err := io.ReadFull(s.r, rec[:]); {
+	case errors.Is(err, io.EOF):
+		return entry{}, false, nil
+	case err != nil:
+		return entry{}, false, fmt.Errorf("reading a sorted run: %w", err)
+	}
+	return decodeRecord(rec[:]), true, nil
+}
+
+// offsetSource shifts the pack positions of a run's entries past a base's
+// pack table.
+type offsetSource struct {
+	source
+	offset uint32
+}
+
+func (s *offsetSource) next() (entry, bool, error) {
+	e, ok, err := s.source.next()
+	e.pack += s.offset
+	return e, ok, err
+}
+
+// diskSource reads an on-disk index's records in order.
+type diskSource struct {
+	d     *Disk
+	blk   [blockSize]byte
+	block uint64
+	i, n  int
+}
+
+func newDiskSource(d *Disk) *diskSource { return &diskSource{d: d} }
+
+func (s *diskSource) next() (entry, bool, error) {
+	if s.i == s.n {
+		if s.block == s.d.l.recordBlocks {
+			return entry{}, false, nil
+		}
+		n, err := s.d.readBlock(&s.blk, blockSize, s.block, s.d.l.entries, recordsPerBlock)
+		if err != nil {
+			return entry{}, false, err
+		}
+		s.block++
+		s.i, s.n = 0, n
+	}
+	e := decodeRecord(s.blk[s.i*diskRecord:])
+	s.i++
+	return e, true, nil
+}
+
+// mergeSources calls emit with every entry of srcs in blob id order; of
+// equal ids, the entry of the earlier source comes first.
+func mergeSources(srcs []source, emit func(*entry) error) error {
+	h := make(mergeHeap, 0, len(srcs))
+	for i, s := range srcs {
+		e, ok, err := s.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			h = append(h, mergeItem{e: e, src: i})
+		}
+	}
+	heap.Init(&h)
+	for len(h) > 0 {
+		top := &h[0]
+		if err := emit(&top.e); err != nil {
+			return err
+		}
+		e, ok, err := srcs[top.src].next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			top.e = e
+			heap.Fix(&h, 0)
+		} else {
+			heap.Pop(&h)
+		}
+	}
+	return nil
+}
+
+type mergeItem struct {
+	e   entry
+	src int
+}
+
+type mergeHeap []mergeItem
+
+func (h mergeHeap) Len() int { return len(h) }
+func (h mergeHeap) Less(i, j int) bool {
+	if c := bytes.Compare(h[i].e.id[:], h[j].e.id[:]); c != 0 {
+		return c < 0
+	}
+	return h[i].src < h[j].src
+}
+func (h mergeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *mergeHeap) Push(x any)   { *h = append(*h, x.(mergeItem)) }
+func (h *mergeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
