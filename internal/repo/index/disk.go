@@ -114,7 +114,7 @@ func OpenDisk(path string) (*Disk, error) {
 	}
 	d, err := openDisk(f, path)
 	if err != nil {
-		f.Close() // read-only: nothing to lose
+		_ = f.Close() // read-only: nothing to lose
 		return nil, err
 	}
 	return d, nil

@@ -38,7 +38,7 @@ func buildDisk(t *testing.T, dir string, runCap int, base *Disk, files map[id.ID
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { d.Close() })
+	t.Cleanup(func() { _ = d.Close() }) // read-only
 	return d
 }
 
@@ -231,7 +231,7 @@ func TestDiskDamage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer bd.Close()
+			defer func() { _ = bd.Close() }() // read-only
 			x := New()
 			x.SetBase(bd)
 			for _, p := range ordered {
@@ -293,7 +293,7 @@ func FuzzOpenDisk(f *testing.F) {
 		if err != nil {
 			return
 		}
-		defer d.Close()
+		defer func() { _ = d.Close() }() // read-only
 		x := New()
 		x.SetBase(d)
 		var probe id.ID

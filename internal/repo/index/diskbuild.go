@@ -217,8 +217,8 @@ func (b *DiskBuilder) Finish(base *Disk) (path string, err error) {
 	}
 	defer func() {
 		if err != nil {
-			out.Close() // failed already; the file is removed
-			os.Remove(out.Name())
+			_ = out.Close()           // failed already; the file goes
+			_ = os.Remove(out.Name()) // best effort: tmp- files are cleared later
 		}
 	}()
 	if err := b.write(out, srcs, base, files); err != nil {
