@@ -138,10 +138,15 @@ func (r *Repository) buildDiskIndex(ctx context.Context, base *index.Disk, missi
 		return nil, fmt.Errorf("%w: %w", errIndexDir, err)
 	}
 	defer b.Close()
-	// Two files at a time: each one in flight holds its sealed and its
-	// plain bytes (~30 MB for an index file of 400,000 blobs), and this
-	// path exists to keep memory down.
-	damaged, err := r.readIndexFiles(ctx, missing, 2, func(p index.PackBlobs) error {
+	// One file at a time from a local disk, two from a remote store
+	// (where a download waits for the network): each one in flight holds
+	// its sealed and its plain bytes (~30 MB for an index file of 400,000
+	// blobs), and this path exists to keep memory down.
+	inFlight := 1
+	if r.reqCost > 64<<10 {
+		inFlight = 2
+	}
+	damaged, err := r.readIndexFiles(ctx, missing, inFlight, func(p index.PackBlobs) error {
 		if err := b.AddPack(p); err != nil {
 			return fmt.Errorf("%w: %w", errIndexDir, err)
 		}

@@ -101,7 +101,8 @@ func TestDiskMatchesReference(t *testing.T) {
 		{"one block", 1, 50, 1, 100, 0, false},
 		{"many blocks, one run", 40, 100, 3, 1 << 16, 0.1, false},
 		{"many runs", 40, 100, 7, 97, 0.2, false},
-		{"cascaded runs", 50, 200, 5, 100, 0.1, false}, // > maxRuns runs
+		{"cascaded runs", 50, 200, 5, 100, 0.1, false},           // > maxRuns runs
+		{"two levels of merged runs", 50, 200, 5, 2, 0.1, false}, // > maxRuns² runs
 		{"shared prefixes", 30, 90, 4, 250, 0.1, true},
 	}
 	for _, tt := range tests {

@@ -25,12 +25,13 @@ import (
 const DiskSuffix = ".csdx"
 
 // Bounds of a build's memory: entries are sorted in runs of runEntries
-// (24 MiB, mapped outside the Go heap) and written to temporary files,
+// (12 MiB, mapped outside the Go heap) and written to temporary files,
 // then merged; once maxRuns runs are waiting they are merged into one
-// first, so that a build never holds more than maxRuns files open (macOS
-// allows a process 256 by default).
+// longer run first (and maxRuns of those into one), so that a build never
+// holds more than 2 × maxRuns files open (macOS allows a process 256 by
+// default) and writes each entry at most three times before the file.
 const (
-	runEntries = 1 << 19
+	runEntries = 1 << 18
 	maxRuns    = 64
 	ioBuffer   = 64 << 10
 )
@@ -55,7 +56,8 @@ type DiskBuilder struct {
 	mu     sync.Mutex
 	mem    *mapped
 	run    []entry
-	runs   []*os.File
+	runs   []*os.File // sorted runs of runCap entries, oldest first
+	merged []*os.File // runs of maxRuns runs each, older than runs
 	packs  *os.File
 	packW  *bufio.Writer
 	npacks uint32
@@ -160,26 +162,47 @@ func (b *DiskBuilder) flushRun() error {
 	if len(b.runs) < maxRuns {
 		return nil
 	}
-	merged, err := os.CreateTemp(b.dir, "tmp-run-*")
+	f, err = b.mergeRuns(b.runs)
 	if err != nil {
 		return err
 	}
-	old := b.runs
-	b.runs = []*os.File{merged}
-	srcs := make([]source, len(old))
-	for i, r := range old {
+	b.runs, b.merged = nil, append(b.merged, f)
+	if len(b.merged) < maxRuns {
+		return nil
+	}
+	if f, err = b.mergeRuns(b.merged); err != nil {
+		return err
+	}
+	b.merged = []*os.File{f}
+	return nil
+}
+
+// mergeRuns merges sorted runs into a new one and removes them.
+func (b *DiskBuilder) mergeRuns(runs []*os.File) (*os.File, error) {
+	merged, err := os.CreateTemp(b.dir, "tmp-run-*")
+	if err != nil {
+		return nil, err
+	}
+	srcs := make([]source, len(runs))
+	for i, r := range runs {
 		srcs[i] = newRunSource(r)
 	}
-	w = bufio.NewWriterSize(merged, ioBuffer)
-	if err := mergeSources(srcs, func(e *entry) error {
+	w := bufio.NewWriterSize(merged, ioBuffer)
+	var rec [diskRecord]byte
+	err = mergeSources(srcs, func(e *entry) error {
 		encodeRecord(rec[:], e)
 		_, err := w.Write(rec[:])
 		return err
-	}); err != nil {
-		return err
+	})
+	if err == nil {
+		err = w.Flush()
 	}
-	removeAll(old)
-	return w.Flush()
+	if err != nil {
+		removeAll([]*os.File{merged})
+		return nil, err
+	}
+	removeAll(runs)
+	return merged, nil
 }
 
 // Finish merges the runs, and base's entries when base is not nil (its
@@ -208,7 +231,7 @@ func (b *DiskBuilder) Finish(base *Disk) (path string, err error) {
 	}
 	slices.SortFunc(files, func(x, y id.ID) int { return bytes.Compare(x[:], y[:]) })
 	files = slices.Compact(files)
-	for _, r := range b.runs {
+	for _, r := range append(slices.Clone(b.merged), b.runs...) {
 		srcs = append(srcs, &offsetSource{newRunSource(r), packOffset})
 	}
 	out, err := os.CreateTemp(b.dir, "tmp-index-*")
@@ -360,8 +383,9 @@ func flushPacks(w io.Writer, blk *[blockSize]byte, n *int) error {
 func (b *DiskBuilder) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	removeAll(b.merged)
 	removeAll(b.runs)
-	b.runs = nil
+	b.merged, b.runs = nil, nil
 	removeAll([]*os.File{b.packs})
 	b.mem.freeAll()
 	b.run = nil
