@@ -133,7 +133,7 @@ func (r *Repository) loadIndexOnDisk(ctx context.Context, objs []ObjectEntry) ([
 // buildDiskIndex writes a new on-disk index of base and the index files
 // missing from it, and makes it the index's on-disk part.
 func (r *Repository) buildDiskIndex(ctx context.Context, base *index.Disk, missing []id.ID) ([]Damaged, error) {
-	b, err := index.NewDiskBuilder(r.diskIndex.Dir)
+	b, err := index.NewDiskBuilder(r.diskIndex.Dir, r.key)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errIndexDir, err)
 	}
@@ -159,7 +159,7 @@ func (r *Repository) buildDiskIndex(ctx context.Context, base *index.Disk, missi
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errIndexDir, err)
 	}
-	d, err := index.OpenDisk(path)
+	d, err := index.OpenDisk(path, r.key)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errIndexDir, err)
 	}
@@ -223,7 +223,7 @@ func (r *Repository) pickDiskIndex(current map[id.ID]bool) (*index.Disk, error) 
 		if !strings.HasSuffix(e.Name(), index.DiskSuffix) {
 			continue
 		}
-		d, err := index.OpenDisk(p)
+		d, err := index.OpenDisk(p, r.key)
 		if err != nil {
 			if errors.Is(err, index.ErrDiskCorrupt) {
 				_ = os.Remove(p) // rebuilt from the store's index files; best effort

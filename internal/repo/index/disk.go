@@ -26,45 +26,63 @@ var ErrDiskCorrupt = errors.New("corrupt on-disk index")
 // longer grows with the repository; the kernel's page cache holds the
 // blocks read, and gives them back under pressure.
 //
-// Layout, little-endian, every section a whole number of blocks or
-// checksummed as a whole:
+// Layout, little-endian; every block is 4 KiB and ends with the CRC-32C
+// of the rest, so that a torn or rotted block is found whatever the key:
 //
 //	header block: "CSDX", version, 3 zero bytes, uint64 entries, packs,
-//	  covered index files; CRC-32C of the block's first 4092 bytes last
-//	record blocks: up to 85 records of 48 bytes (blob id, uint32 pack
-//	  position, offset, sealed length with treeBit, plain length), uint32
-//	  count, 4 zero bytes, CRC-32C last
-//	pack blocks: up to 127 pack ids (a record's pack position indexes
-//	  them), uint32 count, 24 zero bytes, CRC-32C last
+//	  covered index files, uint32 sealed payload size
+//	record blocks: a sealed payload (the repository key's Seal: AES-GCM
+//	  with a random nonce, or the plain bytes in an unencrypted
+//	  repository) of uint32 count and up to 84 records of 48 bytes (blob
+//	  id, uint32 pack position, offset, sealed length with treeBit, plain
+//	  length), zero-padded, then zeros up to the CRC
+//	pack blocks: the same with up to 126 pack ids (a record's pack
+//	  position indexes them)
 //	first ids: uint64 big-endian prefix of each record block's first
 //	  blob id, then a CRC-32C of them
 //	covered files: the sorted ids of the index files the entries come
 //	  from, then a CRC-32C of them
+//
+// So the file holds no location in the clear where the repository is
+// encrypted: only blob id prefixes (keyed hashes, equal for equal
+// content, as in the store) and index file ids (the store's key names).
 const (
 	diskMagic       = "CSDX"
 	diskVersion     = 1
 	blockSize       = 4096
 	diskRecord      = 48
-	recordsPerBlock = 85  // 4080 bytes
-	packsPerBlock   = 127 // 4064 bytes
+	recordsPerBlock = 84  // 4 + 84 × 48 = payloadSize
+	packsPerBlock   = 126 // 4 + 126 × 32 = payloadSize
+	payloadSize     = 4036
 	crcOffset       = blockSize - 4
-	countOffset     = blockSize - 12 // records' and packs' count, before the CRC's padding
 	maxDiskEntries  = 1 << 40
 )
+
+// Sealer protects the blocks of an on-disk index: the repository's key
+// (crypt.Key) is one.
+type Sealer interface {
+	// Seal appends the sealed form of plain to dst.
+	Seal(dst, plain []byte) ([]byte, error)
+	// OpenInPlace verifies and opens sealed in its own memory.
+	OpenInPlace(sealed []byte) ([]byte, error)
+	// SealedSize is the sealed size of n bytes.
+	SealedSize(n int) int
+}
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // diskLayout is where each section of a file with these counts starts.
 type diskLayout struct {
 	entries, packs, files uint64
+	sealed                uint32 // the sealed size of a block's payload
 	recordBlocks          uint64
 	packBlocks            uint64
 	packsOff, firstsOff   int64
 	filesOff, size        int64
 }
 
-func layoutOf(entries, packs, files uint64) diskLayout {
-	l := diskLayout{entries: entries, packs: packs, files: files,
+func layoutOf(entries, packs, files uint64, sealed uint32) diskLayout {
+	l := diskLayout{entries: entries, packs: packs, files: files, sealed: sealed,
 		recordBlocks: (entries + recordsPerBlock - 1) / recordsPerBlock,
 		packBlocks:   (packs + packsPerBlock - 1) / packsPerBlock}
 	l.packsOff = blockSize + int64(l.recordBlocks)*blockSize
@@ -81,6 +99,7 @@ func (l diskLayout) header() []byte {
 	binary.LittleEndian.PutUint64(h[8:], l.entries)
 	binary.LittleEndian.PutUint64(h[16:], l.packs)
 	binary.LittleEndian.PutUint64(h[24:], l.files)
+	binary.LittleEndian.PutUint32(h[32:], l.sealed)
 	sealBlock(h)
 	return h
 }
@@ -98,21 +117,22 @@ func blockSealed(b []byte) bool {
 type Disk struct {
 	f      *os.File
 	path   string
+	sealer Sealer
 	l      diskLayout
 	firsts []uint64 // prefix of each record block's first blob id
 	files  []id.ID  // index files covered, sorted
 	blocks sync.Pool
 }
 
-// OpenDisk opens an on-disk index file, checking its header, its size and
-// the checksums of the sections it keeps in memory (record and pack
-// blocks are checked as they are read).
-func OpenDisk(path string) (*Disk, error) {
+// OpenDisk opens an on-disk index file sealed with sealer, checking its
+// header, its size and the checksums of the sections it keeps in memory
+// (record and pack blocks are checked and opened as they are read).
+func OpenDisk(path string, sealer Sealer) (*Disk, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	d, err := openDisk(f, path)
+	d, err := openDisk(f, path, sealer)
 	if err != nil {
 		_ = f.Close() // read-only: nothing to lose
 		return nil, err
@@ -120,7 +140,7 @@ func OpenDisk(path string) (*Disk, error) {
 	return d, nil
 }
 
-func openDisk(f *os.File, path string) (*Disk, error) {
+func openDisk(f *os.File, path string, sealer Sealer) (*Disk, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -133,6 +153,9 @@ func openDisk(f *os.File, path string) (*Disk, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if int(l.sealed) != sealer.SealedSize(payloadSize) {
+		return nil, fmt.Errorf("%s: %w: sealed with another kind of key", path, ErrDiskCorrupt)
+	}
 	tail := make([]byte, l.size-l.firstsOff)
 	if _, err := f.ReadAt(tail, l.firstsOff); err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", path, ErrDiskCorrupt, err)
@@ -141,7 +164,7 @@ func openDisk(f *os.File, path string) (*Disk, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	d := &Disk{f: f, path: path, l: l, firsts: firsts, files: files}
+	d := &Disk{f: f, path: path, sealer: sealer, l: l, firsts: firsts, files: files}
 	d.blocks.New = func() any { return new([blockSize]byte) }
 	return d, nil
 }
@@ -157,7 +180,11 @@ func parseHeader(h []byte, size int64) (diskLayout, error) {
 	if entries > maxDiskEntries || packs > maxDiskEntries || files > maxDiskEntries {
 		return diskLayout{}, fmt.Errorf("%w: counts out of range", ErrDiskCorrupt)
 	}
-	l := layoutOf(entries, packs, files)
+	sealed := binary.LittleEndian.Uint32(h[32:])
+	if sealed < payloadSize || sealed > crcOffset {
+		return diskLayout{}, fmt.Errorf("%w: sealed payload of %d bytes", ErrDiskCorrupt, sealed)
+	}
+	l := layoutOf(entries, packs, files, sealed)
 	if l.size != size {
 		return diskLayout{}, fmt.Errorf("%w: %d bytes, the header implies %d", ErrDiskCorrupt, size, l.size)
 	}
@@ -208,18 +235,28 @@ func (d *Disk) Files() []id.ID { return d.files }
 // listed by two index files may be there twice).
 func (d *Disk) PackCount() int { return int(d.l.packs) }
 
-// readBlock reads and checks block i of the section at off, holding count
-// items at most of per; it returns the number of items in the block.
-func (d *Disk) readBlock(b *[blockSize]byte, off int64, i uint64, total uint64, per uint64) (int, error) {
+// readBlock reads block i of the section at off into b, checks and
+// opens it, and returns its items (per at most, total in the section) of
+// size bytes each, as one slice of b.
+func (d *Disk) readBlock(b *[blockSize]byte, off int64, i, total, per uint64, size int) ([]byte, int, error) {
 	if _, err := d.f.ReadAt(b[:], off+int64(i)*blockSize); err != nil && !errors.Is(err, io.EOF) {
-		return 0, fmt.Errorf("%s: %w", d.path, err)
+		return nil, 0, fmt.Errorf("%s: %w", d.path, err)
 	}
-	n := binary.LittleEndian.Uint32(b[countOffset:])
-	want := min(per, total-i*per)
-	if !blockSealed(b[:]) || uint64(n) != want {
-		return 0, fmt.Errorf("%s: %w: block %d at %d", d.path, ErrDiskCorrupt, i, off)
+	bad := func(why string) error {
+		return fmt.Errorf("%s: %w: block %d at %d: %s", d.path, ErrDiskCorrupt, i, off, why)
 	}
-	return int(n), nil
+	if !blockSealed(b[:]) {
+		return nil, 0, bad("checksum")
+	}
+	payload, err := d.sealer.OpenInPlace(b[:d.l.sealed])
+	if err != nil || len(payload) != payloadSize {
+		return nil, 0, bad("does not open with the repository's key")
+	}
+	n := binary.LittleEndian.Uint32(payload)
+	if uint64(n) != min(per, total-i*per) {
+		return nil, 0, bad("item count")
+	}
+	return payload[4 : 4+int(n)*size], int(n), nil
 }
 
 // lookup returns the entry of blob, if the file holds it.
@@ -242,13 +279,13 @@ func (d *Disk) lookup(blob *id.ID) (entry, bool, error) {
 	b := d.blocks.Get().(*[blockSize]byte)
 	defer d.blocks.Put(b)
 	for i := first; i <= last; i++ {
-		n, err := d.readBlock(b, blockSize, uint64(i), d.l.entries, recordsPerBlock)
+		recs, n, err := d.readBlock(b, blockSize, uint64(i), d.l.entries, recordsPerBlock, diskRecord)
 		if err != nil {
 			return entry{}, false, err
 		}
-		j := sort.Search(n, func(j int) bool { return bytes.Compare(b[j*diskRecord:j*diskRecord+32], blob[:]) >= 0 })
-		if j < n && bytes.Equal(b[j*diskRecord:j*diskRecord+32], blob[:]) {
-			return decodeRecord(b[j*diskRecord:]), true, nil
+		j := sort.Search(n, func(j int) bool { return bytes.Compare(recs[j*diskRecord:j*diskRecord+32], blob[:]) >= 0 })
+		if j < n && bytes.Equal(recs[j*diskRecord:j*diskRecord+32], blob[:]) {
+			return decodeRecord(recs[j*diskRecord:]), true, nil
 		}
 	}
 	return entry{}, false, nil
@@ -261,13 +298,13 @@ func (d *Disk) pack(p uint32) (id.ID, error) {
 	}
 	b := d.blocks.Get().(*[blockSize]byte)
 	defer d.blocks.Put(b)
-	blk := uint64(p) / packsPerBlock
-	if _, err := d.readBlock(b, d.l.packsOff, blk, d.l.packs, packsPerBlock); err != nil {
+	ids, _, err := d.readBlock(b, d.l.packsOff, uint64(p)/packsPerBlock, d.l.packs, packsPerBlock, 32)
+	if err != nil {
 		return id.ID{}, err
 	}
 	var out id.ID
 	k := (uint64(p) % packsPerBlock) * 32
-	copy(out[:], b[k:k+32])
+	copy(out[:], ids[k:k+32])
 	return out, nil
 }
 
@@ -295,12 +332,12 @@ func (d *Disk) eachRecord(fn func(e *entry) error) error {
 	b := d.blocks.Get().(*[blockSize]byte)
 	defer d.blocks.Put(b)
 	for i := range d.l.recordBlocks {
-		n, err := d.readBlock(b, blockSize, i, d.l.entries, recordsPerBlock)
+		recs, n, err := d.readBlock(b, blockSize, i, d.l.entries, recordsPerBlock, diskRecord)
 		if err != nil {
 			return err
 		}
 		for j := range n {
-			e := decodeRecord(b[j*diskRecord:])
+			e := decodeRecord(recs[j*diskRecord:])
 			if err := fn(&e); err != nil {
 				return err
 			}
@@ -315,13 +352,13 @@ func (d *Disk) EachPack(fn func(id.ID) error) error {
 	b := d.blocks.Get().(*[blockSize]byte)
 	defer d.blocks.Put(b)
 	for i := range d.l.packBlocks {
-		n, err := d.readBlock(b, d.l.packsOff, i, d.l.packs, packsPerBlock)
+		ids, n, err := d.readBlock(b, d.l.packsOff, i, d.l.packs, packsPerBlock, 32)
 		if err != nil {
 			return err
 		}
 		for j := range n {
 			var p id.ID
-			copy(p[:], b[j*32:])
+			copy(p[:], ids[j*32:])
 			if err := fn(p); err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -8,14 +9,25 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cloudstic/cloudstic/internal/repo/crypt"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 )
 
-// buildDisk writes an on-disk index of files (one id per file) merged
-// with base, with runs of runCap entries, and opens it.
-func buildDisk(t *testing.T, dir string, runCap int, base *Disk, files map[id.ID]*File) *Disk {
+// testKey is the key the tests seal with, as an encrypted repository's.
+func testKey(t testing.TB) *crypt.Key {
 	t.Helper()
-	b, err := newDiskBuilder(dir, runCap)
+	k, err := crypt.FromMaster(bytes.Repeat([]byte{7}, crypt.MasterSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// buildDisk writes an on-disk index of files (one id per file) merged
+// with base, with runs of runCap entries, sealed with k, and opens it.
+func buildDisk(t *testing.T, dir string, k Sealer, runCap int, base *Disk, files map[id.ID]*File) *Disk {
+	t.Helper()
+	b, err := newDiskBuilder(dir, k, runCap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +46,7 @@ func buildDisk(t *testing.T, dir string, runCap int, base *Disk, files map[id.ID
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := OpenDisk(path)
+	d, err := OpenDisk(path, k)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,35 +117,45 @@ func TestDiskMatchesReference(t *testing.T) {
 		{"two levels of merged runs", 50, 200, 5, 2, 0.1, false}, // > maxRuns² runs
 		{"shared prefixes", 30, 90, 4, 250, 0.1, true},
 	}
+	keys := []struct {
+		name string
+		k    Sealer
+	}{{"encrypted", testKey(t)}, {"unencrypted", crypt.Unencrypted(nil)}}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(1, uint64(tt.packs)))
-			packs := randomPacks(rng, tt.packs, tt.blobs, tt.dup, tt.shared)
-			files, ordered := splitFiles(rng, packs, tt.files)
-			dir := t.TempDir()
-			d := buildDisk(t, dir, tt.runCap, nil, files)
-			ref := reference(ordered)
-			if d.Len() != len(ref) || len(d.Files()) != tt.files {
-				t.Fatalf("Len %d files %d; want %d and %d", d.Len(), len(d.Files()), len(ref), tt.files)
-			}
-			x := New()
-			x.SetBase(d)
-			checkAgainst(t, x, ref, rng)
-			var seen []id.ID
-			x.Each(func(blob id.ID, loc Location) {
-				if loc != ref[blob] {
-					t.Fatalf("Each: %s at %+v, want %+v", blob.Short(), loc, ref[blob])
-				}
-				seen = append(seen, blob)
+		for _, key := range keys {
+			t.Run(tt.name+"/"+key.name, func(t *testing.T) {
+				testDiskMatches(t, key.k, tt.packs, tt.blobs, tt.files, tt.runCap, tt.dup, tt.shared)
 			})
-			if len(seen) != len(ref) || !slices.IsSortedFunc(seen, compareIDs) {
-				t.Fatalf("Each gave %d blobs (sorted: %v), want %d", len(seen), slices.IsSortedFunc(seen, compareIDs), len(ref))
-			}
-			left, _ := filepath.Glob(filepath.Join(dir, "tmp-*"))
-			if len(left) != 0 {
-				t.Fatalf("temporary files left: %v", left)
-			}
-		})
+		}
+	}
+}
+
+func testDiskMatches(t *testing.T, k Sealer, packCount, blobs, fileCount, runCap int, dup float64, shared bool) {
+	rng := rand.New(rand.NewPCG(1, uint64(packCount)))
+	packs := randomPacks(rng, packCount, blobs, dup, shared)
+	files, ordered := splitFiles(rng, packs, fileCount)
+	dir := t.TempDir()
+	d := buildDisk(t, dir, k, runCap, nil, files)
+	ref := reference(ordered)
+	if d.Len() != len(ref) || len(d.Files()) != fileCount {
+		t.Fatalf("Len %d files %d; want %d and %d", d.Len(), len(d.Files()), len(ref), fileCount)
+	}
+	x := New()
+	x.SetBase(d)
+	checkAgainst(t, x, ref, rng)
+	var seen []id.ID
+	x.Each(func(blob id.ID, loc Location) {
+		if loc != ref[blob] {
+			t.Fatalf("Each: %s at %+v, want %+v", blob.Short(), loc, ref[blob])
+		}
+		seen = append(seen, blob)
+	})
+	if len(seen) != len(ref) || !slices.IsSortedFunc(seen, compareIDs) {
+		t.Fatalf("Each gave %d blobs (sorted: %v), want %d", len(seen), slices.IsSortedFunc(seen, compareIDs), len(ref))
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "tmp-*"))
+	if len(left) != 0 {
+		t.Fatalf("temporary files left: %v", left)
 	}
 }
 
@@ -151,10 +173,11 @@ func TestDiskIncremental(t *testing.T) {
 	newFiles, newOrdered := splitFiles(rng, newPacks, 2)
 	ref := reference(append(slices.Clone(oldOrdered), newOrdered...))
 	dir := t.TempDir()
-	base := buildDisk(t, dir, 500, nil, oldFiles)
+	k := testKey(t)
+	base := buildDisk(t, dir, k, 500, nil, oldFiles)
 
 	t.Run("merged", func(t *testing.T) {
-		d := buildDisk(t, dir, 500, base, newFiles)
+		d := buildDisk(t, dir, k, 500, base, newFiles)
 		if len(d.Files()) != 5 || d.Len() != len(ref) {
 			t.Fatalf("merged file covers %d files and %d blobs; want 5 and %d", len(d.Files()), d.Len(), len(ref))
 		}
@@ -190,7 +213,8 @@ func TestDiskDamage(t *testing.T) {
 	packs := randomPacks(rng, 20, 100, 0, false)
 	files, ordered := splitFiles(rng, packs, 2)
 	dir := t.TempDir()
-	d := buildDisk(t, dir, 1000, nil, files)
+	k := testKey(t)
+	d := buildDisk(t, dir, k, 1000, nil, files)
 	path := d.Path()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -208,6 +232,7 @@ func TestDiskDamage(t *testing.T) {
 		{"covered files", l.filesOff + 5, false, true},
 		{"truncated", 0, true, true},
 		{"record block", blockSize + 100, false, false},
+		{"record block's checksum", blockSize + crcOffset + 1, false, false},
 		{"pack block", l.packsOff + 7, false, false},
 	}
 	for _, tt := range tests {
@@ -222,7 +247,7 @@ func TestDiskDamage(t *testing.T) {
 			if err := os.WriteFile(p, bad, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			bd, err := OpenDisk(p)
+			bd, err := OpenDisk(p, k)
 			if tt.atOpen {
 				if !errors.Is(err, ErrDiskCorrupt) {
 					t.Fatalf("OpenDisk: %v, want ErrDiskCorrupt", err)
@@ -251,6 +276,31 @@ func TestDiskDamage(t *testing.T) {
 	}
 }
 
+// A file opened with another key than it was sealed with is refused:
+// at opening for another kind of key, at the first block for another key.
+func TestDiskWrongKey(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	files, ordered := splitFiles(rng, randomPacks(rng, 4, 50, 0, false), 2)
+	d := buildDisk(t, t.TempDir(), testKey(t), 1000, nil, files)
+	if _, err := OpenDisk(d.Path(), crypt.Unencrypted(nil)); !errors.Is(err, ErrDiskCorrupt) {
+		t.Fatalf("opened with an unencrypted key: %v", err)
+	}
+	other, err := crypt.FromMaster(bytes.Repeat([]byte{8}, crypt.MasterSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	od, err := OpenDisk(d.Path(), other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = od.Close() }() // read-only
+	x := New()
+	x.SetBase(od)
+	if x.Has(ordered[0].Blobs[0].ID) || !errors.Is(x.Err(), ErrDiskCorrupt) {
+		t.Fatalf("another key's file answered; Err %v", x.Err())
+	}
+}
+
 func TestDiskName(t *testing.T) {
 	a, b := id.ID{1}, id.ID{2}
 	if DiskName([]id.ID{a, b}) == DiskName([]id.ID{a}) || DiskName(nil) == DiskName([]id.ID{a}) {
@@ -265,7 +315,8 @@ func FuzzOpenDisk(f *testing.F) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	files, _ := splitFiles(rng, randomPacks(rng, 3, 100, 0, false), 2)
 	dir := f.TempDir()
-	b, err := newDiskBuilder(dir, 1000)
+	k := testKey(f)
+	b, err := newDiskBuilder(dir, k, 1000)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -290,7 +341,7 @@ func FuzzOpenDisk(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		d, err := OpenDisk(p)
+		d, err := OpenDisk(p, k)
 		if err != nil {
 			return
 		}

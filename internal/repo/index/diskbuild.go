@@ -51,6 +51,7 @@ func DiskName(files []id.ID) string {
 // goroutines; then Finish once, and Close in every case.
 type DiskBuilder struct {
 	dir    string
+	sealer Sealer
 	runCap int
 
 	mu     sync.Mutex
@@ -65,18 +66,21 @@ type DiskBuilder struct {
 	err    error
 }
 
-// NewDiskBuilder starts a build whose temporary and final files go in dir.
-func NewDiskBuilder(dir string) (*DiskBuilder, error) {
-	return newDiskBuilder(dir, runEntries)
+// NewDiskBuilder starts a build whose temporary and final files go in dir,
+// the final file's blocks sealed with sealer. The temporary files (sorted
+// runs) hold entries in the clear, in a directory only the user reads,
+// and are removed as soon as they are merged.
+func NewDiskBuilder(dir string, sealer Sealer) (*DiskBuilder, error) {
+	return newDiskBuilder(dir, sealer, runEntries)
 }
 
-func newDiskBuilder(dir string, runCap int) (*DiskBuilder, error) {
+func newDiskBuilder(dir string, sealer Sealer, runCap int) (*DiskBuilder, error) {
 	packs, err := os.CreateTemp(dir, "tmp-packs-*")
 	if err != nil {
 		return nil, err
 	}
 	mem := newMapped()
-	return &DiskBuilder{dir: dir, runCap: runCap, mem: mem, run: mem.entries(runCap),
+	return &DiskBuilder{dir: dir, sealer: sealer, runCap: runCap, mem: mem, run: mem.entries(runCap),
 		packs: packs, packW: bufio.NewWriterSize(packs, ioBuffer)}, nil
 }
 
@@ -273,45 +277,30 @@ func (b *DiskBuilder) write(out *os.File, srcs []source, base *Disk, files []id.
 	if _, err := w.Write(make([]byte, blockSize)); err != nil {
 		return err
 	}
-	var blk [blockSize]byte
+	recs := &blockWriter{w: w, sealer: b.sealer, per: recordsPerBlock, size: diskRecord}
 	var firsts []byte
-	var entries uint64
-	n := 0
-	flush := func() error {
-		binary.LittleEndian.PutUint32(blk[countOffset:], uint32(n))
-		sealBlock(blk[:])
-		firsts = append(firsts, blk[:8]...)
-		_, err := w.Write(blk[:])
-		clear(blk[:])
-		n = 0
-		return err
-	}
+	recs.onFlush = func(items []byte) { firsts = append(firsts, items[:8]...) }
+	var rec [diskRecord]byte
 	var last id.ID
 	err := mergeSources(srcs, func(e *entry) error {
-		if entries > 0 && e.id == last {
+		if recs.total > 0 && e.id == last {
 			return nil // a copy of a blob already written
 		}
 		last = e.id
-		encodeRecord(blk[n*diskRecord:], e)
-		n++
-		entries++
-		if n == recordsPerBlock {
-			return flush()
-		}
-		return nil
+		encodeRecord(rec[:], e)
+		return recs.add(rec[:])
 	})
-	if err == nil && n > 0 {
-		err = flush()
+	if err == nil {
+		err = recs.flush()
 	}
 	if err != nil {
 		return err
 	}
-	packs, err := b.writePacks(w, base)
-	if err != nil {
+	packs := &blockWriter{w: w, sealer: b.sealer, per: packsPerBlock, size: 32}
+	if err := b.writePacks(packs, base); err != nil {
 		return err
 	}
-	sum := crc32.Checksum(firsts, castagnoli)
-	firsts = binary.LittleEndian.AppendUint32(firsts, sum)
+	firsts = binary.LittleEndian.AppendUint32(firsts, crc32.Checksum(firsts, castagnoli))
 	if _, err := w.Write(firsts); err != nil {
 		return err
 	}
@@ -326,56 +315,79 @@ func (b *DiskBuilder) write(out *os.File, srcs []source, base *Disk, files []id.
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	_, err = out.WriteAt(layoutOf(entries, packs, uint64(len(files))).header(), 0)
+	l := layoutOf(recs.total, packs.total, uint64(len(files)), uint32(b.sealer.SealedSize(payloadSize)))
+	_, err = out.WriteAt(l.header(), 0)
 	return err
 }
 
 // writePacks writes the pack table: base's, then the builder's.
-func (b *DiskBuilder) writePacks(w io.Writer, base *Disk) (uint64, error) {
-	var blk [blockSize]byte
-	var total uint64
-	n := 0
-	add := func(p id.ID) error {
-		copy(blk[n*32:], p[:])
-		n++
-		total++
-		if n < packsPerBlock {
-			return nil
-		}
-		return flushPacks(w, &blk, &n)
-	}
+func (b *DiskBuilder) writePacks(bw *blockWriter, base *Disk) error {
+	add := func(p id.ID) error { return bw.add(p[:]) }
 	if base != nil {
 		if err := base.EachPack(add); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	if _, err := b.packs.Seek(0, io.SeekStart); err != nil {
-		return 0, err
+		return err
 	}
 	r := bufio.NewReaderSize(b.packs, ioBuffer)
 	var p id.ID
 	for range b.npacks {
 		if _, err := io.ReadFull(r, p[:]); err != nil {
-			return 0, err
+			return err
 		}
 		if err := add(p); err != nil {
-			return 0, err
+			return err
 		}
 	}
-	if n > 0 {
-		if err := flushPacks(w, &blk, &n); err != nil {
-			return 0, err
-		}
-	}
-	return total, nil
+	return bw.flush()
 }
 
-func flushPacks(w io.Writer, blk *[blockSize]byte, n *int) error {
-	binary.LittleEndian.PutUint32(blk[countOffset:], uint32(*n))
+// blockWriter writes items of size bytes, per to a block, as sealed
+// blocks (see the layout in disk.go).
+type blockWriter struct {
+	w       io.Writer
+	sealer  Sealer
+	per     int
+	size    int
+	onFlush func(items []byte) // sees each block's items before it is written
+	payload [payloadSize]byte
+	n       int
+	total   uint64
+}
+
+func (bw *blockWriter) add(item []byte) error {
+	copy(bw.payload[4+bw.n*bw.size:], item)
+	bw.n++
+	bw.total++
+	if bw.n < bw.per {
+		return nil
+	}
+	return bw.flush()
+}
+
+// flush writes the items held, if any, as one block.
+func (bw *blockWriter) flush() error {
+	if bw.n == 0 {
+		return nil
+	}
+	binary.LittleEndian.PutUint32(bw.payload[:], uint32(bw.n))
+	if bw.onFlush != nil {
+		bw.onFlush(bw.payload[4:])
+	}
+	var blk [blockSize]byte
+	sealed, err := bw.sealer.Seal(blk[:0], bw.payload[:])
+	if err != nil {
+		return err
+	}
+	if len(sealed) > crcOffset || &sealed[0] != &blk[0] {
+		return fmt.Errorf("index: a sealed block of %d bytes does not fit", len(sealed))
+	}
 	sealBlock(blk[:])
-	_, err := w.Write(blk[:])
-	clear(blk[:])
-	*n = 0
+	clear(bw.payload[:])
+	bw.n = 0
+	_, err = bw.w.Write(blk[:])
 	return err
 }
 
@@ -450,6 +462,7 @@ func (s *offsetSource) next() (entry, bool, error) {
 type diskSource struct {
 	d     *Disk
 	blk   [blockSize]byte
+	recs  []byte // the items of blk
 	block uint64
 	i, n  int
 }
@@ -461,14 +474,14 @@ func (s *diskSource) next() (entry, bool, error) {
 		if s.block == s.d.l.recordBlocks {
 			return entry{}, false, nil
 		}
-		n, err := s.d.readBlock(&s.blk, blockSize, s.block, s.d.l.entries, recordsPerBlock)
+		recs, n, err := s.d.readBlock(&s.blk, blockSize, s.block, s.d.l.entries, recordsPerBlock, diskRecord)
 		if err != nil {
 			return entry{}, false, err
 		}
 		s.block++
-		s.i, s.n = 0, n
+		s.recs, s.i, s.n = recs, 0, n
 	}
-	e := decodeRecord(s.blk[s.i*diskRecord:])
+	e := decodeRecord(s.recs[s.i*diskRecord:])
 	s.i++
 	return e, true, nil
 }
