@@ -119,7 +119,7 @@ type Disk struct {
 	path   string
 	sealer Sealer
 	l      diskLayout
-	firsts []uint64 // prefix of each record block's first blob id
+	firsts []byte // big-endian uint64 prefix of each record block's first blob id
 	files  []id.ID  // index files covered, sorted
 	blocks sync.Pool
 }
@@ -192,17 +192,18 @@ func parseHeader(h []byte, size int64) (diskLayout, error) {
 }
 
 // parseTail decodes the first ids and covered files sections.
-func parseTail(tail []byte, l diskLayout) ([]uint64, []id.ID, error) {
+func parseTail(tail []byte, l diskLayout) ([]byte, []id.ID, error) {
 	nf := int(l.recordBlocks) * 8
 	fs, cs := tail[:nf], tail[nf+4:]
 	if binary.LittleEndian.Uint32(tail[nf:]) != crc32.Checksum(fs, castagnoli) ||
 		binary.LittleEndian.Uint32(cs[len(cs)-4:]) != crc32.Checksum(cs[:len(cs)-4], castagnoli) {
 		return nil, nil, fmt.Errorf("%w: checksum of the first ids or covered files", ErrDiskCorrupt)
 	}
-	firsts := make([]uint64, l.recordBlocks)
-	for i := range firsts {
-		firsts[i] = binary.BigEndian.Uint64(fs[i*8:])
-		if i > 0 && firsts[i] < firsts[i-1] {
+	// Kept as read (parsing it into a []uint64 would hold it twice while
+	// opening: 19 MB at 100 M blobs).
+	firsts := fs[:len(fs):len(fs)]
+	for i := 1; i < int(l.recordBlocks); i++ {
+		if binary.BigEndian.Uint64(fs[i*8:]) < binary.BigEndian.Uint64(fs[(i-1)*8:]) {
 			return nil, nil, fmt.Errorf("%w: blocks out of order", ErrDiskCorrupt)
 		}
 	}
@@ -268,12 +269,12 @@ func (d *Disk) lookup(blob *id.ID) (entry, bool, error) {
 	// The last block whose first id's prefix is at most p, and before it
 	// any block starting with the same prefix (a run of equal prefixes
 	// may span blocks).
-	last := sort.Search(len(d.firsts), func(i int) bool { return d.firsts[i] > p }) - 1
+	last := sort.Search(int(d.l.recordBlocks), func(i int) bool { return d.first(i) > p }) - 1
 	if last < 0 {
 		return entry{}, false, nil
 	}
 	first := last
-	for first > 0 && d.firsts[first] == p {
+	for first > 0 && d.first(first) == p {
 		first--
 	}
 	b := d.blocks.Get().(*[blockSize]byte)
@@ -290,6 +291,9 @@ func (d *Disk) lookup(blob *id.ID) (entry, bool, error) {
 	}
 	return entry{}, false, nil
 }
+
+// first is the prefix of record block i's first blob id.
+func (d *Disk) first(i int) uint64 { return binary.BigEndian.Uint64(d.firsts[i*8:]) }
 
 // pack returns the id at position p of the pack table.
 func (d *Disk) pack(p uint32) (id.ID, error) {
