@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -151,7 +153,16 @@ func (r *Repository) buildDiskIndex(ctx context.Context, base *index.Disk, missi
 			return fmt.Errorf("%w: %w", errIndexDir, err)
 		}
 		return nil
-	}, b.Covers)
+	}, func(fid id.ID) {
+		b.Covers(fid)
+		// Each file decoded leaves its sealed and plain bytes (~30 MB
+		// for 400,000 blobs) as garbage while the live heap stays
+		// small: collected now, their memory holds the next file's, and
+		// the heap does not grow to twice its size first (at 100 M blobs
+		// the peak was ~40 MB above the backup's own). A collection of
+		// a small heap costs little beside decoding a file.
+		runtime.GC()
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -174,6 +185,12 @@ func (r *Repository) buildDiskIndex(ctx context.Context, base *index.Disk, missi
 	if r.cache != nil && len(damaged) == 0 {
 		r.retainCachedPacks(d)
 	}
+	// Writing the file left tens of MB of decoded index files as
+	// garbage, which the runtime would return to the system only slowly,
+	// under the backup that follows: give it back now (once per file
+	// written, a few milliseconds), so that the run's peak is the
+	// backup's, not both.
+	debug.FreeOSMemory()
 	return damaged, nil
 }
 
