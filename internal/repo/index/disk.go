@@ -119,8 +119,8 @@ type Disk struct {
 	path   string
 	sealer Sealer
 	l      diskLayout
-	firsts []byte // big-endian uint64 prefix of each record block's first blob id
-	files  []id.ID  // index files covered, sorted
+	firsts []byte  // big-endian uint64 prefix of each record block's first blob id
+	files  []id.ID // index files covered, sorted
 	blocks sync.Pool
 }
 
