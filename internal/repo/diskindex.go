@@ -216,9 +216,9 @@ func (r *Repository) retainCachedPacks(d *index.Disk) {
 }
 
 // pickDiskIndex opens the largest on-disk index in dir covering only
-// index files in current (nil if none), and removes the others that
-// cannot serve any more: damaged ones, ones covering index files the
-// repository no longer has, and old temporary files.
+// index files in current (nil if none), and removes the others: damaged
+// ones, ones covering index files the repository no longer has, smaller
+// ones, and old temporary files.
 func (r *Repository) pickDiskIndex(current map[id.ID]bool) (*index.Disk, error) {
 	dir := r.diskIndex.Dir
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -260,12 +260,20 @@ func (r *Repository) pickDiskIndex(current map[id.ID]bool) (*index.Disk, error) 
 			_ = os.Remove(p) // stale since a prune; best effort (may be open elsewhere)
 		case best == nil || d.Len() > best.Len():
 			if best != nil {
-				_ = best.Close() // read-only
+				dropDisk(best)
 			}
 			best = d
 		default:
-			_ = d.Close() // read-only
+			dropDisk(d)
 		}
 	}
 	return best, nil
+}
+
+// dropDisk closes and removes an on-disk index superseded by a larger one
+// (its writer's removal failed: on Windows a file another process holds
+// open cannot be removed). Best effort: it is tried again on a later run.
+func dropDisk(d *index.Disk) {
+	_ = d.Close()           // read-only
+	_ = os.Remove(d.Path()) // best effort, see above
 }

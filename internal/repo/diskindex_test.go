@@ -126,6 +126,22 @@ func TestDiskIndexLifecycle(t *testing.T) {
 		}
 		built = got[0]
 	})
+	t.Run("a leftover no larger than the file in use is removed", func(t *testing.T) {
+		// As a superseded file that could not be removed when it was
+		// (Windows, another process holding it open) is found later.
+		data, err := os.ReadFile(built)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "leftover"+index.DiskSuffix), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		load(t, always)
+		if got := diskFiles(t, dir); len(got) != 1 {
+			t.Fatalf("on-disk files %v, want one", got)
+		}
+		built = diskFiles(t, dir)[0]
+	})
 	t.Run("not used once a covered index file is gone", func(t *testing.T) {
 		if err := st.Delete(ctx, IndexKey(firstFiles[0])); err != nil {
 			t.Fatal(err)
