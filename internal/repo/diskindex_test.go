@@ -41,6 +41,17 @@ func diskFiles(t *testing.T, dir string) []string {
 	return m
 }
 
+// closeBase closes r's on-disk index when the test ends: Windows removes
+// no file a handle is open on, neither the test's temporary directory
+// nor a later run's stale file.
+func closeBase(t *testing.T, r *Repository) {
+	t.Cleanup(func() {
+		if d := r.Index().Base(); d != nil {
+			_ = d.Close() // read-only
+		}
+	})
+}
+
 // TestDiskIndexLifecycle follows the on-disk index through the life of a
 // repository: built once, reused while backups add index files (those
 // read into memory beside it), rebuilt when they grow, never used once an
@@ -79,6 +90,7 @@ func TestDiskIndexLifecycle(t *testing.T) {
 		if _, err := r2.LoadIndex(ctx); err != nil {
 			t.Fatal(err)
 		}
+		closeBase(t, r2)
 		for blob, want := range all {
 			if got, ok := r2.Index().Lookup(blob); !ok || got != want {
 				t.Fatalf("Lookup(%s) = %+v, %v; want %+v", blob.Short(), got, ok, want)
@@ -229,6 +241,7 @@ func TestDiskIndexSaver(t *testing.T) {
 	if _, err := r2.LoadIndex(ctx); err != nil {
 		t.Fatal(err)
 	}
+	closeBase(t, r2)
 	if r2.Index().Base() == nil {
 		t.Fatal("no on-disk index")
 	}
