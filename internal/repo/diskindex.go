@@ -27,7 +27,7 @@ import (
 // the repository, and safe to delete.
 
 // DefaultDiskIndexMin is the size of the stored index files from which
-// LoadIndex keeps the index on disk (SetIndexDir): about 350,000 blobs,
+// LoadIndex keeps the index on disk (SetDiskIndex): about 350,000 blobs,
 // ~20 MB of index in memory. Below it the index is read into memory, which
 // costs less than writing the file.
 const DefaultDiskIndexMin = 16 << 20
@@ -178,8 +178,7 @@ func (r *Repository) buildDiskIndex(ctx context.Context, base *index.Disk, missi
 		// Superseded. Another process may still read it: where the
 		// system refuses to remove an open file it stays until a later
 		// run (pickDiskIndex) removes it.
-		_ = base.Close()
-		_ = os.Remove(base.Path())
+		dropDisk(base)
 	}
 	r.idx.SetBase(d)
 	if r.cache != nil && len(damaged) == 0 {
@@ -255,9 +254,8 @@ func (r *Repository) pickDiskIndex(current map[id.ID]bool) (*index.Disk, error) 
 			}
 		}
 		switch {
-		case !usable:
-			_ = d.Close()
-			_ = os.Remove(p) // stale since a prune; best effort (may be open elsewhere)
+		case !usable: // stale since a prune
+			dropDisk(d)
 		case best == nil || d.Len() > best.Len():
 			if best != nil {
 				dropDisk(best)
@@ -270,9 +268,9 @@ func (r *Repository) pickDiskIndex(current map[id.ID]bool) (*index.Disk, error) 
 	return best, nil
 }
 
-// dropDisk closes and removes an on-disk index superseded by a larger one
-// (its writer's removal failed: on Windows a file another process holds
-// open cannot be removed). Best effort: it is tried again on a later run.
+// dropDisk closes and removes an on-disk index that is stale or
+// superseded. Best effort: on Windows a file another process holds open
+// cannot be removed, and a later run (pickDiskIndex) tries again.
 func dropDisk(d *index.Disk) {
 	_ = d.Close()           // read-only
 	_ = os.Remove(d.Path()) // best effort, see above

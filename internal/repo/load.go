@@ -128,19 +128,28 @@ func (r *Repository) saveSealed(ctx context.Context, prefix string, plain []byte
 // ListIDs returns the ids of every object under prefix, skipping keys that
 // are not ids (reported through bad).
 func (r *Repository) ListIDs(ctx context.Context, prefix string) (ids []id.ID, bad []string, err error) {
-	err = r.st.List(ctx, prefix, func(oi store.ObjectInfo) error {
-		i, perr := IDFromKey(oi.Key)
-		if perr != nil {
-			bad = append(bad, oi.Key)
-			return nil
-		}
-		ids = append(ids, i)
-		return nil
-	})
+	objs, bad, err := r.listRetaining(ctx, prefix)
+	return entryIDs(objs), bad, err
+}
+
+// listRetaining is ListObjects; after a complete listing of index files or
+// snapshots it also drops from the metadata cache those the store no
+// longer has.
+func (r *Repository) listRetaining(ctx context.Context, prefix string) ([]ObjectEntry, []string, error) {
+	objs, bad, err := r.ListObjects(ctx, prefix)
 	if err == nil && r.cache != nil && (prefix == IndexPrefix || prefix == SnapshotPrefix) {
-		r.retainCached(prefix, ids, func(i id.ID) string { return prefix + i.String() })
+		r.retainCached(prefix, entryIDs(objs), func(i id.ID) string { return prefix + i.String() })
 	}
-	return ids, bad, err
+	return objs, bad, err
+}
+
+// entryIDs returns the ids of listed objects.
+func entryIDs(objs []ObjectEntry) []id.ID {
+	ids := make([]id.ID, len(objs))
+	for i, o := range objs {
+		ids[i] = o.ID
+	}
+	return ids
 }
 
 // retainCached drops cached objects under prefix that a complete listing
@@ -169,23 +178,16 @@ func (r *Repository) IndexFile(ctx context.Context, fileID id.ID) (*index.File, 
 }
 
 // LoadIndex reads every index file into the index, in parallel: into
-// memory, or, when SetIndexDir gave a directory and the index files are
+// memory, or, when SetDiskIndex gave a directory and the index files are
 // large enough, into an on-disk index there (diskindex.go). An index file
 // whose stored bytes are damaged (IsDamage) is skipped and returned,
 // sorted by key: the blobs only it names then look missing, and whoever
 // deletes data must refuse (prune reads the index files itself and does).
 // Any other failure to read one fails the call.
 func (r *Repository) LoadIndex(ctx context.Context) (damaged []Damaged, err error) {
-	objs, _, err := r.ListObjects(ctx, IndexPrefix)
+	objs, _, err := r.listRetaining(ctx, IndexPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("listing index files: %w", err)
-	}
-	files := make([]id.ID, len(objs))
-	for i, o := range objs {
-		files[i] = o.ID
-	}
-	if r.cache != nil {
-		r.retainCached(IndexPrefix, files, IndexKey)
 	}
 	if r.wantsDiskIndex(objs) {
 		damaged, err := r.loadIndexOnDisk(ctx, objs)
@@ -195,7 +197,7 @@ func (r *Repository) LoadIndex(ctx context.Context) (damaged []Damaged, err erro
 		// The directory could not serve (full, read-only...): it only
 		// saves memory, so read the index into memory instead.
 	}
-	damaged, err = r.readIndexFiles(ctx, files, 8, r.addToIndex, func(id.ID) {})
+	damaged, err = r.readIndexFiles(ctx, entryIDs(objs), 8, r.addToIndex, func(id.ID) {})
 	if err != nil {
 		return nil, err
 	}
@@ -210,8 +212,8 @@ func (r *Repository) LoadIndex(ctx context.Context) (damaged []Damaged, err erro
 // add as it is decoded (its blobs slice is reused once add returns) and
 // then the file's id to done. A file whose stored bytes are damaged is
 // skipped (add sees none of its packs) and returned (see LoadIndex), and
-// noted with the repository's damage log; add's or done's error, or any other failure to read one,
-// fails the call.
+// noted with the repository's damage log; add's error, or any other
+// failure to read one, fails the call.
 func (r *Repository) readIndexFiles(ctx context.Context, files []id.ID, limit int,
 	add func(index.PackBlobs) error, done func(id.ID)) (damaged []Damaged, err error) {
 	var mu sync.Mutex

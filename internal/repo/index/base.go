@@ -41,22 +41,20 @@ func (x *Index) Err() error {
 }
 
 // readBase runs a read of the on-disk part, remembering its first failure
-// and ignoring the part after it. Callers hold x.mu, for reading at least;
-// baseErr and the disabling are guarded by baseMu.
+// and ignoring the part after it. Callers hold x.mu, for reading at least,
+// which guards x.base: without an on-disk part (every index below the
+// size that needs one) the check costs no lock. baseErr is guarded by
+// baseMu; baseFailed lets readers skip a failed part without it.
 func (x *Index) readBase(fn func(d *Disk) error) bool {
-	x.baseMu.Lock()
 	d := x.base
-	if x.baseErr != nil {
-		d = nil
-	}
-	x.baseMu.Unlock()
-	if d == nil {
+	if d == nil || x.baseFailed.Load() {
 		return false
 	}
 	if err := fn(d); err != nil {
 		x.baseMu.Lock()
 		if x.baseErr == nil {
 			x.baseErr = err
+			x.baseFailed.Store(true)
 			if errors.Is(err, ErrDiskCorrupt) {
 				// The next run writes it anew from the index files
 				// rather than meet the same damage.

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
@@ -30,20 +31,21 @@ const minDelta = 1 << 16
 // blob is its canonical location. Entries added since the last merge are
 // found through delta.
 type Index struct {
-	mu        sync.RWMutex
-	table     table
-	packs     []id.ID
-	packPos   map[id.ID]uint32
-	packStart []uint32 // position of each pack's first entry in table
-	ranks     []int32  // preference of each pack (see Prefer); nil: order of addition
-	sorted    []key
-	fanout    []uint32
-	merged    int // entries of table covered by sorted
-	distinct  int // distinct blobs in sorted
-	delta     map[id.ID]uint32
-	base      *Disk      // nil: every entry is in memory (see SetBase)
-	baseMu    sync.Mutex // guards baseErr, set by readers
-	baseErr   error      // the first failure to read base
+	mu         sync.RWMutex
+	table      table
+	packs      []id.ID
+	packPos    map[id.ID]uint32
+	packStart  []uint32 // position of each pack's first entry in table
+	ranks      []int32  // preference of each pack (see Prefer); nil: order of addition
+	sorted     []key
+	fanout     []uint32
+	merged     int // entries of table covered by sorted
+	distinct   int // distinct blobs in sorted
+	delta      map[id.ID]uint32
+	base       *Disk       // nil: every entry is in memory (see SetBase)
+	baseMu     sync.Mutex  // guards baseErr, set by readers
+	baseErr    error       // the first failure to read base
+	baseFailed atomic.Bool // baseErr is set: base is no longer read
 }
 
 // New returns an empty index.
