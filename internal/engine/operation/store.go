@@ -115,6 +115,9 @@ func OpenStore(ctx context.Context, o StoreOptions) (*wrap.Logging, error) {
 		inner = o.TestWrapper(inner)
 	}
 	if o.Logf != nil {
+		// -debug names the protocol before the repository's first request
+		// (docs/lock.md), so it waits here for an S3 store's capability
+		// probe, which otherwise runs beside the opening of the repository.
 		o.Logf("lock protocol: %s", lock.Protocol(inner.Capabilities()))
 	}
 	return wrap.NewLogging(inner, o.Logf), nil

@@ -78,7 +78,7 @@ func TestConditionalConflictRetried(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer faulty.Close() //nolint:errcheck // only drops idle connections; it never fails
-				faulty.caps = s.caps
+				faulty.caps = s.Capabilities()
 				_, err = faulty.Put(context.Background(), "index/lock.exclusive", []byte("x"), store.PutOptions{IfAbsent: true})
 				if c.wantErr {
 					if !isConditionalConflict(err) || errors.Is(err, store.ErrExists) {

@@ -5,8 +5,8 @@
 // Keys are stored under Config.Prefix + "/" + key in one bucket. An object's
 // Version is its ETag exactly as the server returns it (quoted). Conditional
 // writes map to If-None-Match: * (create-if-absent) and If-Match: <ETag>
-// (compare-and-swap); Open probes once whether the server honours them and
-// declares store.Capabilities accordingly; Config.ConditionalWrites can
+// (compare-and-swap); Open starts a probe of whether the server honours them
+// (writes wait for it) and declares store.Capabilities accordingly; Config.ConditionalWrites can
 // declare fewer (create-only, none) for servers that accept the headers
 // without honouring them under concurrency. B2 has no conditional writes and
 // keeps old versions of overwritten objects, so for Flavor B2 both

@@ -44,15 +44,21 @@ func (e testEnv) config(t *testing.T, flavor Flavor) Config {
 	}
 }
 
-// openTest opens a store on cfg and, at the end of the test, deletes
-// everything under its prefix and closes it.
+// openTest opens a store on cfg, waits for its capability probe (tests
+// then change its fields and count its requests without racing it) and,
+// at the end of the test, deletes everything under its prefix and closes
+// it.
 func openTest(t *testing.T, cfg Config) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Open(%s/%s): %v", cfg.Bucket, cfg.Prefix, err)
 	}
-	t.Cleanup(func() { cleanPrefix(t, cfg) })
+	s.Capabilities()
+	t.Cleanup(func() {
+		cleanPrefix(t, cfg)
+		s.Close() //nolint:errcheck // only drops idle connections; it never fails
+	})
 	return s
 }
 

@@ -190,6 +190,9 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	if err := store.CheckKey(key); err != nil {
 		return err
 	}
+	if err := s.awaitProbe(ctx); err != nil {
+		return err
+	}
 	if s.flavor == FlavorB2 && isLockKey(key) {
 		return s.deleteAllVersions(ctx, key)
 	}

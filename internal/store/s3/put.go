@@ -32,6 +32,9 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts store.Put
 	if err := store.CheckKey(key); err != nil {
 		return store.ObjectInfo{}, err
 	}
+	if err := s.awaitProbe(ctx); err != nil {
+		return store.ObjectInfo{}, err
+	}
 	if err := store.CheckPutOptions(s.caps, opts); err != nil {
 		return store.ObjectInfo{}, fmt.Errorf("s3: put %s on %s: %w", key, s.Describe(), err)
 	}

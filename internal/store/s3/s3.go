@@ -91,7 +91,12 @@ type Store struct {
 	bucket    string
 	prefix    string // "" or "prefix/"
 	flavor    Flavor
+	// caps is set by the capability probe before probed is closed (see
+	// startProbe); probeErr says why the probe failed, if it did.
 	caps      store.Capabilities
+	probed    chan struct{}
+	probeErr  error
+	stopProbe context.CancelFunc
 	sem       chan struct{}
 	clock     clock.Clock
 	logf      func(format string, args ...any)
@@ -112,7 +117,8 @@ var (
 // Open connects to the bucket, checks that it exists and that the
 // credentials work (errors wrap ErrBucketNotFound, ErrAccessDenied, or
 // awsconf.ErrNoCredentials when no credential source is configured), and
-// probes the server's conditional-write capabilities.
+// starts probing the server's conditional-write capabilities (startProbe).
+// Close the store when done.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return open(ctx, cfg)
 }
@@ -156,17 +162,51 @@ func open(ctx context.Context, cfg Config, extra ...func(*s3.Options)) (*Store, 
 	if cfg.Flavor == FlavorB2 || cfg.ConditionalWrites == ConditionalNone {
 		// B2 has no conditional writes, and "none" declares none: probe
 		// nothing.
+		s.probed = make(chan struct{})
+		close(s.probed)
+		s.stopProbe = func() {}
 		s.logCaps(cfg.ConditionalWrites, "not probed")
 		return s, nil
 	}
-	probed, err := s.probe(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("s3: probing %s: %w", s.Describe(), err)
-	}
-	s.caps = cfg.ConditionalWrites.limit(probed)
-	s.logCaps(cfg.ConditionalWrites, fmt.Sprintf("probe found create-if-absent %v, compare-and-swap %v",
-		probed.CreateIfAbsent, probed.CompareAndSwap))
+	s.startProbe(ctx, cfg.ConditionalWrites)
 	return s, nil
+}
+
+// startProbe runs the capability probe (five requests one after another)
+// beside what the caller does next: reading the repository's config and
+// key slot and deriving the key take longer, so over a network an open no
+// longer waits for it. Capabilities waits for the probe; Put and Delete
+// wait for it and fail with its error, so nothing is ever written before
+// the capabilities are known, nor at all when the probe failed (a writer
+// must not fall back to a weaker lock protocol than its peers use). Reads
+// do not wait. Close stops the probe and waits for it to clean up.
+func (s *Store) startProbe(ctx context.Context, setting ConditionalWrites) {
+	s.probed = make(chan struct{})
+	// The probe outlives Open's context (a caller may open with a short
+	// one); Close cancels it.
+	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.stopProbe = cancel
+	go func() {
+		defer close(s.probed)
+		probed, err := s.probe(pctx)
+		if err != nil {
+			s.probeErr = fmt.Errorf("s3: probing %s: %w", s.Describe(), err)
+			return
+		}
+		s.caps = setting.limit(probed)
+		s.logCaps(setting, fmt.Sprintf("probe found create-if-absent %v, compare-and-swap %v",
+			probed.CreateIfAbsent, probed.CompareAndSwap))
+	}()
+}
+
+// awaitProbe waits for the capability probe and returns its error.
+func (s *Store) awaitProbe(ctx context.Context) error {
+	select {
+	case <-s.probed:
+		return s.probeErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // logCaps tells -debug which capabilities the store declares and why.
@@ -299,12 +339,20 @@ func (s *Store) Stats() (requests, bytesUp, bytesDown int64) {
 	return s.requests.Load(), s.bytesUp.Load(), s.bytesDown.Load()
 }
 
-// Capabilities reports the conditional writes found by the probe in Open,
-// limited by Config.ConditionalWrites.
-func (s *Store) Capabilities() store.Capabilities { return s.caps }
+// Capabilities reports the conditional writes found by the probe Open
+// started, limited by Config.ConditionalWrites; it waits for the probe to
+// finish. After a failed probe it reports none, and every write fails
+// with the probe's error.
+func (s *Store) Capabilities() store.Capabilities {
+	<-s.probed
+	return s.caps
+}
 
-// Close releases idle connections.
+// Close stops the capability probe if it still runs, waits for it to
+// delete its key, and releases idle connections.
 func (s *Store) Close() error {
+	s.stopProbe()
+	<-s.probed
 	s.transport.CloseIdleConnections()
 	return nil
 }
