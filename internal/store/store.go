@@ -147,6 +147,28 @@ type Describer interface {
 	Describe() string
 }
 
+// IfPresentDeleter is implemented by stores for which Delete costs a
+// request more because it reports a missing key: S3's DeleteObject
+// succeeds whether the key exists, so its Delete asks HeadObject first.
+// DeleteIfPresent deletes key and says nothing of whether it existed.
+// Callers that treat a missing key as deleted use DeleteAbsentOK.
+type IfPresentDeleter interface {
+	DeleteIfPresent(ctx context.Context, key string) error
+}
+
+// DeleteAbsentOK deletes key from s, a missing key being no error: with
+// one request where s implements IfPresentDeleter, else Delete with
+// ErrNotFound ignored.
+func DeleteAbsentOK(ctx context.Context, s Store, key string) error {
+	if d, ok := s.(IfPresentDeleter); ok {
+		return d.DeleteIfPresent(ctx, key)
+	}
+	if err := s.Delete(ctx, key); err != nil && !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
 // RequestCoster is implemented by stores that declare what one request
 // costs beyond the bytes it moves, as the number of bytes that could be
 // moved in that time. Readers use it to choose between one larger read

@@ -146,6 +146,9 @@ func (f *fenced) Now(ctx context.Context) (time.Time, error) {
 // Describe names the inner store.
 func (f *fenced) Describe() string { return store.Describe(f.inner) }
 
+// RequestCost is the inner store's (store.RequestCoster).
+func (f *fenced) RequestCost() int64 { return store.RequestCost(f.inner) }
+
 // fencedCleaner is the fence of a store that leaves temp files behind.
 type fencedCleaner struct {
 	*fenced

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 
 	"github.com/cloudstic/cloudstic/internal/store"
@@ -42,7 +41,7 @@ func (a *acquirer) withdrawExclusive(ctx context.Context, k heldKey, cause error
 func (a *acquirer) withdraw(ctx context.Context, key string, cause error) error {
 	ctx, cancel := a.cleanupContext(ctx)
 	defer cancel()
-	if err := a.st.Delete(ctx, key); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := store.DeleteAbsentOK(ctx, a.st, key); err != nil {
 		return &withdrawError{cause: cause, err: fmt.Errorf("removing our lock %s: %w", key, err)}
 	}
 	return cause

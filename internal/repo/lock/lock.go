@@ -361,8 +361,5 @@ func (l *Lock) deleteOurs(ctx context.Context, k heldKey) error {
 			return err
 		}
 	}
-	if err := l.st.Delete(ctx, k.key); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	return nil
+	return store.DeleteAbsentOK(ctx, l.st, k.key)
 }

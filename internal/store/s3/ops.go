@@ -202,6 +202,27 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	return s.deleteObject(ctx, key, "")
 }
 
+// DeleteIfPresent deletes the object with one request (no HeadObject
+// first): a missing key is no error (store.IfPresentDeleter).
+func (s *Store) DeleteIfPresent(ctx context.Context, key string) error {
+	if err := store.CheckKey(key); err != nil {
+		return err
+	}
+	if err := s.awaitProbe(ctx); err != nil {
+		return err
+	}
+	var err error
+	if s.flavor == FlavorB2 && isLockKey(key) {
+		err = s.deleteAllVersions(ctx, key)
+	} else {
+		err = s.deleteObject(ctx, key, "")
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
 // deleteObject deletes one object (one version when versionID is set).
 func (s *Store) deleteObject(ctx context.Context, key, versionID string) error {
 	in := &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.full(key))}

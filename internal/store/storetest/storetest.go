@@ -29,6 +29,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"GetRange", testGetRange},
 		{"ReadRange", testReadRange},
 		{"Delete", testDelete},
+		{"DeleteAbsentOK", testDeleteAbsentOK},
 		{"Stat", testStat},
 		{"List", testList},
 		{"InvalidKeys", testInvalidKeys},
@@ -266,6 +267,28 @@ func testDelete(t *testing.T, s store.Store) {
 	}
 	if got := mustGet(t, s, "d/two"); string(got) != "2" {
 		t.Fatal("sibling damaged by Delete")
+	}
+}
+
+// testDeleteAbsentOK: store.DeleteAbsentOK (DeleteIfPresent where the
+// store has it) deletes an existing key, and a missing one is no error.
+func testDeleteAbsentOK(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	mustPut(t, s, "d/one", []byte("1"))
+	mustPut(t, s, "d/two", []byte("2"))
+	for i := range 2 { // the second time the key is missing
+		if err := store.DeleteAbsentOK(ctx, s, "d/one"); err != nil {
+			t.Fatalf("DeleteAbsentOK #%d: %v", i+1, err)
+		}
+		if _, err := s.Get(ctx, "d/one", testBound); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("Get after DeleteAbsentOK #%d: %v", i+1, err)
+		}
+	}
+	if got := mustGet(t, s, "d/two"); string(got) != "2" {
+		t.Fatal("sibling damaged by DeleteAbsentOK")
+	}
+	if err := store.DeleteAbsentOK(ctx, s, "../escape"); !errors.Is(err, store.ErrInvalidKey) {
+		t.Fatalf("DeleteAbsentOK of an invalid key: %v, want ErrInvalidKey", err)
 	}
 }
 

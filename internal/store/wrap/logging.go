@@ -29,8 +29,9 @@ func NewLogging(inner store.Store, logf func(format string, args ...any)) *Loggi
 }
 
 var (
-	_ store.Store       = (*Logging)(nil)
-	_ store.RangeReader = (*Logging)(nil)
+	_ store.Store            = (*Logging)(nil)
+	_ store.RangeReader      = (*Logging)(nil)
+	_ store.IfPresentDeleter = (*Logging)(nil)
 )
 
 // Counts returns the totals so far.
@@ -119,6 +120,15 @@ func (l *Logging) Delete(ctx context.Context, key string) error {
 	start := time.Now()
 	err := l.inner.Delete(ctx, key)
 	l.log("DELETE", key, start, 0, err)
+	return err
+}
+
+// DeleteIfPresent logs and forwards (store.DeleteAbsentOK on the inner
+// store: one request where it implements store.IfPresentDeleter).
+func (l *Logging) DeleteIfPresent(ctx context.Context, key string) error {
+	start := time.Now()
+	err := store.DeleteAbsentOK(ctx, l.inner, key)
+	l.log("DELETE(if-present)", key, start, 0, err)
 	return err
 }
 
