@@ -50,13 +50,14 @@ func TestLockRequestCounts(t *testing.T) {
 	const (
 		now, getX, statX = "NOW", "GET " + ExclusiveKey, "STAT " + ExclusiveKey
 		createX, swapX   = "PUT(if-absent) " + ExclusiveKey, "PUT(if-version) " + ExclusiveKey
-		delX             = "DELETE " + ExclusiveKey
-		listQ, createQ   = "LIST " + QueuePrefix + "*", "PUT(if-absent) " + QueuePrefix + "*"
-		delQ             = "DELETE " + QueuePrefix + "*"
-		listI, createI   = "LIST " + IntentPrefix + "*", "PUT(if-absent) " + IntentPrefix + "*"
-		swapI, delI      = "PUT(if-version) " + IntentPrefix + "*", "DELETE " + IntentPrefix + "*"
-		listS, createS   = "LIST " + SharedPrefix + "*", "PUT(if-absent) " + SharedPrefix + "*"
-		swapS, delS      = "PUT(if-version) " + SharedPrefix + "*", "DELETE " + SharedPrefix + "*"
+		// The lock deletes its own keys with store.DeleteAbsentOK.
+		delX           = "DELETE(if-present) " + ExclusiveKey
+		listQ, createQ = "LIST " + QueuePrefix + "*", "PUT(if-absent) " + QueuePrefix + "*"
+		delQ           = "DELETE(if-present) " + QueuePrefix + "*"
+		listI, createI = "LIST " + IntentPrefix + "*", "PUT(if-absent) " + IntentPrefix + "*"
+		swapI, delI    = "PUT(if-version) " + IntentPrefix + "*", "DELETE(if-present) " + IntentPrefix + "*"
+		listS, createS = "LIST " + SharedPrefix + "*", "PUT(if-absent) " + SharedPrefix + "*"
+		swapS, delS    = "PUT(if-version) " + SharedPrefix + "*", "DELETE(if-present) " + SharedPrefix + "*"
 	)
 	shared := []string{now, listQ, createS, getX, listI}
 	exclusive := []string{now, createI, listI, listQ, listS, statX, createX, listS}
