@@ -187,6 +187,22 @@ func (s *Store) List(ctx context.Context, prefix string, fn func(store.ObjectInf
 // the HEAD and the DELETE, both report success. Callers only use the
 // not-found answer to learn the key is absent, which remains true.
 func (s *Store) Delete(ctx context.Context, key string) error {
+	return s.remove(ctx, key, true)
+}
+
+// DeleteIfPresent deletes the object with one request (no HeadObject
+// first): a missing key is no error (store.IfPresentDeleter).
+func (s *Store) DeleteIfPresent(ctx context.Context, key string) error {
+	err := s.remove(ctx, key, false)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// remove is Delete, asking HeadObject first only with reportMissing. A B2
+// lock key loses every version either way (deleteAllVersions).
+func (s *Store) remove(ctx context.Context, key string, reportMissing bool) error {
 	if err := store.CheckKey(key); err != nil {
 		return err
 	}
@@ -196,31 +212,12 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	if s.flavor == FlavorB2 && isLockKey(key) {
 		return s.deleteAllVersions(ctx, key)
 	}
-	if _, err := s.Stat(ctx, key); err != nil {
-		return err
+	if reportMissing {
+		if _, err := s.Stat(ctx, key); err != nil {
+			return err
+		}
 	}
 	return s.deleteObject(ctx, key, "")
-}
-
-// DeleteIfPresent deletes the object with one request (no HeadObject
-// first): a missing key is no error (store.IfPresentDeleter).
-func (s *Store) DeleteIfPresent(ctx context.Context, key string) error {
-	if err := store.CheckKey(key); err != nil {
-		return err
-	}
-	if err := s.awaitProbe(ctx); err != nil {
-		return err
-	}
-	var err error
-	if s.flavor == FlavorB2 && isLockKey(key) {
-		err = s.deleteAllVersions(ctx, key)
-	} else {
-		err = s.deleteObject(ctx, key, "")
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	return err
 }
 
 // deleteObject deletes one object (one version when versionID is set).
