@@ -18,6 +18,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/dump"
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/engine/treewalk/walktest"
+	"github.com/cloudstic/cloudstic/internal/repo/repotest"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"golang.org/x/sys/unix"
 )
@@ -72,7 +73,7 @@ func must(t *testing.T, err error) {
 // streamCheck is a writer that records how many data packs had been read
 // when its first Write came: a streaming dump writes after the first blob.
 type streamCheck struct {
-	rec        *walktest.Recorder
+	rec        *repotest.Recorder
 	firstReads int
 	bytes.Buffer
 }

@@ -2,7 +2,6 @@ package walktest
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,85 +13,22 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo/index"
 	"github.com/cloudstic/cloudstic/internal/repo/lock"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
+	"github.com/cloudstic/cloudstic/internal/repo/repotest"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
-	"github.com/cloudstic/cloudstic/internal/store"
-	"github.com/cloudstic/cloudstic/internal/store/local"
 )
-
-// Recorder is a store that counts the reads (Get, GetRange) of each key.
-type Recorder struct {
-	store.Store
-	mu    sync.Mutex
-	reads map[string]int
-}
-
-// Get counts and forwards.
-func (r *Recorder) Get(ctx context.Context, key string, max int64) ([]byte, error) {
-	r.count(key)
-	return r.Store.Get(ctx, key, max)
-}
-
-// GetRange counts and forwards.
-func (r *Recorder) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	r.count(key)
-	return r.Store.GetRange(ctx, key, off, n)
-}
-
-func (r *Recorder) count(key string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.reads == nil {
-		r.reads = map[string]int{}
-	}
-	r.reads[key]++
-}
-
-// Reset forgets the reads so far.
-func (r *Recorder) Reset() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.reads = nil
-}
-
-// PackReads returns the packs read since the last Reset, with their counts.
-func (r *Recorder) PackReads() map[id.ID]int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := map[id.ID]int{}
-	for k, n := range r.reads {
-		if !strings.HasPrefix(k, repo.DataPrefix) {
-			continue
-		}
-		if p, err := repo.IDFromKey(k); err == nil {
-			out[p] += n
-		}
-	}
-	return out
-}
 
 // Repo is a repository on the local store in a temporary directory,
 // opened through a Recorder, with its index loaded.
 type Repo struct {
 	*repo.Repository
-	Rec *Recorder
-	dir string
+	Rec *repotest.Recorder
 }
 
 // New creates an encrypted repository in t.TempDir().
 func New(t testing.TB) *Repo {
 	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	creds := repo.Credentials{Password: "pw"}
-	if _, _, err := repo.Init(ctx, local.New(dir), repo.InitOptions{Credentials: creds}); err != nil {
-		t.Fatal(err)
-	}
-	rec := &Recorder{Store: local.New(dir)}
-	r, err := repo.Open(ctx, rec, creds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &Repo{Repository: r, Rec: rec, dir: dir}
+	r, rec := repotest.NewLocal(t)
+	return &Repo{Repository: r, Rec: rec}
 }
 
 // Backup backs up src at time at, tagged, from host, and returns the
@@ -165,7 +101,7 @@ func DataPacks(r *repo.Repository) map[id.ID]bool {
 // in-memory index (as check and prune want it).
 func (r *Repo) Reopen(t testing.TB) *repo.Repository {
 	t.Helper()
-	rr, err := repo.Open(context.Background(), r.Rec, repo.Credentials{Password: "pw"})
+	rr, err := repo.Open(context.Background(), r.Rec, repo.Credentials{Password: repotest.Password})
 	if err != nil {
 		t.Fatal(err)
 	}
