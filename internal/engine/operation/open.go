@@ -117,7 +117,7 @@ func (r *Repo) Close() error { return r.st.Close() }
 // repo.ErrNeedCredential or repo.ErrWrongCredential; or are the
 // credential source's own, so callers can say what to do about each.
 func Open(ctx context.Context, o Options) (*Repo, error) {
-	st, err := OpenStore(ctx, o.Store)
+	st, err := openLogged(ctx, o.Store)
 	if err != nil {
 		return nil, withOldSFTPPath(ctx, o.Store, &unreachable{err})
 	}
@@ -126,6 +126,7 @@ func Open(ctx context.Context, o Options) (*Repo, error) {
 		_ = st.Close() // the open failed; that error is the one to report
 		return nil, withOldSFTPPath(ctx, o.Store, err)
 	}
+	logProtocol(st, o.Store)
 	return &Repo{r: r, st: st, env: o.env()}, nil
 }
 
@@ -289,7 +290,7 @@ func (k *Keyring) Close() error { return k.st.Close() }
 // it with the credentials (asked for first, always). Failures are those of
 // OpenStore and repo.OpenKeyring.
 func OpenKeyring(ctx context.Context, o Options) (*Keyring, error) {
-	st, err := OpenStore(ctx, o.Store)
+	st, err := openLogged(ctx, o.Store)
 	if err != nil {
 		return nil, withOldSFTPPath(ctx, o.Store, err)
 	}
@@ -305,6 +306,7 @@ func OpenKeyring(ctx context.Context, o Options) (*Keyring, error) {
 		_ = st.Close() // the open failed; that error is the one to report
 		return nil, err
 	}
+	logProtocol(st, o.Store)
 	return &Keyring{kr: kr, st: st, env: o.env()}, nil
 }
 

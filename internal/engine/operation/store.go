@@ -105,8 +105,21 @@ func isDrivePath(p string) bool {
 }
 
 // OpenStore opens the store o names, wrapped for request logging and
-// counting. The caller closes it.
+// counting, for the commands that work on the store itself. The caller
+// closes it. With -debug (o.Logf) it names the lock protocol before the
+// store's first request, so it waits for an S3 store's capability probe.
 func OpenStore(ctx context.Context, o StoreOptions) (*wrap.Logging, error) {
+	st, err := openLogged(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	logProtocol(st, o)
+	return st, nil
+}
+
+// openLogged opens the store o names, wrapped for request logging and
+// counting, without waiting for anything the store does in the background.
+func openLogged(ctx context.Context, o StoreOptions) (*wrap.Logging, error) {
 	inner, err := openBackend(ctx, o)
 	if err != nil {
 		return nil, err
@@ -114,13 +127,17 @@ func OpenStore(ctx context.Context, o StoreOptions) (*wrap.Logging, error) {
 	if o.TestWrapper != nil {
 		inner = o.TestWrapper(inner)
 	}
-	if o.Logf != nil {
-		// -debug names the protocol before the repository's first request
-		// (docs/lock.md), so it waits here for an S3 store's capability
-		// probe, which otherwise runs beside the opening of the repository.
-		o.Logf("lock protocol: %s", lock.Protocol(inner.Capabilities()))
-	}
 	return wrap.NewLogging(inner, o.Logf), nil
+}
+
+// logProtocol names the lock protocol st's capabilities select (-debug).
+// Asking an S3 store for its capabilities waits for its probe: Open calls
+// this once the repository is open, the probe having run beside that, so
+// that -debug does not make a command slower than it is without it.
+func logProtocol(st store.Store, o StoreOptions) {
+	if o.Logf != nil {
+		o.Logf("lock protocol: %s", lock.Protocol(st.Capabilities()))
+	}
 }
 
 // openBackend opens the store o.URI names.
