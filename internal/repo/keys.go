@@ -99,10 +99,11 @@ type Keyring struct {
 // beside key slots (ErrDowngrade); a truly unencrypted repository is
 // ErrNotEncrypted.
 func OpenKeyring(ctx context.Context, st store.Store, creds Credentials) (*Keyring, error) {
-	cfg, err := ReadConfig(ctx, st)
+	head, err := ReadHead(ctx, st)
 	if err != nil {
 		return nil, err
 	}
+	cfg := head.Config
 	if !cfg.Encrypted {
 		// Credentials are always asked for here, so only key slots tell a
 		// switched-off repository from one made without encryption.
@@ -114,7 +115,7 @@ func OpenKeyring(ctx context.Context, st store.Store, creds Credentials) (*Keyri
 	if creds.empty() {
 		return nil, ErrNeedCredential
 	}
-	master, id, err := unlock(ctx, st, cfg.ID, creds)
+	master, id, err := unlock(ctx, head.slots, cfg.ID, creds)
 	if err != nil {
 		return nil, err
 	}

@@ -259,17 +259,42 @@ func writeSlot(ctx context.Context, st store.Store, slot *crypt.Slot) error {
 // its config was edited to switch encryption off, which would make the
 // next backup store plaintext.
 func Open(ctx context.Context, st store.Store, creds Credentials) (*Repository, error) {
-	cfg, err := ReadConfig(ctx, st)
+	head, err := ReadHead(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	return OpenConfig(ctx, st, cfg, creds)
+	return OpenHead(ctx, st, head, creds)
 }
 
-// OpenConfig is Open with the config the caller already read from st (with
-// ReadConfig, to learn whether to ask for credentials): one request fewer,
-// and the repository is opened with the very config the caller judged.
-func OpenConfig(ctx context.Context, st store.Store, cfg Config, creds Credentials) (*Repository, error) {
+// Head is what opening a repository reads before it needs credentials:
+// the config (which says whether to ask for them) and the key slots.
+type Head struct {
+	// Config is the repository's config, as stored (not yet verified:
+	// OpenHead checks its MAC with the key).
+	Config Config
+	slots  slotRead
+}
+
+// ReadHead reads st's config and, beside it, its key slots: on a remote
+// store the slots' listing and reads overlap the config's read instead of
+// following it. Its error is ReadConfig's; one reading the slots is
+// OpenHead's, which needs them (an unencrypted repository does not).
+func ReadHead(ctx context.Context, st store.Store) (Head, error) {
+	slots := make(chan slotRead, 1)
+	go func() { slots <- readSlots(ctx, st) }()
+	cfg, err := ReadConfig(ctx, st)
+	read := <-slots
+	if err != nil {
+		return Head{}, err
+	}
+	return Head{Config: cfg, slots: read}, nil
+}
+
+// OpenHead is Open with the head the caller already read from st (with
+// ReadHead, to learn whether to ask for credentials): the repository is
+// opened with the very config the caller judged.
+func OpenHead(ctx context.Context, st store.Store, head Head, creds Credentials) (*Repository, error) {
+	cfg := head.Config
 	if !cfg.Encrypted {
 		if err := checkUnencrypted(ctx, st, creds); err != nil {
 			return nil, err
@@ -283,7 +308,7 @@ func OpenConfig(ctx context.Context, st store.Store, cfg Config, creds Credentia
 	if creds.empty() {
 		return nil, ErrNeedCredential
 	}
-	master, _, err := unlock(ctx, st, cfg.ID, creds)
+	master, _, err := unlock(ctx, head.slots, cfg.ID, creds)
 	if err != nil {
 		return nil, err
 	}

@@ -68,9 +68,23 @@ func listSlotKeys(ctx context.Context, st store.Store) ([]store.ObjectInfo, erro
 	return infos, nil
 }
 
-// readSlots reads and decodes the key slots. Slots that do not decode are
-// returned as errors naming them, for messages.
-func readSlots(ctx context.Context, st store.Store) ([]storedSlot, []error, error) {
+// slotRead is what readSlots found: the slots that decode, errors naming
+// the objects under keys/ that do not (for messages), or the error that
+// stopped the reading.
+type slotRead struct {
+	slots []storedSlot
+	bad   []error
+	err   error
+}
+
+// readSlots reads and decodes the key slots.
+func readSlots(ctx context.Context, st store.Store) slotRead {
+	slots, bad, err := readSlotObjects(ctx, st)
+	return slotRead{slots: slots, bad: bad, err: err}
+}
+
+// readSlotObjects lists keys/ and reads and decodes each slot in it.
+func readSlotObjects(ctx context.Context, st store.Store) ([]storedSlot, []error, error) {
 	infos, err := listSlotKeys(ctx, st)
 	if err != nil {
 		return nil, nil, err
@@ -144,14 +158,15 @@ func unreadableSlot(err error) bool {
 	return errors.Is(err, store.ErrTooLarge) || errors.Is(err, store.ErrNotRegular)
 }
 
-// unlock returns the master secret and the id of the slot that gave it:
+// unlock returns the master secret and the id of the slot that gave it,
+// from the slots read:
 // kms-platform slots first when creds.KMS is set, then the slots of the
 // secret's kind. When nothing opens, the error names each failure.
-func unlock(ctx context.Context, st store.Store, repoID string, creds Credentials) ([]byte, string, error) {
-	slots, bad, err := readSlots(ctx, st)
-	if err != nil {
-		return nil, "", err
+func unlock(ctx context.Context, read slotRead, repoID string, creds Credentials) ([]byte, string, error) {
+	if read.err != nil {
+		return nil, "", read.err
 	}
+	slots, bad := read.slots, read.bad
 	var failures []error
 	if creds.KMS != nil {
 		master, id, err := unlockKMS(ctx, slots, repoID, creds.KMS)

@@ -132,7 +132,7 @@ func Open(ctx context.Context, o Options) (*Repo, error) {
 
 // openRepository reads the config in st and unlocks the repository.
 func openRepository(ctx context.Context, st *wrap.Logging, o Options) (*repo.Repository, error) {
-	cfg, err := repo.ReadConfig(ctx, st)
+	head, err := repo.ReadHead(ctx, st)
 	if errors.Is(err, repo.ErrNotRepository) {
 		return nil, fmt.Errorf("%w at %s", ErrNoRepository, o.Store.URI)
 	}
@@ -140,12 +140,12 @@ func openRepository(ctx context.Context, st *wrap.Logging, o Options) (*repo.Rep
 		return nil, &unreachable{err}
 	}
 	var creds repo.Credentials
-	if (cfg.Encrypted || o.CredentialsGiven) && o.Credentials != nil {
+	if (head.Config.Encrypted || o.CredentialsGiven) && o.Credentials != nil {
 		if creds, err = o.Credentials(ctx); err != nil {
 			return nil, err
 		}
 	}
-	r, err := repo.OpenConfig(ctx, st, cfg, creds)
+	r, err := repo.OpenHead(ctx, st, head, creds)
 	if err == nil {
 		err = checkHostMemory(r, st, o)
 	}
