@@ -25,9 +25,13 @@ const (
 
 // acquirer performs one acquisition.
 type acquirer struct {
-	st        store.Store
-	opts      Options
+	st   store.Store
+	opts Options
+	// caps are the store's capabilities, asked for at the first write
+	// that depends on them (capabilities): an S3 store answers only once
+	// its probe has run, and the reads before that write need not wait.
 	caps      store.Capabilities
+	capsKnown bool
 	operation string
 	sclock    *storeClock
 	// obs judges blockers' processes; proc is ours, recorded in our
@@ -80,12 +84,20 @@ func newAcquirer(st store.Store, operation string, opts Options) (*acquirer, err
 	if n := len(operation) + len(opts.holder()); n > MaxPayload/2 {
 		return nil, fmt.Errorf("lock: operation and holder names of %d bytes make a lock object over %d bytes", n, MaxPayload)
 	}
-	a := &acquirer{st: st, opts: opts, caps: st.Capabilities(), operation: operation,
+	a := &acquirer{st: st, opts: opts, operation: operation,
 		sclock: newStoreClock(opts.Clock), obs: newObserver(platformProcesses()), started: anchorNow(opts.Clock)}
 	if self := a.obs.self; a.obs.ok && self.Host == opts.Hostname && self.PID == opts.PID {
 		a.proc = &self
 	}
 	return a, nil
+}
+
+// capabilities returns the store's capabilities, asking for them once.
+func (a *acquirer) capabilities() store.Capabilities {
+	if !a.capsKnown {
+		a.caps, a.capsKnown = a.st.Capabilities(), true
+	}
+	return a.caps
 }
 
 // withWait runs attempt once, or, with Options.Wait, retries a blocked one
@@ -169,7 +181,7 @@ func (a *acquirer) putOwn(ctx context.Context, key string, p payload) (heldKey, 
 	at := anchorNow(a.opts.Clock)
 	rctx, cancel := context.WithTimeout(ctx, a.opts.RequestTimeout)
 	defer cancel()
-	info, err := a.st.Put(rctx, key, data, store.PutOptions{IfAbsent: a.caps.CreateIfAbsent})
+	info, err := a.st.Put(rctx, key, data, store.PutOptions{IfAbsent: a.capabilities().CreateIfAbsent})
 	if err != nil {
 		// The write may have landed with its answer lost: remove it, or
 		// it would block others until it expires.
@@ -273,15 +285,15 @@ func (a *acquirer) claim(ctx context.Context) (heldKey, error) {
 			if err := cur.blocks(a.storeNow(), a.opts); err != nil {
 				return heldKey{}, err
 			}
-			if a.caps.CompareAndSwap && cur.info.Version != "" {
+			if a.capabilities().CompareAndSwap && cur.info.Version != "" {
 				opts.IfVersion = cur.info.Version
-			} else if a.caps.CreateIfAbsent {
+			} else if a.capabilities().CreateIfAbsent {
 				if _, err := deleteIfSame(ctx, a.st, ExclusiveKey, cur.data); err != nil {
 					return heldKey{}, err
 				}
 				continue // create it on the next turn
 			}
-		case a.caps.CreateIfAbsent:
+		case a.capabilities().CreateIfAbsent:
 			opts.IfAbsent = true
 		}
 		p := a.newPayload(false)
@@ -295,8 +307,8 @@ func (a *acquirer) claim(ctx context.Context) (heldKey, error) {
 		}
 		a.sclock.observe(info.ModTime)
 		k := heldKey{key: ExclusiveKey, p: p, data: data, version: info.Version}
-		if !a.caps.CreateIfAbsent {
-			if ours, err := stillOurs(ctx, a.st, a.caps, k); err != nil || !ours {
+		if !a.capabilities().CreateIfAbsent {
+			if ours, err := stillOurs(ctx, a.st, a.capabilities(), k); err != nil || !ours {
 				return heldKey{}, a.lostRace(ctx, err)
 			}
 		}

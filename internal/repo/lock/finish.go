@@ -28,7 +28,7 @@ func (a *acquirer) lostRace(ctx context.Context, readErr error) error {
 func (a *acquirer) withdrawExclusive(ctx context.Context, k heldKey, cause error) error {
 	ctx, cancel := a.cleanupContext(ctx)
 	defer cancel()
-	ours, err := stillOurs(ctx, a.st, a.caps, k)
+	ours, err := stillOurs(ctx, a.st, a.capabilities(), k)
 	if err != nil || !ours {
 		return cause // gone, replaced, or unknown: leave it alone
 	}

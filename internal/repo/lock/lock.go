@@ -102,7 +102,7 @@ type Lock struct {
 func newLock(ctx context.Context, a *acquirer, keys []heldKey, at anchor) *Lock {
 	lctx, cancel := context.WithCancelCause(ctx)
 	leaseCtx, leaseCancel := context.WithCancel(context.WithoutCancel(ctx))
-	l := &Lock{st: a.st, opts: a.opts, caps: a.caps, shared: keys[0].key != ExclusiveKey, sclock: a.sclock, ctx: lctx, cancel: cancel,
+	l := &Lock{st: a.st, opts: a.opts, caps: a.capabilities(), shared: keys[0].key != ExclusiveKey, sclock: a.sclock, ctx: lctx, cancel: cancel,
 		leaseCtx: leaseCtx, leaseCancel: leaseCancel, stop: make(chan struct{}), keys: keys, at: at}
 	l.trace(TraceAcquired, "")
 	l.wg.Add(2)
