@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/store"
@@ -53,8 +54,14 @@ func TestConditionalWritesSetting(t *testing.T) {
 				ctx := context.Background()
 				cfg := e.config(t, FlavorS3)
 				cfg.ConditionalWrites = c.setting
+				// The probe's key is deleted beside the test's requests.
+				var mu sync.Mutex
 				var logged []string
-				cfg.Logf = func(format string, args ...any) { logged = append(logged, format) }
+				cfg.Logf = func(format string, args ...any) {
+					mu.Lock()
+					defer mu.Unlock()
+					logged = append(logged, format)
+				}
 				s, err := open(ctx, cfg, stripHeaders(c.strip...))
 				if err != nil {
 					t.Fatal(err)
@@ -81,6 +88,8 @@ func TestConditionalWritesSetting(t *testing.T) {
 				if c.want.CompareAndSwap != (err == nil) || (err != nil && !errors.Is(err, store.ErrUnsupported)) {
 					t.Errorf("compare-and-swap put: %v (declared %v)", err, c.want.CompareAndSwap)
 				}
+				mu.Lock()
+				defer mu.Unlock()
 				if !strings.Contains(strings.Join(logged, "\n"), "declares create-if-absent") {
 					t.Errorf("Logf was not told the declared capabilities: %q", logged)
 				}

@@ -54,7 +54,9 @@ func openTest(t *testing.T, cfg Config) *Store {
 	if err != nil {
 		t.Fatalf("Open(%s/%s): %v", cfg.Bucket, cfg.Prefix, err)
 	}
-	s.Capabilities()
+	// The probe has run and deleted its key: tests may change the store's
+	// fields, and find only their own objects under the prefix.
+	<-s.probeDone
 	t.Cleanup(func() {
 		cleanPrefix(t, cfg)
 		s.Close() //nolint:errcheck // only drops idle connections; it never fails

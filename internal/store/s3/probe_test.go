@@ -58,6 +58,7 @@ func TestProbeDetectsIgnoredHeaders(t *testing.T) {
 				if got := s.Capabilities(); got != c.want {
 					t.Fatalf("Capabilities = %+v, want %+v", got, c.want)
 				}
+				<-s.probeDone // the key is deleted after the result is out
 				var left []string
 				err = s.List(context.Background(), "", func(oi store.ObjectInfo) error { left = append(left, oi.Key); return nil })
 				if err != nil {

@@ -80,7 +80,8 @@ type Config struct {
 	ConditionalWrites ConditionalWrites
 	// Logf, when set, receives one line per HTTP request (method, key,
 	// status, duration, bytes) and the SDK's own log lines; when nil the
-	// SDK logs nothing.
+	// SDK logs nothing. It is called from several goroutines at once (the
+	// store's requests run concurrently, the probe's among them).
 	Logf func(format string, args ...any)
 }
 
@@ -93,9 +94,11 @@ type Store struct {
 	flavor    Flavor
 	// caps is set by the capability probe before probed is closed (see
 	// startProbe); probeErr says why the probe failed, if it did.
+	// probeDone is closed when the probe has also deleted its key.
 	caps      store.Capabilities
 	probed    chan struct{}
 	probeErr  error
+	probeDone chan struct{}
 	stopProbe context.CancelFunc
 	sem       chan struct{}
 	clock     clock.Clock
@@ -164,6 +167,7 @@ func open(ctx context.Context, cfg Config, extra ...func(*s3.Options)) (*Store, 
 		// nothing.
 		s.probed = make(chan struct{})
 		close(s.probed)
+		s.probeDone = s.probed
 		s.stopProbe = func() {}
 		s.logCaps(cfg.ConditionalWrites, "not probed")
 		return s, nil
@@ -182,20 +186,28 @@ func open(ctx context.Context, cfg Config, extra ...func(*s3.Options)) (*Store, 
 // do not wait. Close stops the probe and waits for it to clean up.
 func (s *Store) startProbe(ctx context.Context, setting ConditionalWrites) {
 	s.probed = make(chan struct{})
+	s.probeDone = make(chan struct{})
 	// The probe outlives Open's context (a caller may open with a short
 	// one); Close cancels it.
 	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.stopProbe = cancel
 	go func() {
-		defer close(s.probed)
-		probed, err := s.probe(pctx)
+		defer close(s.probeDone)
+		probed, cleanup, err := s.probe(pctx)
 		if err != nil {
 			s.probeErr = fmt.Errorf("s3: probing %s: %w", s.Describe(), err)
-			return
+		} else {
+			s.caps = setting.limit(probed)
+			s.logCaps(setting, fmt.Sprintf("probe found create-if-absent %v, compare-and-swap %v",
+				probed.CreateIfAbsent, probed.CompareAndSwap))
 		}
-		s.caps = setting.limit(probed)
-		s.logCaps(setting, fmt.Sprintf("probe found create-if-absent %v, compare-and-swap %v",
-			probed.CreateIfAbsent, probed.CompareAndSwap))
+		close(s.probed)
+		// The probe key is deleted after the result is out: writes that
+		// waited for it go on meanwhile (a round trip less before the
+		// lock's first write).
+		if cleanup != nil {
+			cleanup()
+		}
 	}()
 }
 
@@ -352,7 +364,7 @@ func (s *Store) Capabilities() store.Capabilities {
 // delete its key, and releases idle connections.
 func (s *Store) Close() error {
 	s.stopProbe()
-	<-s.probed
+	<-s.probeDone
 	s.transport.CloseIdleConnections()
 	return nil
 }
