@@ -277,10 +277,18 @@ func (a *app) prompt(f *os.File, label string) (string, error) {
 // operation layer, which every command reading or writing snapshots goes
 // through; the command closes it with closeStore.
 func (a *app) openRepo(ctx context.Context) (*operation.Repo, error) {
+	return a.openRepoAhead(ctx, operation.NoLockAhead)
+}
+
+// openRepoAhead is openRepo for a command whose first operation takes
+// the lock ahead names: the open starts taking it beside the key's
+// derivation.
+func (a *app) openRepoAhead(ctx context.Context, ahead operation.LockAhead) (*operation.Repo, error) {
 	o, err := a.openOptions()
 	if err != nil {
 		return nil, err
 	}
+	o.LockAhead = ahead
 	r, err := operation.Open(ctx, o)
 	switch {
 	case errors.Is(err, repo.ErrNeedCredential) && a.role != "":

@@ -89,7 +89,7 @@ func runBackup(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer done()
-	r, err := a.openRepo(ctx)
+	r, err := a.openRepoAhead(ctx, backupLockAhead(opts.DryRun))
 	if err != nil {
 		return err
 	}
@@ -332,4 +332,13 @@ func (a *app) printBackupSummary(opts backup.Options, res *operation.BackupResul
 	default:
 		fmt.Fprintf(w, "Snapshot %s saved\n", res.ID.String()[:8])
 	}
+}
+
+// backupLockAhead is the lock a backup's open takes ahead: the backup's,
+// none for a dry run (which takes no lock).
+func backupLockAhead(dryRun bool) operation.LockAhead {
+	if dryRun {
+		return operation.NoLockAhead
+	}
+	return operation.BackupLockAhead
 }

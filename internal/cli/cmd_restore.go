@@ -52,7 +52,7 @@ func runRestore(ctx context.Context, a *app, args []string) error {
 	if err := opts.Validate(); err != nil {
 		return usageErr("%v", err)
 	}
-	r, err := a.openRepo(ctx)
+	r, err := a.openRepoAhead(ctx, operation.RestoreLockAhead)
 	if err != nil {
 		return err
 	}

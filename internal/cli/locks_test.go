@@ -53,3 +53,39 @@ func TestDebugNamesLockProtocol(t *testing.T) {
 		t.Fatalf("stderr lacks %q:\n%s", want, r.stderr)
 	}
 }
+
+// backup and restore write one shared lock each: the one their open
+// starts taking beside the key's derivation (operation.LockAhead), which
+// the operation then holds; a dry-run backup writes none. The password
+// makes the open derive a key, as users' opens do.
+func TestOneLockPerRun(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	uxWrite(t, filepath.Join(src, "f"), "content\n")
+	uxOK(t, dir, "init", "-password", "pw")
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		locks int
+	}{
+		{"backup", []string{"backup", "-source", "local:" + src}, 1},
+		{"dry-run backup", []string{"backup", "-dry-run", "-source", "local:" + src}, 0},
+		{"restore", []string{"restore", "-output", filepath.Join(dir, "out")}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := uxOK(t, dir, append(tc.args, "-password", "pw", "-debug")...)
+			n := 0
+			for _, line := range strings.Split(r.stderr, "\n") {
+				if strings.Contains(line, "store PUT") && strings.Contains(line, " index/lock.shared/") {
+					n++
+				}
+			}
+			if n != tc.locks {
+				t.Errorf("%d shared locks written, want %d:\n%s", n, tc.locks, r.stderr)
+			}
+			if r := uxOK(t, dir, "locks"); !strings.Contains(r.stdout, "no locks") {
+				t.Errorf("locks left:\n%s", r.stdout)
+			}
+		})
+	}
+}

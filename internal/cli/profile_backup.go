@@ -147,7 +147,7 @@ func (a *app) runProfile(ctx context.Context, r *operation.Repo, opts operation.
 // backup's own when no policy applies, else profileBackupResult. The
 // error is the run's, as finish maps it.
 func (a *app) profileBackup(ctx context.Context, name string, p config.Profile, f backupFlags) (doc any, err error) {
-	r, err := a.openRepo(ctx)
+	r, err := a.openRepoAhead(ctx, backupLockAhead(f.dryRun))
 	if err != nil {
 		return nil, err
 	}

@@ -104,6 +104,7 @@ func OpenKeyring(ctx context.Context, st store.Store, creds Credentials) (*Keyri
 		return nil, err
 	}
 	cfg := head.Config
+	read := head.slots() // also when not needed: nothing ReadHead started outlives the open
 	if !cfg.Encrypted {
 		// Credentials are always asked for here, so only key slots tell a
 		// switched-off repository from one made without encryption.
@@ -115,7 +116,7 @@ func OpenKeyring(ctx context.Context, st store.Store, creds Credentials) (*Keyri
 	if creds.empty() {
 		return nil, ErrNeedCredential
 	}
-	master, id, err := unlock(ctx, head.slots, cfg.ID, creds)
+	master, id, err := unlock(ctx, read, cfg.ID, creds)
 	if err != nil {
 		return nil, err
 	}

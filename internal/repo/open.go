@@ -272,30 +272,42 @@ type Head struct {
 	// Config is the repository's config, as stored (not yet verified:
 	// OpenHead checks its MAC with the key).
 	Config Config
-	slots  slotRead
+	// slots waits for the key slots' reading, which ReadHead started.
+	slots func() slotRead
 }
 
-// ReadHead reads st's config and, beside it, its key slots: on a remote
-// store the slots' listing and reads overlap the config's read instead of
-// following it. Its error is ReadConfig's; one reading the slots is
-// OpenHead's, which needs them (an unencrypted repository does not).
+// ReadHead reads st's config and starts reading its key slots beside it:
+// on a remote store the slots' listing and reads overlap the config's
+// read, and what the caller does once it has the config (ask for a
+// password, start taking a lock) overlaps the slots'. Its error is
+// ReadConfig's; one reading the slots is OpenHead's, which needs them (an
+// unencrypted repository does not).
 func ReadHead(ctx context.Context, st store.Store) (Head, error) {
-	slots := make(chan slotRead, 1)
-	go func() { slots <- readSlots(ctx, st) }()
+	read := make(chan slotRead, 1)
+	go func() { read <- readSlots(ctx, st) }()
 	cfg, err := ReadConfig(ctx, st)
-	read := <-slots
 	if err != nil {
+		<-read // nothing outlives a failed read
 		return Head{}, err
 	}
-	return Head{Config: cfg, slots: read}, nil
+	return Head{Config: cfg, slots: sync.OnceValue(func() slotRead { return <-read })}, nil
 }
+
+// Discard waits for what ReadHead started, for a caller that does not go
+// on to OpenHead (its credentials could not be had).
+func (h Head) Discard() { h.slots() }
 
 // OpenHead is Open with the head the caller already read from st (with
 // ReadHead, to learn whether to ask for credentials): the repository is
 // opened with the very config the caller judged.
 func OpenHead(ctx context.Context, st store.Store, head Head, creds Credentials) (*Repository, error) {
 	cfg := head.Config
+	// Wait for the slots' reading even when they are not needed: nothing
+	// ReadHead started outlives the open.
+	read := head.slots()
 	if !cfg.Encrypted {
+		// checkUnencrypted looks for any object under keys/, not only
+		// the slots that read.
 		if err := checkUnencrypted(ctx, st, creds); err != nil {
 			return nil, err
 		}
@@ -308,7 +320,7 @@ func OpenHead(ctx context.Context, st store.Store, head Head, creds Credentials)
 	if creds.empty() {
 		return nil, ErrNeedCredential
 	}
-	master, _, err := unlock(ctx, head.slots, cfg.ID, creds)
+	master, _, err := unlock(ctx, read, cfg.ID, creds)
 	if err != nil {
 		return nil, err
 	}

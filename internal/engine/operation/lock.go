@@ -70,17 +70,35 @@ func withExclusiveWriter(ctx context.Context, r *Repo, op string, fn func(ctx co
 	})
 }
 
-// withLock takes the lock of mode m, runs fn and releases the lock.
-func withLock(ctx context.Context, env env, st store.Store, m mode, op string, fn func(ctx context.Context, lease *lock.Lock) error) error {
-	acquire := lock.AcquireShared
+// acquire takes the lock of mode m on st, named op.
+func acquire(ctx context.Context, env env, st store.Store, m mode, op string) (*lock.Lock, error) {
 	if m == exclusive {
-		acquire = lock.AcquireExclusive
+		return lock.AcquireExclusive(ctx, st, op, env.lock)
 	}
-	l, err := acquire(ctx, st, op, env.lock)
+	return lock.AcquireShared(ctx, st, op, env.lock)
+}
+
+// withLock takes the lock of mode m (the one Open started taking ahead,
+// when it is that lock), runs fn and releases the lock.
+func withLock(ctx context.Context, env env, st store.Store, m mode, op string, fn func(ctx context.Context, lease *lock.Lock) error) error {
+	l, ahead, err := env.ahead.take(m, op)
+	if !ahead {
+		l, err = acquire(ctx, env, st, m, op)
+	}
 	if err != nil {
 		return err
 	}
-	runErr := fn(l.Context(), l)
+	workCtx := l.Context()
+	if ahead {
+		// The lease's context derives from Open's; the work also stops
+		// when this call's context ends.
+		var cancel context.CancelCauseFunc
+		workCtx, cancel = context.WithCancelCause(workCtx)
+		stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+		defer stop()
+		defer cancel(nil)
+	}
+	runErr := fn(workCtx, l)
 	cause := context.Cause(l.Context())
 	lost := cause != nil && errors.Is(cause, lock.ErrLeaseLost)
 	switch {

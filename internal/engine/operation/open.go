@@ -55,6 +55,10 @@ type Options struct {
 	// Debugf gets diagnostics: a cache that could not be opened (nil:
 	// dropped).
 	Debugf func(format string, args ...any)
+	// LockAhead names the lock the first operation on the repository
+	// takes, for Open to start taking while it derives the key
+	// (NoLockAhead: the operation takes its lock when it starts).
+	LockAhead LockAhead
 	// OnDamage gets each damaged snapshot or index file the operations
 	// skip, once per object (repo.Repository.WatchDamage); nil: they are
 	// skipped without a word.
@@ -66,6 +70,9 @@ type env struct {
 	lock  lock.Options
 	clock clock.Clock
 	warn  func(format string, args ...any)
+	// ahead is the lock Open started taking for the first operation
+	// (Options.LockAhead); nil: none.
+	ahead *aheadLock
 }
 
 func (e env) warnf(format string, args ...any) {
@@ -107,7 +114,10 @@ func (r *Repo) Describe() string { return store.Describe(r.st) }
 func (r *Repo) Counts() wrap.Counts { return r.st.Counts() }
 
 // Close closes the store.
-func (r *Repo) Close() error { return r.st.Close() }
+func (r *Repo) Close() error {
+	aheadErr := r.env.ahead.drop(context.Background())
+	return errors.Join(aheadErr, r.st.Close())
+}
 
 // Open opens the store and the repository in it: it reads the config,
 // asks for credentials only when the repository is encrypted, unlocks it
@@ -121,17 +131,20 @@ func Open(ctx context.Context, o Options) (*Repo, error) {
 	if err != nil {
 		return nil, withOldSFTPPath(ctx, o.Store, &unreachable{err})
 	}
-	r, err := openRepository(ctx, st, o)
+	env := o.env()
+	r, err := openRepository(ctx, st, o, &env)
 	if err != nil {
 		_ = st.Close() // the open failed; that error is the one to report
 		return nil, withOldSFTPPath(ctx, o.Store, err)
 	}
 	logProtocol(st, o.Store)
-	return &Repo{r: r, st: st, env: o.env()}, nil
+	return &Repo{r: r, st: st, env: env}, nil
 }
 
-// openRepository reads the config in st and unlocks the repository.
-func openRepository(ctx context.Context, st *wrap.Logging, o Options) (*repo.Repository, error) {
+// openRepository reads the config in st and unlocks the repository,
+// starting to take o.LockAhead's lock (into env.ahead) once it has the
+// credentials; an open that fails releases it.
+func openRepository(ctx context.Context, st *wrap.Logging, o Options, env *env) (_ *repo.Repository, err error) {
 	head, err := repo.ReadHead(ctx, st)
 	if errors.Is(err, repo.ErrNotRepository) {
 		return nil, fmt.Errorf("%w at %s", ErrNoRepository, o.Store.URI)
@@ -142,8 +155,22 @@ func openRepository(ctx context.Context, st *wrap.Logging, o Options) (*repo.Rep
 	var creds repo.Credentials
 	if (head.Config.Encrypted || o.CredentialsGiven) && o.Credentials != nil {
 		if creds, err = o.Credentials(ctx); err != nil {
+			head.Discard()
 			return nil, err
 		}
+	}
+	if head.Config.Encrypted && creds == (repo.Credentials{}) {
+		o.LockAhead = NoLockAhead // the open fails with ErrNeedCredential
+	}
+	if env.ahead = startAhead(ctx, st, *env, o.LockAhead); env.ahead != nil {
+		defer func() {
+			if err != nil {
+				// The open's error is the one to report; the lock expires
+				// by itself if it could not be removed.
+				_ = env.ahead.drop(ctx)
+				env.ahead = nil
+			}
+		}()
 	}
 	r, err := repo.OpenHead(ctx, st, head, creds)
 	if err == nil {

@@ -78,7 +78,7 @@ func Backup(ctx context.Context, r *Repo, opts backup.Options, begin func(*backu
 	if opts.DryRun {
 		err = run(ctx, r.r, nil)
 	} else {
-		err = withWriter(ctx, r, "backup", func(ctx context.Context, w *repo.Writer) error {
+		err = withWriter(ctx, r, opBackup, func(ctx context.Context, w *repo.Writer) error {
 			return run(ctx, w.Repository, w)
 		})
 	}
@@ -121,7 +121,7 @@ func Restore(ctx context.Context, r *Repo, ref string, opts restore.Options,
 		return nil, err
 	}
 	var out *RestoreResult
-	err := withLock(ctx, r.env, r.st, shared, "restore", func(ctx context.Context, lease *lock.Lock) error {
+	err := withLock(ctx, r.env, r.st, shared, opRestore, func(ctx context.Context, lease *lock.Lock) error {
 		rr, err := r.r.Under(lease)
 		if err != nil {
 			return err
