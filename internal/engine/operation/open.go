@@ -113,7 +113,8 @@ func (r *Repo) Describe() string { return store.Describe(r.st) }
 // Counts returns the store requests made so far.
 func (r *Repo) Counts() wrap.Counts { return r.st.Counts() }
 
-// Close closes the store.
+// Close releases the lock Open took ahead if no operation used it
+// (Options.LockAhead), and closes the store.
 func (r *Repo) Close() error {
 	aheadErr := r.env.ahead.drop(context.Background())
 	return errors.Join(aheadErr, r.st.Close())
