@@ -113,7 +113,7 @@ func OpenKeyring(ctx context.Context, st store.Store, creds Credentials) (*Keyri
 		}
 		return nil, ErrNotEncrypted
 	}
-	if creds.empty() {
+	if creds.Empty() {
 		return nil, ErrNeedCredential
 	}
 	master, id, err := unlock(ctx, read, cfg.ID, creds)

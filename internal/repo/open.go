@@ -29,7 +29,9 @@ type Credentials struct {
 	KMS *kms.Client
 }
 
-func (c Credentials) empty() bool { return !c.hasSecret() && c.KMS == nil }
+// Empty reports whether no credential is set: an encrypted repository
+// cannot be opened with them (ErrNeedCredential).
+func (c Credentials) Empty() bool { return !c.hasSecret() && c.KMS == nil }
 
 // hasSecret reports whether a password, platform key or recovery key is set.
 func (c Credentials) hasSecret() bool {
@@ -139,10 +141,10 @@ func Init(ctx context.Context, st store.Store, opts InitOptions) (*Repository, s
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, "", fmt.Errorf("checking for an existing repository: %w", err)
 	}
-	if opts.NoEncryption && (!opts.empty() || opts.AddRecoveryKey) {
+	if opts.NoEncryption && (!opts.Empty() || opts.AddRecoveryKey) {
 		return nil, "", errors.New("-no-encryption cannot be combined with a password or key")
 	}
-	if !opts.NoEncryption && opts.empty() {
+	if !opts.NoEncryption && opts.Empty() {
 		return nil, "", ErrNeedCredential
 	}
 	now := opts.Now
@@ -317,7 +319,7 @@ func OpenHead(ctx context.Context, st store.Store, head Head, creds Credentials)
 		}
 		return newRepository(st, cfg, crypt.Unencrypted(ck))
 	}
-	if creds.empty() {
+	if creds.Empty() {
 		return nil, ErrNeedCredential
 	}
 	master, _, err := unlock(ctx, read, cfg.ID, creds)
@@ -344,7 +346,7 @@ func OpenHead(ctx context.Context, st store.Store, head Head, creds Credentials)
 // slots under keys/ (init -no-encryption writes none, and key add
 // refuses an unencrypted repository).
 func checkUnencrypted(ctx context.Context, st store.Store, creds Credentials) error {
-	if !creds.empty() {
+	if !creds.Empty() {
 		return fmt.Errorf("%w: a password or key was given, but the config of %s says the repository is not encrypted (if it was created with init -no-encryption, give no password or key)",
 			ErrDowngrade, store.Describe(st))
 	}

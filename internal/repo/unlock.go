@@ -77,17 +77,11 @@ type slotRead struct {
 	err   error
 }
 
-// readSlots reads and decodes the key slots.
+// readSlots lists keys/ and reads and decodes each slot in it.
 func readSlots(ctx context.Context, st store.Store) slotRead {
-	slots, bad, err := readSlotObjects(ctx, st)
-	return slotRead{slots: slots, bad: bad, err: err}
-}
-
-// readSlotObjects lists keys/ and reads and decodes each slot in it.
-func readSlotObjects(ctx context.Context, st store.Store) ([]storedSlot, []error, error) {
 	infos, err := listSlotKeys(ctx, st)
 	if err != nil {
-		return nil, nil, err
+		return slotRead{err: err}
 	}
 	var slots []storedSlot
 	var bad []error
@@ -102,7 +96,7 @@ func readSlotObjects(ctx context.Context, st store.Store) ([]storedSlot, []error
 			continue
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading key slot %s: %w", oi.Key, err)
+			return slotRead{err: fmt.Errorf("reading key slot %s: %w", oi.Key, err)}
 		}
 		slot, err := crypt.DecodeSlot(data)
 		if err != nil {
@@ -111,7 +105,7 @@ func readSlotObjects(ctx context.Context, st store.Store) ([]storedSlot, []error
 		}
 		slots = append(slots, storedSlot{id: name, slot: slot})
 	}
-	return slots, bad, nil
+	return slotRead{slots: slots, bad: bad}
 }
 
 // unlockOrder returns the slots of kind an open tries, in order, and how

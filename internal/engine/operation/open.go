@@ -160,7 +160,7 @@ func openRepository(ctx context.Context, st *wrap.Logging, o Options, env *env) 
 			return nil, err
 		}
 	}
-	if head.Config.Encrypted && creds == (repo.Credentials{}) {
+	if head.Config.Encrypted && creds.Empty() {
 		o.LockAhead = NoLockAhead // the open fails with ErrNeedCredential
 	}
 	if env.ahead = startAhead(ctx, st, *env, o.LockAhead); env.ahead != nil {
