@@ -264,11 +264,14 @@ func (r *run) client(i, ops int, endpoint string, slot *processSlot) {
 			r.backup(ctx, rnd, slot, endpoint, src, n)
 			last = r.lastSnapshot(src)
 		case p < 7:
-			r.cliOut(ctx, slot, endpoint, "prune", "-lock-wait", "20s")
+			// -quiet: prune's progress lines ("marking: ...") go to
+			// stderr, where a prune that fails after them would show
+			// more than its one error line.
+			r.cliOut(ctx, slot, endpoint, "prune", "-quiet", "-lock-wait", "20s")
 		case p < 8:
 			// Keep them all: the check that every snapshot stays
 			// listed is exact, and forget -prune still takes its lock.
-			r.cliOut(ctx, slot, endpoint, "forget", "-keep-last", "1000", "-prune", "-lock-wait", "20s")
+			r.cliOut(ctx, slot, endpoint, "forget", "-quiet", "-keep-last", "1000", "-prune", "-lock-wait", "20s")
 		default:
 			r.restore(ctx, slot, endpoint, last)
 		}
