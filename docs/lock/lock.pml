@@ -507,6 +507,7 @@ finish:
 /* an intent-aware shared acquirer (backup) */
 proctype Sh(byte p) {
 	byte est, t1, nref, loops;
+	bool saw; /* the first of the two reads after our write saw a conflict */
 attempt:
 #if !FAIR  /* FAIR: -lock-wait, retries without bound (and no break-lock) */
 	if
@@ -526,16 +527,32 @@ attempt:
 	/* 1. Put own shared key; the lease starts */
 	atomic { ATTINC(p); NEWPRIO(p); WRITEO(p); ls[p] = now };
 check:
+#if WPREF
+	/* 2. Get the exclusive key and 3. list intents, both sent at once
+	 * after our write (acquire.go), so they are applied in either order,
+	 * each judged on its own; we enter only once both have answered, at
+	 * the later one. A live exclusive key or an older intent: withdraw
+	 * (the older intent goes first); younger intents wait for us (their
+	 * step 4 sees our key if they got that far). */
+	if
+	:: /* the exclusive key first */
+		atomic { skip; FENCE(p, attempt); JUDGE(p); saw = LIVEX; est = 0 };
+		atomic {
+			FENCE(p, attempt); JUDGE(p);
+			if :: saw || OLDERINTENT(p) -> est = 0; saw = 0; goto withdraw
+			:: else -> est = 0; incs[p] = 1; FIFO(p); CHECK; goto cs fi
+		}
+	:: /* the intents first */
+		atomic { skip; FENCE(p, attempt); JUDGE(p); saw = OLDERINTENT(p); est = 0 };
+		atomic {
+			FENCE(p, attempt); JUDGE(p);
+			if :: saw || LIVEX -> est = 0; saw = 0; goto withdraw
+			:: else -> est = 0; incs[p] = 1; FIFO(p); CHECK; goto cs fi
+		}
+	fi;
+#else
 	/* 2. Get the exclusive key */
 	atomic { FENCE(p, attempt); JUDGE(p); if :: LIVEX -> est = 0; goto withdraw :: else -> est = 0 fi };
-#if WPREF
-	/* 3. List intents: an older one goes first (withdraw); younger ones
-	 * wait for us (their step 4 sees our key if they got that far) */
-	atomic {
-		FENCE(p, attempt); JUDGE(p);
-		if :: OLDERINTENT(p) -> est = 0; goto withdraw :: else -> est = 0; incs[p] = 1; FIFO(p); CHECK; goto cs fi
-	};
-#else
 	/* 3. List intents; on contention keep the key and poll once more */
 	atomic {
 		FENCE(p, attempt); JUDGE(p);

@@ -226,19 +226,7 @@ func (a *acquirer) shared(ctx context.Context) (*Lock, error) {
 	}
 	backoff := firstBackoff
 	for {
-		err := a.step(ctx, at, func(ctx context.Context) error {
-			// Both are read even when the exclusive key blocks: a refusal
-			// names every holder.
-			xerr := exclusiveBlocks(ctx, a.st, nil, a.storeNow, a.opts)
-			if failed(xerr) {
-				return xerr
-			}
-			live, _, err := liveObjects(ctx, a.st, IntentPrefix, "", a.storeNow, a.opts)
-			if err != nil {
-				return err
-			}
-			return joinRefusals(xerr, refusalOf(queuedBefore(live, key)))
-		})
+		err := a.step(ctx, at, a.sharedChecks(key))
 		if err == nil {
 			return newLock(ctx, a, []heldKey{k}, at), nil
 		}
@@ -249,6 +237,34 @@ func (a *acquirer) shared(ctx context.Context) (*Lock, error) {
 			return nil, a.withdraw(ctx, key, err)
 		}
 		backoff = min(2*backoff, time.Second)
+	}
+}
+
+// sharedChecks returns the check of a shared acquire's write-then-check:
+// the exclusive key and the intents, read at once. Each only has to be
+// read after our key was written (docs/lock.md, "Why it is safe"), not
+// after the other: the model (docs/lock/lock.pml) applies them in either
+// order, and over a network the pair then costs one round trip, not two.
+// Both are read even when the exclusive key blocks: a refusal names every
+// holder.
+func (a *acquirer) sharedChecks(key string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		var live []object
+		var lerr error
+		listed := make(chan struct{})
+		go func() {
+			defer close(listed)
+			live, _, lerr = liveObjects(ctx, a.st, IntentPrefix, "", a.storeNow, a.opts)
+		}()
+		xerr := exclusiveBlocks(ctx, a.st, nil, a.storeNow, a.opts)
+		<-listed
+		if failed(xerr) {
+			return xerr
+		}
+		if lerr != nil {
+			return lerr
+		}
+		return joinRefusals(xerr, refusalOf(queuedBefore(live, key)))
 	}
 }
 
