@@ -2,6 +2,7 @@ package s3
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
@@ -16,8 +17,9 @@ func (s *Store) addRequestMiddleware(stack *middleware.Stack) error {
 	return stack.Deserialize.Add(middleware.DeserializeMiddlewareFunc("cloudsticRequestLog", s.logRequest), middleware.After)
 }
 
-// logRequest counts one HTTP request and its bytes and, when Logf is set,
-// logs method, path, status, duration and sizes.
+// logRequest counts one HTTP request and its bytes, remembers the answer's
+// Date header (serverDate) and, when Logf is set, logs method, path,
+// status, duration and sizes.
 func (s *Store) logRequest(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (
 	middleware.DeserializeOutput, middleware.Metadata, error) {
 	start := time.Now()
@@ -33,6 +35,9 @@ func (s *Store) logRequest(ctx context.Context, in middleware.DeserializeInput, 
 	if resp, ok := out.RawResponse.(*smithyhttp.Response); ok {
 		status = resp.StatusCode
 		down = max(resp.ContentLength, 0)
+		if date, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
+			s.date.observe(date, s.clock.Mono())
+		}
 	}
 	s.bytesUp.Add(up)
 	s.bytesDown.Add(down)

@@ -239,10 +239,16 @@ func (s *Store) deleteObject(ctx context.Context, key, versionID string) error {
 	return nil
 }
 
-// Now returns the Date header of a one-key listing of the repository's
-// prefix: the server's clock, truncated to the second, at a moment before
-// the answer arrived.
+// Now returns a lower bound of the server's clock: from the Date header of
+// an answer that arrived in the last dateFresh (opening the store asked
+// for the bucket, and a repository's config is read next), else from a
+// one-key listing of the repository's prefix made for it. A Date is the
+// server's clock, truncated to the second, at a moment before the answer
+// arrived.
 func (s *Store) Now(ctx context.Context) (time.Time, error) {
+	if t, ok := s.date.now(s.clock.Mono()); ok {
+		return t, nil
+	}
 	var out *s3.ListObjectsV2Output
 	err := s.withSlot(ctx, func() error {
 		var err error

@@ -110,6 +110,8 @@ type Store struct {
 	connectTimeout, responseTimeout time.Duration
 
 	requests, bytesUp, bytesDown atomic.Int64
+	// date is the server's clock from its answers' Date headers.
+	date serverDate
 }
 
 var (
