@@ -49,6 +49,9 @@ func TestDeadlines(t *testing.T) {
 				if _, err := s.Put(ctx, "k", []byte("v"), store.PutOptions{}); err != nil {
 					t.Fatalf("Put before the freeze: %v", err)
 				}
+				// The probe deletes its keys beside the Put: requests
+				// that time out after the freeze must be the Get's.
+				<-s.probeDone
 				p.Freeze()
 				before := p.Accepted()
 				_, err = s.Get(ctx, "k", 1<<30)

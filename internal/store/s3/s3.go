@@ -94,7 +94,7 @@ type Store struct {
 	flavor    Flavor
 	// caps is set by the capability probe before probed is closed (see
 	// startProbe); probeErr says why the probe failed, if it did.
-	// probeDone is closed when the probe has also deleted its key.
+	// probeDone is closed when the probe has also deleted its keys.
 	caps      store.Capabilities
 	probed    chan struct{}
 	probeErr  error
@@ -178,7 +178,7 @@ func open(ctx context.Context, cfg Config, extra ...func(*s3.Options)) (*Store, 
 	return s, nil
 }
 
-// startProbe runs the capability probe (five requests one after another)
+// startProbe runs the capability probe (two rounds of three PUTs)
 // beside what the caller does next: reading the repository's config and
 // key slot and deriving the key take longer, so over a network an open no
 // longer waits for it. Capabilities waits for the probe; Put and Delete
@@ -204,7 +204,7 @@ func (s *Store) startProbe(ctx context.Context, setting ConditionalWrites) {
 				probed.CreateIfAbsent, probed.CompareAndSwap))
 		}
 		close(s.probed)
-		// The probe key is deleted after the result is out: writes that
+		// The probe keys are deleted after the result is out: writes that
 		// waited for it go on meanwhile (a round trip less before the
 		// lock's first write).
 		if cleanup != nil {
@@ -363,7 +363,7 @@ func (s *Store) Capabilities() store.Capabilities {
 }
 
 // Close stops the capability probe if it still runs, waits for it to
-// delete its key, and releases idle connections.
+// delete its keys, and releases idle connections.
 func (s *Store) Close() error {
 	s.stopProbe()
 	<-s.probeDone
