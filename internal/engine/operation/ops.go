@@ -194,13 +194,20 @@ func (r *Repo) IndexedSnapshots(ctx context.Context) ([]snapshot.WithID, error) 
 }
 
 // IndexedSnapshots is Repo.IndexedSnapshots for the repository a lock's
-// callback was given.
+// callback was given. The snapshots are listed before the index files, one
+// after the other: a backup writes its index files before its snapshot, so
+// every snapshot listed has its index files in the listing that follows,
+// while in the other order (or both at once) a backup ending between the
+// two would be listed without them (TestReaderBesideBackup).
 func IndexedSnapshots(ctx context.Context, r *repo.Repository) ([]snapshot.WithID, error) {
+	snaps, _, err := r.Snapshots(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := r.LoadIndex(ctx); err != nil {
 		return nil, err
 	}
-	snaps, _, err := r.Snapshots(ctx)
-	return snaps, err
+	return snaps, nil
 }
 
 // Copy copies the snapshots opts selects from src into dst, holding a
