@@ -115,6 +115,10 @@ type checker struct {
 	// written is the store's time of each pack's write (zero: unknown).
 	written map[id.ID]time.Time
 	damage  map[id.ID]bool // packs found missing or corrupt
+	// snapshots are the snapshot ids listed before anything else (see
+	// Run), and badSnapshots the keys under snapshots/ that name none.
+	snapshots    []id.ID
+	badSnapshots []string
 }
 
 func (c *checker) add(kind, key, format string, args ...any) {
@@ -152,6 +156,20 @@ func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error)
 	}
 	c := &checker{r: r, opts: opts, res: &Result{}, damage: make(map[id.ID]bool)}
 	c.checkConfig(ctx)
+	// The snapshots are listed first, then the index files are read, then
+	// the packs are listed: a backup writes its packs, then its index
+	// files, then its snapshot, so of a backup that ends while check runs
+	// every snapshot listed has its index files read, and every pack an
+	// index file read names is listed. (A pack listed but not yet indexed
+	// is only a note, with its age.)
+	var err error
+	if c.snapshots, c.badSnapshots, err = r.ListIDs(ctx, repo.SnapshotPrefix); err != nil {
+		return nil, fmt.Errorf("listing snapshots: %w", err)
+	}
+	damagedIndex, err := c.readIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
 	objs, bad, err := r.ListObjects(ctx, repo.DataPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("listing packs: %w", err)
@@ -164,10 +182,7 @@ func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error)
 		c.packs[o.ID], c.written[o.ID] = o.Size, o.ModTime
 	}
 	c.res.Packs = len(objs)
-	indexed, err := c.readIndex(ctx)
-	if err != nil {
-		return nil, err
-	}
+	indexed := c.indexedPacks(damagedIndex)
 	c.logf("checking %d packs against the index", len(indexed))
 	if err := c.checkPacks(ctx, indexed); err != nil {
 		return nil, err
@@ -189,21 +204,18 @@ func sortProblems(ps []Problem) {
 	})
 }
 
-// readIndex reads every index file into the repository's index, reporting
-// unreadable ones, prefers packs on the store (so that a blob's location is
-// an existing pack where one exists) and returns the ids of the packs the
-// index names.
-func (c *checker) readIndex(ctx context.Context) ([]id.ID, error) {
+// readIndex reads every index file into the repository's index,
+// reporting unreadable ones, and says whether any was.
+func (c *checker) readIndex(ctx context.Context) (damagedIndex bool, err error) {
 	files, _, err := c.r.ListObjects(ctx, repo.IndexPrefix)
 	if err != nil {
-		return nil, fmt.Errorf("listing index files: %w", err)
+		return false, fmt.Errorf("listing index files: %w", err)
 	}
 	c.res.IndexFiles = len(files)
 	idx := c.r.Index()
-	damagedIndex := false
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return false, err
 		}
 		file, err := c.r.IndexFile(ctx, f.ID)
 		switch {
@@ -218,6 +230,15 @@ func (c *checker) readIndex(ctx context.Context) ([]id.ID, error) {
 			idx.Add(p.ID, p.Blobs)
 		}
 	}
+	return damagedIndex, nil
+}
+
+// indexedPacks makes the index prefer packs on the store (so that a blob's
+// location is an existing pack where one exists), notes the packs on the
+// store that no index file names, and returns the ids of the packs the
+// index names.
+func (c *checker) indexedPacks(damagedIndex bool) []id.ID {
+	idx := c.r.Index()
 	idx.Prefer(func(a, b id.ID) bool {
 		_, aOK := c.packs[a]
 		_, bOK := c.packs[b]
@@ -229,5 +250,5 @@ func (c *checker) readIndex(ctx context.Context) ([]id.ID, error) {
 			c.add(KindNote, repo.DescribePack(pid), "%s", unindexedNote(damagedIndex, c.written[pid], now, c.opts.Margin))
 		}
 	}
-	return idx.Packs(), nil
+	return idx.Packs()
 }

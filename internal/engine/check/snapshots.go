@@ -76,15 +76,11 @@ func (c *checker) checkSnapshots(ctx context.Context, indexed []id.ID) error {
 // loadSnapshots loads every snapshot (reporting the unreadable ones) or
 // the one Options.Snapshot names.
 func (c *checker) loadSnapshots(ctx context.Context) ([]snapshot.WithID, error) {
-	ids, bad, err := c.r.ListIDs(ctx, repo.SnapshotPrefix)
-	if err != nil {
-		return nil, fmt.Errorf("listing snapshots: %w", err)
-	}
-	for _, k := range bad {
+	for _, k := range c.badSnapshots {
 		c.add(KindNote, k, "not a snapshot name; ignored")
 	}
 	var out []snapshot.WithID
-	for _, sid := range ids {
+	for _, sid := range c.snapshots {
 		s, err := c.r.LoadSnapshot(ctx, sid)
 		switch {
 		case errors.Is(err, repo.ErrNotFound):
