@@ -158,7 +158,8 @@ func infoOf(key string, p payload, stale bool, err error) Info {
 
 // Check returns nil when the lease is still within its safe end and every
 // key still holds our last write. Engines call it before a snapshot write
-// and at the end; a failed check loses the lease.
+// and at the end of what they write, a restore only to tell damage from a
+// lease lost; a failed check loses the lease.
 func (l *Lock) Check(ctx context.Context) error {
 	ctx, cancel, err := l.requestContext(ctx)
 	if err != nil {
