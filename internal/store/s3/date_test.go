@@ -2,9 +2,14 @@ package s3
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
@@ -90,4 +95,32 @@ func TestNowFromAnswers(t *testing.T) {
 			t.Errorf("Now asked the server and got %v, before the earlier Put's Date %v", asked, info.ModTime)
 		}
 	})
+}
+
+// TestDateFromServerAnswersOnly: the request middleware takes the store's
+// time from the server's own answers, not from a 5xx a proxy in front of
+// it may have sent with another clock.
+func TestDateFromServerAnswersOnly(t *testing.T) {
+	date := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
+	for _, row := range []struct {
+		status int
+		want   bool
+	}{{200, true}, {404, true}, {412, true}, {500, false}, {503, false}} {
+		t.Run(http.StatusText(row.status), func(t *testing.T) {
+			s := &Store{clock: clock.NewFake(date)}
+			next := middleware.DeserializeHandlerFunc(func(ctx context.Context, in middleware.DeserializeInput) (
+				middleware.DeserializeOutput, middleware.Metadata, error) {
+				resp := &smithyhttp.Response{Response: &http.Response{StatusCode: row.status,
+					Header: http.Header{"Date": []string{date.Format(http.TimeFormat)}}}}
+				return middleware.DeserializeOutput{RawResponse: resp}, middleware.Metadata{}, nil
+			})
+			req := smithyhttp.NewStackRequest().(*smithyhttp.Request)
+			if _, _, err := s.logRequest(context.Background(), middleware.DeserializeInput{Request: req}, next); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := s.date.now(s.clock.Mono()); ok != row.want {
+				t.Errorf("after a %d answer, Now from its Date: %v, want %v", row.status, ok, row.want)
+			}
+		})
+	}
 }

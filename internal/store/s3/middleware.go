@@ -35,7 +35,10 @@ func (s *Store) logRequest(ctx context.Context, in middleware.DeserializeInput, 
 	if resp, ok := out.RawResponse.(*smithyhttp.Response); ok {
 		status = resp.StatusCode
 		down = max(resp.ContentLength, 0)
-		if date, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
+		// A 5xx may come from a proxy or load balancer in front of the
+		// server, whose clock is not the store's: only the server's own
+		// answers say what time the store keeps.
+		if date, err := http.ParseTime(resp.Header.Get("Date")); err == nil && status < 500 {
 			s.date.observe(date, s.clock.Mono())
 		}
 	}
