@@ -24,7 +24,7 @@ import (
 // the window is full, the pack whose group was added to least recently is
 // closed (its files most likely all met). A closed group is sorted by
 // offset and cut into ranges: a range ends where the next blob would take
-// it past maxBatchSpan (the workers' buffer), or lies further than the
+// it past the span of one ranged read (maxBatchSpan, remoteBatchSpan), or lies further than the
 // store's request cost (repo.RequestCost: a gap is read over when reading
 // it costs less than another request), or, on a store whose requests are
 // cheap, after maxBatchFiles files, which spreads the writing over the
@@ -32,9 +32,12 @@ import (
 // maxBatchSpan of it, where a window of 512-file batches cost ten times as
 // many.
 const (
-	maxBatchFiles  = 512     // per batch, on a store whose requests are cheap
-	maxBatchSpan   = 8 << 20 // bytes of one ranged read
-	maxWindowFiles = 32768   // files held by the open groups
+	maxBatchFiles = 512     // per batch, on a store whose requests are cheap
+	maxBatchSpan  = 8 << 20 // bytes of one ranged read
+	// remoteBatchSpan bounds the ranged reads from a store across a
+	// network instead (see restoreShape).
+	remoteBatchSpan = 4 << 20
+	maxWindowFiles  = 32768 // files held by the open groups
 	// minFlushFiles is the fewest files per batch the walk's end cuts
 	// groups into for the workers' sake (see flush).
 	minFlushFiles = 64
@@ -82,6 +85,7 @@ type batcher struct {
 	gap      uint64 // largest gap between two blobs a batch reads over
 	maxFiles int    // per batch; 0: no bound
 	window   int    // files held at most
+	span     uint64 // bytes of one ranged read at most
 	workers  int    // restoring in parallel
 
 	groups map[id.ID]*group
@@ -89,11 +93,12 @@ type batcher struct {
 	held   int
 }
 
-// newBatcher returns a batcher for r's store and workers workers.
-func newBatcher(r *repo.Repository, workers int) *batcher {
+// newBatcher returns a batcher for r's store, workers workers and ranged
+// reads of at most span bytes.
+func newBatcher(r *repo.Repository, workers int, span uint64) *batcher {
 	b := &batcher{r: r, gap: uint64(max(r.RequestCost(), 0)), maxFiles: maxBatchFiles, window: maxWindowFiles,
-		workers: max(workers, 1),
-		groups:  map[id.ID]*group{}, lru: list.New()}
+		span: span, workers: max(workers, 1),
+		groups: map[id.ID]*group{}, lru: list.New()}
 	if r.RequestCost() >= remoteCost {
 		b.maxFiles = 0
 	}
@@ -172,7 +177,7 @@ func (b *batcher) close(g *group, maxFiles int) []job {
 // joins says whether the blob at [start, end), at or after c's first,
 // extends batch c.
 func (b *batcher) joins(c *batch, start, end uint64) bool {
-	if max(c.end, end)-c.start > maxBatchSpan {
+	if max(c.end, end)-c.start > b.span {
 		return false
 	}
 	return start <= c.end || start-c.end <= b.gap
@@ -187,7 +192,7 @@ func (c *batch) job() job {
 }
 
 // locate returns e as a file of a batch: when all its chunks are in the
-// index, in one pack, within maxBatchSpan bytes of each other. A file of
+// index, in one pack, within b.span bytes of each other. A file of
 // several chunks joins only on a store whose requests are dear: on a
 // local one its own read costs little, and alone it is written by a worker
 // of its own.
@@ -207,7 +212,7 @@ func (b *batcher) locate(e entry) (pending, bool) {
 			p.start, p.end = start, end
 		}
 		p.start, p.end = min(p.start, start), max(p.end, end)
-		if p.end-p.start > maxBatchSpan {
+		if p.end-p.start > b.span {
 			return pending{}, false
 		}
 		p.locs = append(p.locs, loc)

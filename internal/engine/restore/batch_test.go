@@ -23,7 +23,7 @@ func (remoteStore) RequestCost() int64 { return store.RemoteRequestCost }
 // whose blobs lie close together share a batch, even when files of other
 // packs come between them or they come out of order; anything else goes
 // alone. Over a store whose requests are dear, blobs further apart share a
-// read, up to maxBatchSpan.
+// read, up to remoteBatchSpan.
 func TestBatcher(t *testing.T) {
 	ctx := context.Background()
 	blob := func(i byte) id.ID { return id.ID{i} }
@@ -45,6 +45,7 @@ func TestBatcher(t *testing.T) {
 		{"gap read over remotely", true, []entry{file("a", blob(1)), file("g", blob(6)), file("b", blob(2))}, []int{3}},
 		{"gap not read over locally", false, []entry{file("a", blob(1)), file("g", blob(6)), file("b", blob(2))}, []int{1, 2}},
 		{"span bounded remotely", true, []entry{file("a", blob(1)), file("d", blob(4)), file("b", blob(2))}, []int{1, 2}},
+		{"remote span of 4 MiB", true, []entry{file("a", blob(1)), file("h", blob(7))}, []int{1, 1}},
 		{"multi-blob file of one pack joins remotely", true, []entry{file("a", blob(1)), file("bc", blob(2), blob(3)), file("b", blob(2))}, []int{3}},
 		{"multi-blob file alone locally", false, []entry{file("a", blob(1)), file("bc", blob(2), blob(3)), file("b", blob(2))}, []int{1, 2}},
 		{"multi-blob file of two packs alone", true, []entry{file("a", blob(1)), file("ae", blob(1), blob(5)), file("b", blob(2))}, []int{1, 2}},
@@ -67,9 +68,11 @@ func TestBatcher(t *testing.T) {
 				{ID: blob(3), Offset: 200, Length: 100},
 				{ID: blob(6), Offset: 2 << 20, Length: 100},  // a gap of 2 MiB
 				{ID: blob(4), Offset: 10 << 20, Length: 100}, // beyond any one read
+				{ID: blob(7), Offset: 4 << 20, Length: 100},  // within a gap's reach of blob 3, past a remote read
 			})
 			r.Index().Add(packB, []pack.Entry{{ID: blob(5), Offset: 0, Length: 100}})
-			b := newBatcher(r, 1)
+			span := restoreShape(r).span
+			b := newBatcher(r, 1, span)
 			var jobs []job
 			for _, f := range tc.files {
 				jobs = append(jobs, b.add(f)...)
@@ -81,8 +84,8 @@ func TestBatcher(t *testing.T) {
 				if j.batch != nil {
 					got = append(got, len(j.batch.files))
 					total += len(j.batch.files)
-					if span := j.batch.end - j.batch.start; span > maxBatchSpan {
-						t.Errorf("batch reads %d bytes", span)
+					if n := j.batch.end - j.batch.start; n > span {
+						t.Errorf("batch reads %d bytes, more than %d", n, span)
 					}
 				} else {
 					got = append(got, 1)
@@ -109,7 +112,7 @@ func TestBatcherBoundsWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := newBatcher(r, 1)
+	b := newBatcher(r, 1, maxBatchSpan)
 	b.window = 64
 	sent := 0
 	count := func(js []job) {

@@ -26,6 +26,11 @@ type dirRestore struct {
 	fresh bool
 	// noUnnamed: the output's file system has no O_TMPFILE.
 	noUnnamed atomic.Bool
+	// span bounds the ranges of packs read (restoreShape); the workers
+	// share decoders.
+	span      uint64
+	hugePages bool
+	decoders  *decoderPool
 
 	// Walk state, used by the walking goroutine only.
 	jobs    chan job
@@ -70,14 +75,18 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 		return nil, err
 	}
 
+	sh := restoreShape(r)
+	d.span, d.hugePages = sh.span, sh.hugePages
+	d.decoders = newDecoderPool(r, min(sh.decoders, opts.Workers), sh.hugePages)
+	defer d.decoders.free()
 	d.jobs = make(chan job, opts.Workers)
-	d.batches = newBatcher(r, opts.Workers)
+	d.batches = newBatcher(r, opts.Workers, d.span)
 	var wg sync.WaitGroup
 	for i := 0; i < opts.Workers; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			buf := newWriteBuffers()
+			buf := newWriteBuffers(d.hugePages)
 			defer buf.free()
 			for j := range d.jobs {
 				switch {

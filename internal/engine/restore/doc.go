@@ -7,5 +7,7 @@
 // Workers restore files in parallel: small files planned per pack in a
 // bounded window and read in batches, one request per range of a pack
 // (batch.go), large files in segments written at their offsets by several
-// workers at once (large.go).
+// workers at once (large.go). From a store across a network more workers
+// than cores keep shorter ranges in flight, sharing fewer decoders
+// (restoreShape, buffers.go).
 package restore

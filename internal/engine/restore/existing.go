@@ -214,7 +214,7 @@ func (d *dirRestore) hardlink(e entry) {
 		// one on its own instead.
 		d.opts.Warnf("%s: hard link to %s failed (%v); restoring a copy", e.rel, first, err)
 		if e.node.Type == tree.TypeFile {
-			buf := newWriteBuffers()
+			buf := newWriteBuffers(d.hugePages)
 			d.file(e, buf)
 			buf.free()
 		} else {

@@ -30,21 +30,22 @@ func (d *dirRestore) file(e entry, buf *writeBuffers) {
 }
 
 // chunkRun writes the chunks content starts with that lie back to back
-// in one pack (at most maxBatchSpan bytes of it), and returns how many.
+// in one pack (at most d.span bytes of it), and returns how many.
 func (d *dirRestore) chunkRun(content []id.ID, buf *writeBuffers, cw *contentWriter) (int, error) {
-	dec := buf.decoder(d.r)
 	first, ok := d.r.Index().Lookup(content[0])
 	n, end := 1, uint64(first.Offset)+uint64(first.Length)
 	for ok && n < len(content) {
 		loc, found := d.r.Index().Lookup(content[n])
 		next := uint64(loc.Offset) + uint64(loc.Length)
-		if !found || loc.Pack != first.Pack || uint64(loc.Offset) != end || next-uint64(first.Offset) > maxBatchSpan {
+		if !found || loc.Pack != first.Pack || uint64(loc.Offset) != end || next-uint64(first.Offset) > d.span {
 			break
 		}
 		n, end = n+1, next
 	}
 	if !ok {
 		// Not in the index: LoadBlobWith says so.
+		dec := d.decoders.get()
+		defer d.decoders.put(dec)
 		data, err := d.r.LoadBlobWith(d.ctx, dec, content[0])
 		if err != nil {
 			return 0, err
@@ -58,15 +59,23 @@ func (d *dirRestore) chunkRun(content []id.ID, buf *writeBuffers, cw *contentWri
 	for _, blob := range content[:n] {
 		loc, _ := d.r.Index().Lookup(blob)
 		off := uint64(loc.Offset) - uint64(first.Offset)
-		plain, err := dec.DecodeInPlace(data[off:off+uint64(loc.Length)], blob)
-		if err != nil {
-			return 0, err
-		}
-		if err := cw.write(plain); err != nil {
+		if err := d.decodeWrite(data[off:off+uint64(loc.Length)], blob, cw); err != nil {
 			return 0, err
 		}
 	}
 	return n, nil
+}
+
+// decodeWrite decodes one chunk in place in the range read and writes its
+// plaintext with cw, holding a decoder of the pool in between.
+func (d *dirRestore) decodeWrite(sealed []byte, blob id.ID, cw *contentWriter) error {
+	dec := d.decoders.get()
+	defer d.decoders.put(dec)
+	plain, err := dec.DecodeInPlace(sealed, blob)
+	if err != nil {
+		return err
+	}
+	return cw.write(plain)
 }
 
 // readPack reads bytes [start, end) of pack into *buf (kept for the next
@@ -92,55 +101,59 @@ func (d *dirRestore) restoreBatch(b *batch, buf *writeBuffers) {
 		}
 		return
 	}
-	dec := buf.decoder(d.r)
 	var alone []entry
 	// Chunks are decrypted in place: a second use of a location (a
 	// second file of the same content, or a chunk a file repeats) reads
 	// its own copy.
 	decoded := make(map[uint32]struct{}, len(b.files))
 	for i, e := range b.files {
-		if !claim(decoded, b.locs[i]) {
-			alone = append(alone, e)
-			continue
-		}
-		chunk := func(loc index.Location, blob id.ID) ([]byte, error) {
-			off := uint64(loc.Offset) - b.start
-			plain, err := dec.DecodeInPlace(data[off:off+uint64(loc.Length)], blob)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %w", errRetryAlone, err)
-			}
-			return plain, nil
-		}
-		if len(b.locs[i]) == 1 {
-			// Decoded before the file is created: a damaged blob
-			// costs no file.
-			plain, err := chunk(b.locs[i][0], e.node.Content[0])
-			if err != nil {
-				alone = append(alone, e)
-				continue
-			}
-			_ = d.fileWith(e, buf, func(cw *contentWriter) error { return cw.write(plain) }) // never errRetryAlone
-			continue
-		}
-		werr := d.fileWith(e, buf, func(cw *contentWriter) error {
-			for j, loc := range b.locs[i] {
-				plain, err := chunk(loc, e.node.Content[j])
-				if err != nil {
-					return err
-				}
-				if err := cw.write(plain); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if errors.Is(werr, errRetryAlone) {
+		if !claim(decoded, b.locs[i]) || !d.batchFile(b, i, data, buf) {
 			alone = append(alone, e)
 		}
 	}
 	for _, e := range alone {
 		d.file(e, buf)
 	}
+}
+
+// batchFile restores file i of batch b from data, the batch's range, and
+// says whether it did: false when one of its chunks did not verify, for
+// the caller to restore it on its own.
+func (d *dirRestore) batchFile(b *batch, i int, data []byte, buf *writeBuffers) bool {
+	e, locs := b.files[i], b.locs[i]
+	sealed := func(j int) []byte {
+		off := uint64(locs[j].Offset) - b.start
+		return data[off : off+uint64(locs[j].Length)]
+	}
+	if len(locs) == 1 {
+		// Decoded before the file is created: a damaged blob costs no
+		// file. The decoder holds the plaintext until it is written.
+		dec := d.decoders.get()
+		defer d.decoders.put(dec)
+		plain, err := dec.DecodeInPlace(sealed(0), e.node.Content[0])
+		if err != nil {
+			return false
+		}
+		_ = d.fileWith(e, buf, func(cw *contentWriter) error { return cw.write(plain) }) // never errRetryAlone
+		return true
+	}
+	werr := d.fileWith(e, buf, func(cw *contentWriter) error {
+		for j := range locs {
+			dec := d.decoders.get()
+			plain, err := dec.DecodeInPlace(sealed(j), e.node.Content[j])
+			if err != nil {
+				d.decoders.put(dec)
+				return fmt.Errorf("%w: %w", errRetryAlone, err)
+			}
+			err = cw.write(plain)
+			d.decoders.put(dec)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return !errors.Is(werr, errRetryAlone)
 }
 
 // errRetryAlone means a chunk of a batch did not verify: the file is

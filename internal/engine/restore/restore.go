@@ -193,7 +193,7 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, root id.ID, 
 
 func run(ctx context.Context, r *repo.Repository, root id.ID, opts Options) (*Result, error) {
 	if opts.Workers <= 0 {
-		opts.Workers = 2 * runtime.GOMAXPROCS(0)
+		opts.Workers = restoreShape(r).workers
 	}
 	if opts.Warnf == nil {
 		opts.Warnf = func(string, ...any) {}
@@ -389,4 +389,41 @@ func linkKey(n *tree.Node) (hardlinkKey, bool) {
 		return hardlinkKey{}, false
 	}
 	return hardlinkKey{n.Device, n.Inode}, true
+}
+
+// shape is how a directory restore spreads its work: workers restoring at
+// once, of which at most decoders decode at once, each reading ranges of
+// at most span bytes of a pack into buffers on huge pages or not.
+type shape struct {
+	workers, decoders int
+	span              uint64
+	hugePages         bool
+}
+
+// remoteWorkers is the fewest workers of a restore from a store across a
+// network: as many as a store's default connections (cli's
+// -store-connections), each with one ranged read in flight.
+const remoteWorkers = 8
+
+// restoreShape returns the shape of a restore from r's store.
+//
+// A local store's reads are fast: twice as many workers as cores, each
+// decoding what it read, in ranges of up to maxBatchSpan, into buffers on
+// huge pages (fewer page faults, which cost on these VMs).
+//
+// A store across a network (a declared request cost of remoteCost or
+// more) keeps its workers waiting for round trips: a restore over it runs
+// at least remoteWorkers of them, reading ranges of up to remoteBatchSpan
+// into buffers on small pages (a page fault costs nothing next to a round
+// trip, and a range rounded up to huge pages wastes a megabyte a worker on
+// average), with decoders only as many as cores. More requests in flight,
+// for the memory of fewer, larger ones (issue #37: 8 workers of 4 MiB
+// restore the remote 1 GB set 20 % faster than 4 of 8 MiB, peak RSS 10 %
+// lower).
+func restoreShape(r *repo.Repository) shape {
+	cores := runtime.GOMAXPROCS(0)
+	if r.RequestCost() < remoteCost {
+		return shape{workers: 2 * cores, decoders: 2 * cores, span: maxBatchSpan, hugePages: true}
+	}
+	return shape{workers: max(2*cores, remoteWorkers), decoders: cores, span: remoteBatchSpan}
 }
