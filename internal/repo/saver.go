@@ -322,41 +322,6 @@ func (s *Saver) writeIndex(ctx context.Context, packs []index.PackBlobs) ([]inde
 	return nil, nil
 }
 
-// Flush uploads the last partial pack, waits for every upload and writes
-// the final index file. After Flush every saved blob is in the index.
-// Flush and Abort must not run while a Save does.
-func (s *Saver) Flush(ctx context.Context) error {
-	s.mu.Lock()
-	last := s.cur
-	s.cur = [2]*pack.Builder{}
-	s.mu.Unlock()
-	var err error
-	for t, b := range last {
-		if b != nil && b.Count() > 0 && err == nil {
-			err = s.send(ctx, upload{b: b, t: pack.BlobType(t)})
-		}
-	}
-	s.stopUploaders()
-	s.cancel()
-	if err := errors.Join(err, s.err.get()); err != nil {
-		// What was stored is kept for the next run all the same.
-		return errors.Join(err, s.indexStored(ctx))
-	}
-	s.idxMu.Lock()
-	batch := s.unsynced
-	s.unsynced = nil
-	s.idxMu.Unlock()
-	if len(batch) > 0 {
-		if rest, err := s.writeIndex(ctx, batch); err != nil {
-			s.requeue(rest)
-			return errors.Join(err, s.indexStored(ctx))
-		}
-	}
-	// The blobs of this run leave the index's delta for its sorted part.
-	s.r.idx.Merge()
-	return nil
-}
-
 // Abort stops the uploaders without storing anything more. Safe to call
 // after Flush.
 func (s *Saver) Abort() {

@@ -129,10 +129,11 @@ type Result struct {
 }
 
 // Run backs up opts.Path into the repository wr writes to, under wr's
-// lease (a shared lock or stronger). Run checks the lease right before it
-// writes the snapshot: a backup whose lease was lost leaves only packs and
-// index files, which the next prune may remove, never a snapshot naming
-// data a prune may have deleted. The repository's index must be loaded.
+// lease (a shared lock or stronger). Run checks the lease once every pack
+// is stored (beside the final index file's write) and writes the snapshot
+// only after that check: a backup whose lease was lost leaves only packs
+// and index files, which the next prune may remove, never a snapshot
+// naming data a prune may have deleted. The repository's index must be loaded.
 // heads are the heads of the repository's snapshots, oldest first (to
 // find the parent, which Run then loads; see repo.SnapshotHeads); nil
 // means none. With opts.DryRun, Run is DryRun on wr's view.
@@ -220,6 +221,7 @@ func run(ctx context.Context, r *repo.Repository, wr *repo.Writer, heads []snaps
 	if err != nil {
 		return nil, err
 	}
+	defer w.cancel(nil) // after saveSnapshot's flush: the uploads run under w.ctx
 	w.selected = rs.selected
 	if res.Parent != nil {
 		var dev uint64
@@ -246,23 +248,34 @@ func run(ctx context.Context, r *repo.Repository, wr *repo.Writer, heads []snaps
 	*sum = w.summary()
 	res.Errors = w.errs.list()
 	sum.Errors = int64(len(res.Errors))
-	sum.DurationSeconds = opts.Clock.Now().Sub(start).Seconds()
-	return saveSnapshot(ctx, wr, snap, res, opts)
+	return saveSnapshot(ctx, wr, w.sink, snap, res, opts, start)
 }
 
-// saveSnapshot ends a backup of any source: no snapshot for -dry-run or
-// for an unchanged tree with -ignore-empty-snapshot, else the lease is
-// checked right before wr writes the snapshot.
-func saveSnapshot(ctx context.Context, wr *repo.Writer, snap *snapshot.Snapshot, res *Result, opts Options) (*Result, error) {
-	if opts.IgnoreEmpty && res.Parent != nil && sameAsParent(snap, res.Parent.Snapshot) {
-		res.Unchanged = true
-		return res, nil
+// saveSnapshot ends a backup of any source that started at start: it
+// flushes s (the last packs and index file) and writes the snapshot,
+// except for -dry-run and for an unchanged tree with
+// -ignore-empty-snapshot. Before a snapshot, the lease is checked once
+// every pack is stored, beside the final index file's write (s.FlushWith):
+// the snapshot is written only once both succeeded, so a backup whose
+// lease was lost writes none, and readers find the index files of every
+// snapshot they list.
+func saveSnapshot(ctx context.Context, wr *repo.Writer, s sink, snap *snapshot.Snapshot, res *Result, opts Options, start time.Time) (*Result, error) {
+	res.Unchanged = opts.IgnoreEmpty && res.Parent != nil && sameAsParent(snap, res.Parent.Snapshot)
+	var check func(context.Context) error
+	if !res.Unchanged && !opts.DryRun {
+		check = func(ctx context.Context) error {
+			if err := wr.Lease().Check(ctx); err != nil {
+				return fmt.Errorf("before writing the snapshot: %w", err)
+			}
+			return nil
+		}
 	}
-	if opts.DryRun {
-		return res, nil
+	if err := s.FlushWith(ctx, check); err != nil {
+		return nil, err
 	}
-	if err := wr.Lease().Check(ctx); err != nil {
-		return nil, fmt.Errorf("before writing the snapshot: %w", err)
+	snap.Summary.DurationSeconds = opts.Clock.Now().Sub(start).Seconds()
+	if check == nil {
+		return res, nil
 	}
 	sid, err := wr.SaveSnapshot(ctx, snap)
 	if err != nil {

@@ -15,7 +15,10 @@ import (
 type sink interface {
 	Known(blob id.ID) bool
 	Save(ctx context.Context, t pack.BlobType, blob id.ID, data []byte) (bool, error)
-	Flush(ctx context.Context) error
+	// FlushWith stores the last packs and index file, running beside
+	// (when not nil) with the index file's write once every pack is
+	// stored (repo.Saver's FlushWith).
+	FlushWith(ctx context.Context, beside func(context.Context) error) error
 	// Interrupt ends a run that will not finish, indexing the packs
 	// already stored so that the next run reuses them (repo.Saver's
 	// Interrupt).
@@ -67,8 +70,17 @@ func (d *dryRun) Save(_ context.Context, _ pack.BlobType, blob id.ID, data []byt
 	return true, nil
 }
 
-func (d *dryRun) Flush(context.Context) error     { return nil }
 func (d *dryRun) Interrupt(context.Context) error { return nil }
+
+// FlushWith stores nothing, and runs beside if set (a dry run passes none:
+// it holds no lease).
+func (d *dryRun) FlushWith(ctx context.Context, beside func(context.Context) error) error {
+	if beside == nil {
+		return nil
+	}
+	return beside(ctx)
+}
+
 func (d *dryRun) Stats() repo.SaverStats {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -51,8 +51,9 @@ func ValidStdinName(name string) error {
 // runStream backs up opts.Stream. The stream is cut into chunks as it is
 // read and new chunks are saved by opts.Workers goroutines, so memory is
 // bounded by the chunker's buffer, the chunks being saved and the saver's
-// packs, whatever the stream's length.
-func runStream(ctx context.Context, r *repo.Repository, wr *repo.Writer, snap *snapshot.Snapshot, res *Result, opts Options) error {
+// packs, whatever the stream's length. The last packs and index file are
+// left to s's flush, which saveSnapshot does.
+func runStream(ctx context.Context, r *repo.Repository, s sink, snap *snapshot.Snapshot, res *Result, opts Options) error {
 	st := opts.Stream
 	var parentNode *tree.Node
 	if res.Parent != nil {
@@ -60,7 +61,6 @@ func runStream(ctx context.Context, r *repo.Repository, wr *repo.Writer, snap *s
 			parentNode = &t.Nodes[0]
 		}
 	}
-	s := newSink(ctx, r, wr, opts)
 	content, read, err := saveStream(ctx, r, s, st.Reader, opts)
 	if err != nil {
 		return interrupted(ctx, s, err)
@@ -85,9 +85,6 @@ func runStream(ctx context.Context, r *repo.Repository, wr *repo.Writer, snap *s
 	tid := r.Key().ID(data)
 	if _, err := s.Save(ctx, pack.TreeBlob, tid, data); err != nil {
 		return interrupted(ctx, s, err)
-	}
-	if err := s.Flush(ctx); err != nil {
-		return err
 	}
 	snap.Tree = tid
 	stats := s.Stats()
@@ -200,7 +197,8 @@ func runStreamSnapshot(ctx context.Context, r *repo.Repository, wr *repo.Writer,
 	}
 	in := &firstError{r: opts.Stream.Reader}
 	opts.Stream = &Stream{Reader: in, Filename: name}
-	if err := runStream(ctx, r, wr, snap, res, opts); err != nil {
+	s := newSink(ctx, r, wr, opts)
+	if err := runStream(ctx, r, s, snap, res, opts); err != nil {
 		if in.err != nil {
 			return nil, fmt.Errorf("reading %s: %w", name, in.err)
 		}
@@ -209,8 +207,7 @@ func runStreamSnapshot(ctx context.Context, r *repo.Repository, wr *repo.Writer,
 	if opts.Progress != nil {
 		opts.Progress.Files.Add(1)
 	}
-	snap.Summary.DurationSeconds = opts.Clock.Now().Sub(start).Seconds()
-	return saveSnapshot(ctx, wr, snap, res, opts)
+	return saveSnapshot(ctx, wr, s, snap, res, opts, start)
 }
 
 // firstError keeps the first read error other than io.EOF of r, which the

@@ -118,9 +118,12 @@ func newWalker(ctx context.Context, r *repo.Repository, wr *repo.Writer, opts Op
 // chunkers is how many chunkers a backup with this many workers uses.
 func chunkers(workers int) int { return max(1, workers/2) }
 
-// run backs up the tree at abs and returns its root tree id.
+// run backs up the tree at abs and returns its root tree id. The last
+// packs and index file are left to w.sink's flush, which saveSnapshot
+// does; a failed run is interrupted (see interrupted). The caller cancels
+// w.ctx (w.cancel) once the sink is flushed: the sink's uploads run under
+// it.
 func (w *walker) run(abs string, fi fs.FileInfo, parentTree id.ID) (id.ID, error) {
-	defer w.cancel(nil)
 	for i := 0; i < 2*w.opts.Workers; i++ {
 		w.filesWG.Add(1)
 		go w.fileWorker()
@@ -139,9 +142,6 @@ func (w *walker) run(abs string, fi fs.FileInfo, parentTree id.ID) (id.ID, error
 	}
 	if err != nil {
 		return id.ID{}, interrupted(w.ctx, w.sink, err)
-	}
-	if err := w.sink.Flush(w.ctx); err != nil {
-		return id.ID{}, err
 	}
 	return rootID, nil
 }

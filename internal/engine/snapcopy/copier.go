@@ -65,8 +65,10 @@ func newCopier(src, dst *repo.Repository, wr *repo.Writer, opts Options) *copier
 		blobs:   map[id.ID]id.ID{}, files: map[id.ID][]id.ID{}, trees: map[id.ID]copiedTree{}}
 }
 
-// copySnapshot copies one snapshot's trees and data, flushes them, calls
-// beforeSave and stores the snapshot object, last.
+// copySnapshot copies one snapshot's trees and data, flushes them with
+// beforeSave run beside the last index file's write, once every pack is
+// stored (repo.Saver.FlushWith), and stores the snapshot object, last,
+// once both succeeded.
 func (c *copier) copySnapshot(ctx context.Context, s snapshot.WithID, beforeSave func(context.Context) error) (id.ID, error) {
 	uploaders := c.opts.Uploaders
 	if uploaders < 1 {
@@ -83,7 +85,7 @@ func (c *copier) copySnapshot(ctx context.Context, s snapshot.WithID, beforeSave
 		c.countSaved()
 		return id.ID{}, err
 	}
-	err = c.saver.Flush(ctx)
+	err = c.saver.FlushWith(ctx, beforeSave)
 	c.countSaved()
 	if err != nil {
 		return id.ID{}, err
@@ -98,9 +100,6 @@ func (c *copier) copySnapshot(ctx context.Context, s snapshot.WithID, beforeSave
 	// The parent names a snapshot of the source repository.
 	next.Parent = id.ID{}
 	next.Original = s.OriginalID(s.ID)
-	if err := beforeSave(ctx); err != nil {
-		return id.ID{}, err
-	}
 	return c.wr.SaveSnapshot(ctx, &next)
 }
 

@@ -134,8 +134,8 @@ func hasAll(tags, want []string) bool {
 // writes under dst's lease, each a shared (or stronger) lock on its
 // repository, so that no prune deletes what is read or deduplicated
 // against. Each snapshot's packs and index files are stored and flushed
-// before its snapshot object, and both leases are checked right before
-// that write. On an error the result holds what was done so far. With
+// before its snapshot object, and both leases are checked once its packs
+// are stored, beside its last index file's write, before that object's. On an error the result holds what was done so far. With
 // opts.DryRun, Run is DryRun (src read under its lease).
 func Run(ctx context.Context, src *repo.Repository, srcLease *lock.Lock, dst *repo.Writer, opts Options) (*Result, error) {
 	leased, err := src.Under(srcLease)
