@@ -6,15 +6,8 @@ import (
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
-	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/engine/restore"
 )
-
-// acrossNetwork declares the request cost of a store across a network
-// around a real one, as S3's and SFTP's do: a restore from it takes the
-// remote shape (more workers than decoders, shorter ranges).
-type acrossNetwork struct{ store.Store }
-
-func (acrossNetwork) RequestCost() int64 { return store.RemoteRequestCost }
 
 // TestRestoreAcrossNetwork restores, in the remote shape, a tree of every
 // kind of work a restore does (small files batched per pack, files of
@@ -22,7 +15,9 @@ func (acrossNetwork) RequestCost() int64 { return store.RemoteRequestCost }
 // byte.
 func TestRestoreAcrossNetwork(t *testing.T) {
 	t.Parallel()
-	st := acrossNetwork{checktest.NewRepo(t, t.TempDir())}
+	// The store declares a network's request cost: the restore takes the
+	// remote shape (more workers than decoders, shorter ranges).
+	st := restore.AcrossNetwork(checktest.NewRepo(t, t.TempDir()))
 	src := t.TempDir()
 	seed := uint64(1)
 	for i := range 300 {
