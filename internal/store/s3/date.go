@@ -1,8 +1,11 @@
 package s3
 
 import (
+	"net/http"
 	"sync"
 	"time"
+
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // dateFresh is how recent the last Date header must be for Now to answer
@@ -44,4 +47,11 @@ func (d *serverDate) now(mono time.Duration) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return d.base.Add(mono), true
+}
+
+// headerDate returns the Date header of an answer, and whether it had a
+// well-formed one.
+func headerDate(resp *smithyhttp.Response) (time.Time, bool) {
+	t, err := http.ParseTime(resp.Header.Get("Date"))
+	return t, err == nil
 }

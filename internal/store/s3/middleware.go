@@ -2,7 +2,6 @@ package s3
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
@@ -38,7 +37,7 @@ func (s *Store) logRequest(ctx context.Context, in middleware.DeserializeInput, 
 		// A 5xx may come from a proxy or load balancer in front of the
 		// server, whose clock is not the store's: only the server's own
 		// answers say what time the store keeps.
-		if date, err := http.ParseTime(resp.Header.Get("Date")); err == nil && status < 500 {
+		if date, ok := headerDate(resp); ok && status < 500 {
 			s.date.observe(date, s.clock.Mono())
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -115,9 +114,6 @@ func responseDate(md middleware.Metadata) time.Time {
 	if !ok {
 		return time.Time{}
 	}
-	t, err := http.ParseTime(resp.Header.Get("Date"))
-	if err != nil {
-		return time.Time{} // no or malformed Date header: the store cannot tell
-	}
+	t, _ := headerDate(resp) // no or malformed Date header: the store cannot tell
 	return t
 }
