@@ -1,0 +1,47 @@
+package store_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+	"testing/iotest"
+
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// TestExactRange: exactly the range's bytes then io.EOF, whatever the
+// body's read sizes; a body that ends early is io.ErrUnexpectedEOF, and
+// bytes past the range are never read.
+func TestExactRange(t *testing.T) {
+	data := []byte("0123456789")
+	tests := []struct {
+		name    string
+		body    io.Reader
+		length  int64
+		want    string
+		wantErr error
+	}{
+		{"whole body", bytes.NewReader(data), 10, "0123456789", nil},
+		{"body longer than the range", bytes.NewReader(data), 4, "0123", nil},
+		{"one byte at a time", iotest.OneByteReader(bytes.NewReader(data)), 10, "0123456789", nil},
+		{"data and EOF together", iotest.DataErrReader(bytes.NewReader(data)), 10, "0123456789", nil},
+		{"body shorter than the range", bytes.NewReader(data), 12, "0123456789", io.ErrUnexpectedEOF},
+		{"empty range", bytes.NewReader(data), 0, "", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := store.ExactRange(io.NopCloser(tc.body), "k", tc.length)
+			got, err := io.ReadAll(r)
+			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
+				t.Fatalf("error %v, want %v", err, tc.wantErr)
+			}
+			if string(got) != tc.want {
+				t.Fatalf("read %q, want %q", got, tc.want)
+			}
+			if err := r.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
