@@ -37,7 +37,10 @@ const (
 	// remoteBatchSpan bounds the ranged reads from a store across a
 	// network instead (see restoreShape).
 	remoteBatchSpan = 4 << 20
-	maxWindowFiles  = 32768 // files held by the open groups
+	// maxStreamSpan bounds a streamed run of a file's chunks (restoreShape):
+	// a request held open, not a buffer.
+	maxStreamSpan  = 64 << 20
+	maxWindowFiles = 32768 // files held by the open groups
 	// minFlushFiles is the fewest files per batch the walk's end cuts
 	// groups into for the workers' sake (see flush).
 	minFlushFiles = 64

@@ -3,6 +3,7 @@ package restore
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
@@ -30,14 +31,19 @@ func (d *dirRestore) file(e entry, buf *writeBuffers) {
 }
 
 // chunkRun writes the chunks content starts with that lie back to back
-// in one pack (at most d.span bytes of it), and returns how many.
+// in one pack, and returns how many: at most d.span bytes of them, read
+// whole, or with d.stream at most maxStreamSpan bytes, streamed.
 func (d *dirRestore) chunkRun(content []id.ID, buf *writeBuffers, cw *contentWriter) (int, error) {
+	limit := d.span
+	if d.stream {
+		limit = maxStreamSpan
+	}
 	first, ok := d.r.Index().Lookup(content[0])
 	n, end := 1, uint64(first.Offset)+uint64(first.Length)
 	for ok && n < len(content) {
 		loc, found := d.r.Index().Lookup(content[n])
 		next := uint64(loc.Offset) + uint64(loc.Length)
-		if !found || loc.Pack != first.Pack || uint64(loc.Offset) != end || next-uint64(first.Offset) > d.span {
+		if !found || loc.Pack != first.Pack || uint64(loc.Offset) != end || next-uint64(first.Offset) > limit {
 			break
 		}
 		n, end = n+1, next
@@ -52,6 +58,9 @@ func (d *dirRestore) chunkRun(content []id.ID, buf *writeBuffers, cw *contentWri
 		}
 		return 1, cw.write(data)
 	}
+	if d.stream {
+		return n, d.streamRun(first, content[:n], end, buf, cw)
+	}
 	data, err := d.readPack(first.Pack, uint64(first.Offset), end, buf.packBuffer())
 	if err != nil {
 		return 0, fmt.Errorf("chunks %s... in pack %s: %w", content[0].Short(), first.Pack.Short(), err)
@@ -64,6 +73,40 @@ func (d *dirRestore) chunkRun(content []id.ID, buf *writeBuffers, cw *contentWri
 		}
 	}
 	return n, nil
+}
+
+// streamRun writes run, chunks lying back to back in one pack from first
+// up to end, from one stream of them: each chunk is read into the
+// worker's buffer as it arrives, decoded there and written, while the
+// next ones are on their way.
+func (d *dirRestore) streamRun(first index.Location, run []id.ID, end uint64, buf *writeBuffers, cw *contentWriter) error {
+	readErr := func(err error) error {
+		return fmt.Errorf("chunks %s... in pack %s: %w", run[0].Short(), first.Pack.Short(), err)
+	}
+	rc, err := d.r.OpenPackRange(d.ctx, first.Pack, int64(first.Offset), int64(end-uint64(first.Offset)))
+	if err != nil {
+		return readErr(err)
+	}
+	// Closing a stream read to its end, or abandoned after an error that
+	// is returned, has nothing more to report.
+	defer rc.Close() //nolint:errcheck // see above
+	span := buf.packBuffer()
+	for _, blob := range run {
+		loc, _ := d.r.Index().Lookup(blob)
+		sealed := *span
+		if cap(sealed) < int(loc.Length) {
+			sealed = make([]byte, loc.Length) // a chunk larger than the buffer
+		}
+		sealed = sealed[:loc.Length]
+		if _, err := io.ReadFull(rc, sealed); err != nil {
+			return readErr(err)
+		}
+		*span = sealed[:0]
+		if err := d.decodeWrite(sealed, blob, cw); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // decodeWrite decodes one chunk in place in the range read and writes its

@@ -1,12 +1,18 @@
 package restore_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/store/local"
 )
 
 // TestRestoreAcrossNetwork restores, in the remote shape, a tree of every
@@ -35,4 +41,75 @@ func TestRestoreAcrossNetwork(t *testing.T) {
 	}
 	sid := checktest.Backup(t, st, src)
 	checktest.RestoreEqual(t, st, sid, src)
+}
+
+// countingRemote is a store across a network (restore.AcrossNetwork)
+// that counts the reads of packs: every ranged read or stream of a pack
+// is one request.
+type countingRemote struct {
+	store.Store
+	packReads atomic.Int32
+}
+
+func (c *countingRemote) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if strings.HasPrefix(key, "data/") {
+		c.packReads.Add(1)
+	}
+	return c.Store.GetRange(ctx, key, off, n)
+}
+
+// TestRestoreStreamsRuns: from a store across a network, the chunks of a
+// file that lie back to back in a pack are read in one request, however
+// many buffers' worth (remoteBatchSpan) they span, and restored byte for
+// byte.
+func TestRestoreStreamsRuns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	counted := &countingRemote{Store: local.New(t.TempDir())}
+	st := restore.AcrossNetwork(counted)
+	opts := repo.InitOptions{Credentials: repo.Credentials{PlatformKey: checktest.Key},
+		Chunker: repo.ChunkerParams{Min: 64 << 10, Avg: 256 << 10, Max: 1 << 20}, PackSize: 32 << 20}
+	if _, _, err := repo.Init(ctx, st, opts); err != nil {
+		t.Fatal(err)
+	}
+	src := t.TempDir()
+	checktest.WriteFile(t, src, "twelve", 1, 12<<20) // three times remoteBatchSpan
+	sid := checktest.Backup(t, st, src)
+
+	// The backup's blob workers pack chunks concurrently, so a file's
+	// chunks lie in runs, in the file's order within each: one request a
+	// run, and one for the snapshot's tree.
+	r := checktest.Open(t, st)
+	if _, err := r.LoadIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := r.LoadSnapshot(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := r.LoadTree(ctx, snap.Tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, longest, start, end := 0, uint64(0), uint64(0), uint64(0)
+	for i, blob := range root.Nodes[0].Content {
+		loc, ok := r.Index().Lookup(blob)
+		if !ok {
+			t.Fatalf("chunk %d not in the index", i)
+		}
+		if i == 0 || uint64(loc.Offset) != end {
+			runs, start = runs+1, uint64(loc.Offset)
+		}
+		end = uint64(loc.Offset) + uint64(loc.Length)
+		longest = max(longest, end-start)
+	}
+	if longest <= 4<<20 {
+		t.Fatalf("the longest run of chunks is %d bytes: the test needs one longer than a ranged read", longest)
+	}
+
+	before := counted.packReads.Load()
+	checktest.RestoreEqual(t, st, sid, src)
+	if got, want := counted.packReads.Load()-before, int32(runs+1); got != want {
+		t.Errorf("%d reads of packs, want %d: the tree's and one a run of chunks", got, want)
+	}
 }

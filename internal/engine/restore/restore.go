@@ -393,11 +393,13 @@ func linkKey(n *tree.Node) (hardlinkKey, bool) {
 
 // shape is how a directory restore spreads its work: workers restoring at
 // once, of which at most decoders decode at once, each reading ranges of
-// at most span bytes of a pack into buffers on huge pages or not.
+// at most span bytes of a pack into buffers on huge pages or not, and
+// streaming the runs of a file's chunks or not.
 type shape struct {
 	workers, decoders int
 	span              uint64
 	hugePages         bool
+	stream            bool
 }
 
 // remoteWorkers is the fewest workers of a restore from a store across a
@@ -419,11 +421,13 @@ const remoteWorkers = 8
 // average), with decoders only as many as cores. More requests in flight,
 // for the memory of fewer, larger ones (issue #37: 8 workers of 4 MiB
 // restore the remote 1 GB set 20 % faster than 4 of 8 MiB, peak RSS 10 %
-// lower).
+// lower). The chunks of a file lying back to back in a pack are streamed,
+// up to maxStreamSpan of them in one request, one chunk in the buffer at a
+// time: a request a pack, not a request a buffer's worth.
 func restoreShape(r *repo.Repository) shape {
 	cores := runtime.GOMAXPROCS(0)
 	if r.RequestCost() < remoteCost {
 		return shape{workers: 2 * cores, decoders: 2 * cores, span: maxBatchSpan, hugePages: true}
 	}
-	return shape{workers: max(2*cores, remoteWorkers), decoders: cores, span: remoteBatchSpan}
+	return shape{workers: max(2*cores, remoteWorkers), decoders: cores, span: remoteBatchSpan, stream: true}
 }

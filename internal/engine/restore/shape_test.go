@@ -25,7 +25,7 @@ func TestRestoreShape(t *testing.T) {
 		want   shape
 	}{
 		{"local", false, shape{workers: 2 * cores, decoders: 2 * cores, span: maxBatchSpan, hugePages: true}},
-		{"remote", true, shape{workers: max(2*cores, remoteWorkers), decoders: cores, span: remoteBatchSpan}},
+		{"remote", true, shape{workers: max(2*cores, remoteWorkers), decoders: cores, span: remoteBatchSpan, stream: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
