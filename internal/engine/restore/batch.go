@@ -24,22 +24,19 @@ import (
 // the window is full, the pack whose group was added to least recently is
 // closed (its files most likely all met). A closed group is sorted by
 // offset and cut into ranges: a range ends where the next blob would take
-// it past the span of one ranged read (maxBatchSpan, remoteBatchSpan), or lies further than the
+// it past the span of one read (maxBatchSpan, streamSpan), or lies further than the
 // store's request cost (repo.RequestCost: a gap is read over when reading
 // it costs less than another request), or, on a store whose requests are
 // cheap, after maxBatchFiles files, which spreads the writing over the
-// workers. Over S3 a pack's files thus cost about one request per
-// maxBatchSpan of it, where a window of 512-file batches cost ten times as
-// many.
+// workers. Over S3 a pack's files thus cost about one request (streamed),
+// where a window of 512-file batches cost ten times as many.
 const (
 	maxBatchFiles = 512     // per batch, on a store whose requests are cheap
 	maxBatchSpan  = 8 << 20 // bytes of one ranged read
-	// remoteBatchSpan bounds the ranged reads from a store across a
-	// network instead (see restoreShape).
-	remoteBatchSpan = 4 << 20
-	// maxStreamSpan bounds a streamed run of a file's chunks (restoreShape):
-	// a request held open, not a buffer.
-	maxStreamSpan  = 64 << 20
+	// streamSpan bounds the streamed reads from a store across a network
+	// instead (restoreShape, stream.go): a request held open, not a
+	// buffer; a pack of the default size fits.
+	streamSpan     = 32 << 20
 	maxWindowFiles = 32768 // files held by the open groups
 	// minFlushFiles is the fewest files per batch the walk's end cuts
 	// groups into for the workers' sake (see flush).

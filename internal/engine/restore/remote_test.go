@@ -8,9 +8,11 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/cloudstic/cloudstic/internal/engine/backup"
 	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
 	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/local"
 )
@@ -60,8 +62,7 @@ func (c *countingRemote) GetRange(ctx context.Context, key string, off, n int64)
 
 // TestRestoreStreamsRuns: from a store across a network, the chunks of a
 // file that lie back to back in a pack are read in one request, however
-// many buffers' worth (remoteBatchSpan) they span, and restored byte for
-// byte.
+// many buffers' worth they span, and restored byte for byte.
 func TestRestoreStreamsRuns(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -73,12 +74,13 @@ func TestRestoreStreamsRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := t.TempDir()
-	checktest.WriteFile(t, src, "twelve", 1, 12<<20) // three times remoteBatchSpan
-	sid := checktest.Backup(t, st, src)
+	checktest.WriteFile(t, src, "twelve", 1, 12<<20) // more than a local read's buffer
+	// One blob worker packs the file's chunks in its order: one run.
+	sid := backupWith(t, st, src, backup.Options{Path: src, Hostname: "test", Workers: 1})
 
-	// The backup's blob workers pack chunks concurrently, so a file's
-	// chunks lie in runs, in the file's order within each: one request a
-	// run, and one for the snapshot's tree.
+	// Concurrent blob workers would pack chunks in runs, in the file's
+	// order within each: one request a run, and one for the snapshot's
+	// tree.
 	r := checktest.Open(t, st)
 	if _, err := r.LoadIndex(ctx); err != nil {
 		t.Fatal(err)
@@ -103,8 +105,8 @@ func TestRestoreStreamsRuns(t *testing.T) {
 		end = uint64(loc.Offset) + uint64(loc.Length)
 		longest = max(longest, end-start)
 	}
-	if longest <= 4<<20 {
-		t.Fatalf("the longest run of chunks is %d bytes: the test needs one longer than a ranged read", longest)
+	if longest <= 8<<20 {
+		t.Fatalf("the longest run of chunks is %d bytes: the test needs one longer than a local read's buffer", longest)
 	}
 
 	before := counted.packReads.Load()
@@ -112,4 +114,23 @@ func TestRestoreStreamsRuns(t *testing.T) {
 	if got, want := counted.packReads.Load()-before, int32(runs+1); got != want {
 		t.Errorf("%d reads of packs, want %d: the tree's and one a run of chunks", got, want)
 	}
+}
+
+// backupWith backs up into st with opts under a shared lock and returns
+// the snapshot.
+func backupWith(t *testing.T, st store.Store, src string, opts backup.Options) id.ID {
+	t.Helper()
+	ctx := context.Background()
+	r := checktest.Open(t, st)
+	if _, err := r.LoadIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var res *backup.Result
+	checktest.Write(t, st, r, func(w *repo.Writer) {
+		var err error
+		if res, err = backup.Run(ctx, w, nil, opts); err != nil {
+			t.Fatal(err)
+		}
+	})
+	return res.ID
 }
