@@ -191,19 +191,26 @@ func (c *batch) job() job {
 	return job{batch: c}
 }
 
-// locate returns e as a file of a batch: when all its chunks are in the
-// index, in one pack, within b.span bytes of each other. A file of
-// several chunks joins only on a store whose requests are dear: on a
-// local one its own read costs little, and alone it is written by a worker
-// of its own.
+// locate returns e as a file of a batch (see locateIn). A file of several
+// chunks joins only on a store whose requests are dear: on a local one its
+// own read costs little, and alone it is written by a worker of its own.
 func (b *batcher) locate(e entry) (pending, bool) {
+	if len(e.node.Content) > 1 && b.maxFiles > 0 {
+		return pending{}, false
+	}
+	return locateIn(b.r, e, b.span)
+}
+
+// locateIn returns e as a file of a batch: when all its chunks are in r's
+// index, in one pack, within span bytes of each other.
+func locateIn(r *repo.Repository, e entry, span uint64) (pending, bool) {
 	content := e.node.Content
-	if len(content) == 0 || (len(content) > 1 && b.maxFiles > 0) {
+	if len(content) == 0 {
 		return pending{}, false
 	}
 	p := pending{e: e, locs: make([]index.Location, 0, len(content))}
 	for i, blob := range content {
-		loc, ok := b.r.Index().Lookup(blob)
+		loc, ok := r.Index().Lookup(blob)
 		if !ok || (i > 0 && loc.Pack != p.locs[0].Pack) {
 			return pending{}, false
 		}
@@ -212,7 +219,7 @@ func (b *batcher) locate(e entry) (pending, bool) {
 			p.start, p.end = start, end
 		}
 		p.start, p.end = min(p.start, start), max(p.end, end)
-		if p.end-p.start > b.span {
+		if p.end-p.start > span {
 			return pending{}, false
 		}
 		p.locs = append(p.locs, loc)

@@ -95,6 +95,8 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 					d.restoreBatch(j.batch, buf)
 				case j.segment != nil:
 					d.segment(j.segment, buf)
+				case d.stream:
+					d.streamFile(j.file, buf)
 				default:
 					d.file(j.file, buf)
 				}

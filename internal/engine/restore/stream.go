@@ -66,6 +66,20 @@ func readChunk(r io.Reader, loc index.Location, buf *writeBuffers) ([]byte, erro
 	return sealed, nil
 }
 
+// streamFile restores a file alone whose chunks lie in one pack within
+// streamSpan as a batch of its own, streamed: one request, whatever the
+// order of its chunks in the pack; any other as file does (which is also
+// how streamBatch restores the files it could not).
+func (d *dirRestore) streamFile(e entry, buf *writeBuffers) {
+	p, ok := locateIn(d.r, e, d.span)
+	if !ok {
+		d.file(e, buf)
+		return
+	}
+	d.streamBatch(&batch{pack: p.locs[0].Pack, start: p.start, end: p.end,
+		files: []entry{e}, locs: [][]index.Location{p.locs}}, buf)
+}
+
 // piece is one chunk of a streamed batch: chunk j of file i, at loc.
 type piece struct {
 	loc  index.Location
