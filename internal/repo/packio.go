@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"io"
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
@@ -152,6 +153,14 @@ func (r *Repository) ReadPackRange(ctx context.Context, packID id.ID, offset, le
 		return nil, fmt.Errorf("short read of pack %s", packID.Short())
 	}
 	return data, nil
+}
+
+// OpenPackRange streams length bytes of pack packID at offset
+// (store.OpenRange): a restore from a store across a network reads a run
+// of a pack's chunks this way, decoding each chunk as it arrives, in one
+// request however long the run. The caller verifies what it reads.
+func (r *Repository) OpenPackRange(ctx context.Context, packID id.ID, offset, length int64) (io.ReadCloser, error) {
+	return store.OpenRange(ctx, r.st, PackKey(packID), offset, length)
 }
 
 // LoadTreeAt reads tree tid from where loc, an entry of an index other

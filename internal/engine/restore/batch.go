@@ -24,20 +24,20 @@ import (
 // the window is full, the pack whose group was added to least recently is
 // closed (its files most likely all met). A closed group is sorted by
 // offset and cut into ranges: a range ends where the next blob would take
-// it past the span of one ranged read (maxBatchSpan, remoteBatchSpan), or lies further than the
+// it past the span of one read (maxBatchSpan, streamSpan), or lies further than the
 // store's request cost (repo.RequestCost: a gap is read over when reading
 // it costs less than another request), or, on a store whose requests are
 // cheap, after maxBatchFiles files, which spreads the writing over the
-// workers. Over S3 a pack's files thus cost about one request per
-// maxBatchSpan of it, where a window of 512-file batches cost ten times as
-// many.
+// workers. Over S3 a pack's files thus cost about one request (streamed),
+// where a window of 512-file batches cost ten times as many.
 const (
 	maxBatchFiles = 512     // per batch, on a store whose requests are cheap
 	maxBatchSpan  = 8 << 20 // bytes of one ranged read
-	// remoteBatchSpan bounds the ranged reads from a store across a
-	// network instead (see restoreShape).
-	remoteBatchSpan = 4 << 20
-	maxWindowFiles  = 32768 // files held by the open groups
+	// streamSpan bounds the streamed reads from a store across a network
+	// instead (restoreShape, stream.go): a request held open, not a
+	// buffer; a pack of the default size fits.
+	streamSpan     = 32 << 20
+	maxWindowFiles = 32768 // files held by the open groups
 	// minFlushFiles is the fewest files per batch the walk's end cuts
 	// groups into for the workers' sake (see flush).
 	minFlushFiles = 64
@@ -191,19 +191,26 @@ func (c *batch) job() job {
 	return job{batch: c}
 }
 
-// locate returns e as a file of a batch: when all its chunks are in the
-// index, in one pack, within b.span bytes of each other. A file of
-// several chunks joins only on a store whose requests are dear: on a
-// local one its own read costs little, and alone it is written by a worker
-// of its own.
+// locate returns e as a file of a batch (see locateIn). A file of several
+// chunks joins only on a store whose requests are dear: on a local one its
+// own read costs little, and alone it is written by a worker of its own.
 func (b *batcher) locate(e entry) (pending, bool) {
+	if len(e.node.Content) > 1 && b.maxFiles > 0 {
+		return pending{}, false
+	}
+	return locateIn(b.r, e, b.span)
+}
+
+// locateIn returns e as a file of a batch: when all its chunks are in r's
+// index, in one pack, within span bytes of each other.
+func locateIn(r *repo.Repository, e entry, span uint64) (pending, bool) {
 	content := e.node.Content
-	if len(content) == 0 || (len(content) > 1 && b.maxFiles > 0) {
+	if len(content) == 0 {
 		return pending{}, false
 	}
 	p := pending{e: e, locs: make([]index.Location, 0, len(content))}
 	for i, blob := range content {
-		loc, ok := b.r.Index().Lookup(blob)
+		loc, ok := r.Index().Lookup(blob)
 		if !ok || (i > 0 && loc.Pack != p.locs[0].Pack) {
 			return pending{}, false
 		}
@@ -212,7 +219,7 @@ func (b *batcher) locate(e entry) (pending, bool) {
 			p.start, p.end = start, end
 		}
 		p.start, p.end = min(p.start, start), max(p.end, end)
-		if p.end-p.start > b.span {
+		if p.end-p.start > span {
 			return pending{}, false
 		}
 		p.locs = append(p.locs, loc)

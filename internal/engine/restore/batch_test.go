@@ -2,6 +2,7 @@ package restore
 
 import (
 	"context"
+	"io"
 	"slices"
 	"testing"
 
@@ -19,11 +20,17 @@ type remoteStore struct{ store.Store }
 
 func (remoteStore) RequestCost() int64 { return store.RemoteRequestCost }
 
+// OpenRange streams from the store inside (or reads whole when it cannot
+// stream), as a store across a network streams.
+func (r remoteStore) OpenRange(ctx context.Context, key string, off, n int64) (io.ReadCloser, error) {
+	return store.OpenRange(ctx, r.Store, key, off, n)
+}
+
 // TestBatcher checks how files are grouped: single-blob files of one pack
 // whose blobs lie close together share a batch, even when files of other
 // packs come between them or they come out of order; anything else goes
 // alone. Over a store whose requests are dear, blobs further apart share a
-// read, up to remoteBatchSpan.
+// read, up to streamSpan.
 func TestBatcher(t *testing.T) {
 	ctx := context.Background()
 	blob := func(i byte) id.ID { return id.ID{i} }
@@ -45,7 +52,6 @@ func TestBatcher(t *testing.T) {
 		{"gap read over remotely", true, []entry{file("a", blob(1)), file("g", blob(6)), file("b", blob(2))}, []int{3}},
 		{"gap not read over locally", false, []entry{file("a", blob(1)), file("g", blob(6)), file("b", blob(2))}, []int{1, 2}},
 		{"span bounded remotely", true, []entry{file("a", blob(1)), file("d", blob(4)), file("b", blob(2))}, []int{1, 2}},
-		{"remote span of 4 MiB", true, []entry{file("a", blob(1)), file("h", blob(7))}, []int{1, 1}},
 		{"multi-blob file of one pack joins remotely", true, []entry{file("a", blob(1)), file("bc", blob(2), blob(3)), file("b", blob(2))}, []int{3}},
 		{"multi-blob file alone locally", false, []entry{file("a", blob(1)), file("bc", blob(2), blob(3)), file("b", blob(2))}, []int{1, 2}},
 		{"multi-blob file of two packs alone", true, []entry{file("a", blob(1)), file("ae", blob(1), blob(5)), file("b", blob(2))}, []int{1, 2}},
@@ -67,8 +73,7 @@ func TestBatcher(t *testing.T) {
 				{ID: blob(2), Offset: 100, Length: 100},
 				{ID: blob(3), Offset: 200, Length: 100},
 				{ID: blob(6), Offset: 2 << 20, Length: 100},  // a gap of 2 MiB
-				{ID: blob(4), Offset: 10 << 20, Length: 100}, // beyond any one read
-				{ID: blob(7), Offset: 4 << 20, Length: 100},  // within a gap's reach of blob 3, past a remote read
+				{ID: blob(4), Offset: 40 << 20, Length: 100}, // beyond any one read
 			})
 			r.Index().Add(packB, []pack.Entry{{ID: blob(5), Offset: 0, Length: 100}})
 			span := restoreShape(r).span

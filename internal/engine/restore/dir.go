@@ -26,10 +26,11 @@ type dirRestore struct {
 	fresh bool
 	// noUnnamed: the output's file system has no O_TMPFILE.
 	noUnnamed atomic.Bool
-	// span bounds the ranges of packs read (restoreShape); the workers
-	// share decoders.
+	// span bounds the ranges of packs read, stream has runs of chunks
+	// streamed (restoreShape); the workers share decoders.
 	span      uint64
 	hugePages bool
+	stream    bool
 	decoders  *decoderPool
 
 	// Walk state, used by the walking goroutine only.
@@ -76,7 +77,7 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 	}
 
 	sh := restoreShape(r)
-	d.span, d.hugePages = sh.span, sh.hugePages
+	d.span, d.hugePages, d.stream = sh.span, sh.hugePages, sh.stream
 	d.decoders = newDecoderPool(r, min(sh.decoders, opts.Workers), sh.hugePages)
 	defer d.decoders.free()
 	d.jobs = make(chan job, opts.Workers)
@@ -94,6 +95,8 @@ func restoreDir(ctx context.Context, r *repo.Repository, start entry, prefix str
 					d.restoreBatch(j.batch, buf)
 				case j.segment != nil:
 					d.segment(j.segment, buf)
+				case d.stream:
+					d.streamFile(j.file, buf)
 				default:
 					d.file(j.file, buf)
 				}

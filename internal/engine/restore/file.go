@@ -30,7 +30,8 @@ func (d *dirRestore) file(e entry, buf *writeBuffers) {
 }
 
 // chunkRun writes the chunks content starts with that lie back to back
-// in one pack (at most d.span bytes of it), and returns how many.
+// in one pack (at most d.span bytes of them: read whole, or streamed with
+// d.stream), and returns how many.
 func (d *dirRestore) chunkRun(content []id.ID, buf *writeBuffers, cw *contentWriter) (int, error) {
 	first, ok := d.r.Index().Lookup(content[0])
 	n, end := 1, uint64(first.Offset)+uint64(first.Length)
@@ -51,6 +52,9 @@ func (d *dirRestore) chunkRun(content []id.ID, buf *writeBuffers, cw *contentWri
 			return 0, err
 		}
 		return 1, cw.write(data)
+	}
+	if d.stream {
+		return n, d.streamRun(first, content[:n], end, buf, cw)
 	}
 	data, err := d.readPack(first.Pack, uint64(first.Offset), end, buf.packBuffer())
 	if err != nil {
@@ -94,6 +98,10 @@ func (d *dirRestore) readPack(p id.ID, start, end uint64, buf *[]byte) ([]byte, 
 // that range is restored on its own afterwards (which reports it if it is
 // damaged), when the worker's buffer no longer holds the range.
 func (d *dirRestore) restoreBatch(b *batch, buf *writeBuffers) {
+	if d.stream {
+		d.streamBatch(b, buf)
+		return
+	}
 	data, err := d.readPack(b.pack, b.start, b.end, buf.packBuffer())
 	if err != nil {
 		for _, e := range b.files {
@@ -189,25 +197,98 @@ func claim(decoded map[uint32]struct{}, locs []index.Location) bool {
 // It returns the error of content when that wraps errRetryAlone: the file
 // was then dropped without a report, for the caller to restore otherwise.
 func (d *dirRestore) fileWith(e entry, buf *writeBuffers, content func(*contentWriter) error) error {
+	pf := d.startFile(e, buf)
+	if pf == nil {
+		return nil
+	}
+	if pf.err == nil {
+		pf.err = content(pf.cw)
+	}
+	if errors.Is(pf.err, errRetryAlone) {
+		d.drop(pf.f, pf.tmp)
+		return pf.err
+	}
+	d.endFile(pf)
+	return nil
+}
+
+// pendingFile is a file being written where no name shows it (fileWith).
+type pendingFile struct {
+	e   entry
+	f   *os.File
+	tmp string // its temporary name; "" when unnamed
+	cw  *contentWriter
+	err error // the first error writing it
+
+	// With placed: the file offset of each chunk (nil: written in
+	// order), the chunks not written yet, and each one's length for
+	// Verify.
+	at      []int64
+	left    int
+	lengths []uint32
+}
+
+// startFile creates e's pending file, with its size reserved, or reports
+// e damaged and returns nil.
+func (d *dirRestore) startFile(e entry, buf *writeBuffers) *pendingFile {
 	f, tmp, err := d.createPending(&e)
 	if err != nil {
 		d.damaged(e.rel, err)
 		return nil
 	}
-	cw := d.contentWriter(f, 0, buf)
-	werr := cw.reserve(e.node.Size)
-	if werr == nil {
-		werr = content(cw)
+	pf := &pendingFile{e: e, f: f, tmp: tmp, cw: d.contentWriter(f, 0, buf)}
+	pf.err = pf.cw.reserve(e.node.Size)
+	return pf
+}
+
+// placed prepares pf for writeChunk: its chunks' file offsets (nil: they
+// come in order) and their number.
+func (pf *pendingFile) placed(at []int64, chunks int) {
+	pf.at, pf.left = at, chunks
+	if at != nil && pf.cw.keepLengths {
+		pf.lengths = make([]uint32, chunks)
+		pf.cw.keepLengths = false // kept in the file's order here
 	}
-	if werr == nil {
-		werr = cw.finish(e.node.Size)
+}
+
+// writeChunk writes chunk j's plaintext, unless writing pf failed already:
+// at its offset when the chunks come out of order, where a plaintext of
+// another length than the index's (plain) would overwrite the next chunk.
+func (pf *pendingFile) writeChunk(j int, plain []byte, want uint32) {
+	pf.left--
+	if pf.err != nil {
+		return
 	}
-	if errors.Is(werr, errRetryAlone) {
-		d.drop(f, tmp)
-		return werr
+	if pf.at == nil {
+		pf.err = pf.cw.write(plain)
+		return
 	}
-	d.complete(e, f, tmp, werr, cw.off, cw.lengths)
-	return nil
+	if uint32(len(plain)) != want { //nolint:gosec // a chunk's length is below 4 GiB
+		pf.err = fmt.Errorf("%w: chunk %d is %d bytes, the index says %d", errSize, j, len(plain), want)
+		return
+	}
+	if pf.lengths != nil {
+		pf.lengths[j] = want
+	}
+	pf.cw.off = pf.at[j]
+	pf.err = pf.cw.write(plain)
+}
+
+// endFile completes pf after its content: metadata and name, or its
+// removal and a report when writing it failed.
+func (d *dirRestore) endFile(pf *pendingFile) {
+	if pf.at != nil {
+		// Every chunk was written at its place, with the index's length,
+		// and these add up to the size (chunkOffsets).
+		pf.cw.off = int64(pf.e.node.Size) //nolint:gosec // the size of a file
+		if pf.lengths != nil {
+			pf.cw.lengths = pf.lengths
+		}
+	}
+	if pf.err == nil {
+		pf.err = pf.cw.finish(pf.e.node.Size)
+	}
+	d.complete(pf.e, pf.f, pf.tmp, pf.err, pf.cw.off, pf.cw.lengths)
 }
 
 // drop closes and removes a pending file that will not be named. An

@@ -15,7 +15,7 @@ import (
 // TestRestoreShape: a restore from a local store runs two workers a core,
 // each with its own decoder, reading up to maxBatchSpan into buffers on
 // huge pages; one from a store across a network runs at least
-// remoteWorkers, with a decoder a core, reading up to remoteBatchSpan into
+// remoteWorkers, with a decoder a core, streaming up to streamSpan into
 // buffers on small pages.
 func TestRestoreShape(t *testing.T) {
 	cores := runtime.GOMAXPROCS(0)
@@ -25,7 +25,7 @@ func TestRestoreShape(t *testing.T) {
 		want   shape
 	}{
 		{"local", false, shape{workers: 2 * cores, decoders: 2 * cores, span: maxBatchSpan, hugePages: true}},
-		{"remote", true, shape{workers: max(2*cores, remoteWorkers), decoders: cores, span: remoteBatchSpan}},
+		{"remote", true, shape{workers: max(2*cores, remoteWorkers), decoders: cores, span: streamSpan, stream: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

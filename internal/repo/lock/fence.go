@@ -2,7 +2,10 @@ package lock
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"sync"
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/store"
@@ -87,6 +90,76 @@ func (f *fenced) ReadRange(ctx context.Context, key string, off int64, buf []byt
 	err = store.ReadRangeInto(ctx, f.inner, key, off, buf)
 	end(err)
 	return err
+}
+
+// OpenRange streams a range (store.OpenRange on the inner store) as one
+// request under the lease: admitted when it is opened, it ends when the
+// stream is closed, and no Read returns a byte once the lease is lost,
+// released or past its safe end (the stream's context is cancelled then,
+// and each Read checks the lease first).
+func (f *fenced) OpenRange(ctx context.Context, key string, off, n int64) (io.ReadCloser, error) {
+	ctx, end, err := f.begin(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := store.OpenRange(ctx, f.inner, key, off, n)
+	if err != nil {
+		end(err)
+		return nil, err
+	}
+	return &fencedStream{f: f, key: key, ctx: ctx, rc: rc, end: end}, nil
+}
+
+// fencedStream is a stream read under the lease; Close ends its request
+// with the first read error (io.EOF is none). A stream whose Read the
+// lease's end refused is counted as refused once.
+type fencedStream struct {
+	f       *fenced
+	key     string
+	ctx     context.Context
+	rc      io.ReadCloser
+	end     func(error)
+	err     error
+	refused bool
+	once    sync.Once
+	cerr    error
+}
+
+func (s *fencedStream) Read(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	l := s.f.l
+	err := l.valid()
+	if err == nil && l.leaseCtx.Err() != nil {
+		err = fmt.Errorf("%w: %s was released", ErrLeaseLost, l.Info().Key)
+	}
+	if err != nil {
+		s.err, s.refused = err, true
+		return 0, err
+	}
+	if err := s.ctx.Err(); err != nil {
+		s.err = err
+		return 0, err
+	}
+	n, err := s.rc.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		s.err = err
+	}
+	return n, err
+}
+
+func (s *fencedStream) Close() error {
+	s.once.Do(func() {
+		s.cerr = s.rc.Close()
+		if s.refused {
+			s.end(nil)
+			s.f.l.refuse(s.key)
+			return
+		}
+		s.end(s.err)
+	})
+	return s.cerr
 }
 
 func (f *fenced) Put(ctx context.Context, key string, data []byte, opts store.PutOptions) (store.ObjectInfo, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"testing"
 	"time"
@@ -177,5 +178,96 @@ func TestFenceCountsRefusedRequests(t *testing.T) {
 				t.Fatalf("refused traced as %q, want [data/a]", refused)
 			}
 		})
+	}
+}
+
+// A stream opened through the fence under a lease reads while the lease
+// holds, and its next Read fails with ErrLeaseLost once the lease has
+// ended (released, or past its safe end), even with bytes of the range
+// left: the request is counted as refused once, when the stream is closed.
+func TestFencedOpenRange(t *testing.T) {
+	rows := []struct {
+		name string
+		end  func(l *Lock, clk *clock.Fake) // how the lease ends
+	}{
+		{"past its safe end", func(_ *Lock, clk *clock.Fake) { clk.Advance(DefaultTTL) }},
+		{"released", func(l *Lock, _ *clock.Fake) { release(t, l) }},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			ctx := context.Background()
+			clk := newFake()
+			st := newTestStore(t, clk)
+			if _, err := st.Put(ctx, "data/k", []byte("0123456789"), store.PutOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			l, err := acquire(t, clk, st, true, "op", testOpts(clk, "me"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Release(ctx) //nolint:errcheck // a second Release does nothing
+			ro, ok := l.Fence(st).(store.RangeOpener)
+			if !ok {
+				t.Fatal("the fenced store does not stream ranges")
+			}
+			rc, err := ro.OpenRange(ctx, "data/k", 2, 8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf := make([]byte, 3)
+			if _, err := io.ReadFull(rc, buf); err != nil || string(buf) != "234" {
+				t.Fatalf("read under the lease: %q, %v", buf, err)
+			}
+			row.end(l, clk)
+			if n, err := rc.Read(buf); n != 0 || !errors.Is(err, ErrLeaseLost) {
+				t.Fatalf("read after the lease ended: %d bytes, %v; want ErrLeaseLost", n, err)
+			}
+			if _, err := rc.Read(buf); !errors.Is(err, ErrLeaseLost) {
+				t.Fatalf("second read after the lease ended: %v; want ErrLeaseLost", err)
+			}
+			if err := rc.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if n := l.Refused(); n != 1 {
+				t.Fatalf("Refused() = %d, want 1", n)
+			}
+			if _, err := ro.OpenRange(ctx, "data/k", 0, 1); !errors.Is(err, ErrLeaseLost) {
+				t.Fatalf("open after the lease ended: %v, want ErrLeaseLost", err)
+			}
+		})
+	}
+}
+
+// A stream read to its end under the lease ends its request without a
+// refusal; a missing key is store.ErrNotFound.
+func TestFencedOpenRangeWhole(t *testing.T) {
+	ctx := context.Background()
+	clk := newFake()
+	st := newTestStore(t, clk)
+	if _, err := st.Put(ctx, "data/k", []byte("0123456789"), store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := acquire(t, clk, st, true, "op", testOpts(clk, "me"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx) //nolint:errcheck // released at the end of the test
+	fenced := l.Fence(st)
+	rc, err := store.OpenRange(ctx, fenced, "data/k", 1, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(rc)
+	if err != nil || string(got) != "123456789" {
+		t.Fatalf("ReadAll: %q, %v", got, err)
+	}
+	if err := rc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.OpenRange(ctx, fenced, "data/missing", 0, 1); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("missing key: %v, want ErrNotFound", err)
+	}
+	if n := l.Refused(); n != 0 {
+		t.Fatalf("Refused() = %d, want 0", n)
 	}
 }

@@ -52,6 +52,7 @@ func (f Fired) Add(g Fired) Fired {
 var (
 	_ store.Store       = (*Store)(nil)
 	_ store.RangeReader = (*Store)(nil)
+	_ store.RangeOpener = (*Store)(nil)
 )
 
 // New wraps inner.
@@ -191,6 +192,45 @@ func (s *Store) ReadRange(ctx context.Context, key string, off int64, buf []byte
 	}
 	return err
 }
+
+// OpenRange forwards (store.OpenRange on the inner store), with ReadRange's
+// faults: latency and an injected error at the opening, and at
+// ShortReadRate a stream that fails after a strict prefix of the range.
+func (s *Store) OpenRange(ctx context.Context, key string, off, n int64) (io.ReadCloser, error) {
+	if err := s.before(ctx, "get range", key); err != nil {
+		return nil, err
+	}
+	rc, err := store.OpenRange(ctx, s.inner, key, off, n)
+	if err != nil || n == 0 {
+		return rc, err
+	}
+	if hit, frac := s.roll(s.cfg.ShortReadRate); hit {
+		s.fired.shortReads.Add(1)
+		return &shortStream{rc: rc, key: key, left: int64(frac * float64(n)), n: n}, nil
+	}
+	return rc, nil
+}
+
+// shortStream passes left bytes of a stream of n, then fails.
+type shortStream struct {
+	rc      io.ReadCloser
+	key     string
+	left, n int64
+}
+
+func (s *shortStream) Read(p []byte) (int, error) {
+	if s.left <= 0 {
+		return 0, fmt.Errorf("get range %s: stream of %d bytes cut short: %w (%w)", s.key, s.n, ErrInjected, io.ErrUnexpectedEOF)
+	}
+	if int64(len(p)) > s.left {
+		p = p[:s.left]
+	}
+	m, err := s.rc.Read(p)
+	s.left -= int64(m)
+	return m, err
+}
+
+func (s *shortStream) Close() error { return s.rc.Close() }
 
 // Put forwards, with faults and the kill point; at AckLossRate a
 // successful write is reported as failed.

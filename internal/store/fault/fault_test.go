@@ -299,3 +299,38 @@ func TestReadRangeShort(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenRangeFaults: a stream through the fault store fails at its
+// opening at ErrorRate, and at ShortReadRate gives a strict prefix of its
+// range, then an injected error wrapping io.ErrUnexpectedEOF.
+func TestOpenRangeFaults(t *testing.T) {
+	ctx := context.Background()
+	data := []byte("0123456789abcdef")
+	inner := local.New(t.TempDir())
+	if _, err := inner.Put(ctx, "k", data, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fault.New(inner, fault.Config{ErrorRate: 1}).OpenRange(ctx, "k", 0, 4); !errors.Is(err, fault.ErrInjected) {
+		t.Fatalf("open at ErrorRate 1: %v, want an injected error", err)
+	}
+	for seed := range int64(20) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			s := fault.New(inner, fault.Config{Seed: seed, ShortReadRate: 1})
+			rc, err := s.OpenRange(ctx, "k", 3, 12)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rc.Close() //nolint:errcheck // read-only
+			got, err := io.ReadAll(rc)
+			if !errors.Is(err, io.ErrUnexpectedEOF) || !errors.Is(err, fault.ErrInjected) {
+				t.Fatalf("error %v, want an injected short stream", err)
+			}
+			if len(got) >= 12 || !bytes.Equal(got, data[3:3+len(got)]) {
+				t.Fatalf("stream gave %q: want a strict prefix of %q", got, data[3:15])
+			}
+			if s.Fired().ShortReads != 1 {
+				t.Fatalf("fired %+v, want one short read", s.Fired())
+			}
+		})
+	}
+}

@@ -117,6 +117,7 @@ type Store struct {
 var (
 	_ store.Store       = (*Store)(nil)
 	_ store.RangeReader = (*Store)(nil)
+	_ store.RangeOpener = (*Store)(nil)
 )
 
 // Open connects to the bucket, checks that it exists and that the
@@ -376,13 +377,30 @@ func (s *Store) full(key string) string { return s.prefix + key }
 
 // withSlot runs fn holding one of the MaxConnections request slots.
 func (s *Store) withSlot(ctx context.Context, fn func() error) error {
+	release, err := s.acquireSlot(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return s.timeoutErr(ctx, fn())
+}
+
+// acquireSlot takes one of the MaxConnections request slots, waiting for
+// one while ctx lasts, for a caller that holds it beyond one call (a
+// stream of a response body: OpenRange). release gives it back; it must
+// be called exactly once.
+func (s *Store) acquireSlot(ctx context.Context) (release func(), _ error) {
 	select {
 	case s.sem <- struct{}{}:
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
-	defer func() { <-s.sem }()
-	err := fn()
+	return func() { <-s.sem }, nil
+}
+
+// timeoutErr says which deadline a request that timed out (not by ctx's
+// end) ran into: store.ErrTimeout, with the configured timeouts.
+func (s *Store) timeoutErr(ctx context.Context, err error) error {
 	if isTimeout(err) && ctx.Err() == nil {
 		return fmt.Errorf("%w (connect timeout %v, response timeout %v): %w", store.ErrTimeout, s.connectTimeout, s.responseTimeout, err)
 	}

@@ -207,11 +207,17 @@ func lost(c *sshconn.Conn, err error) bool { return c.Lost(err) }
 // (unless ctx ended). fn must be safe to repeat: a conditional write whose
 // outcome is unknown must not use do.
 func (s *Store) do(ctx context.Context, fn func(*sftp.Client) error) error {
+	return s.doConn(ctx, func(c *sshconn.Conn) error { return fn(c.SFTP) })
+}
+
+// doConn is do for fn that needs the connection it ran on (to keep using
+// it after do returns: a stream, OpenRange).
+func (s *Store) doConn(ctx context.Context, fn func(*sshconn.Conn) error) error {
 	c, err := s.current(ctx)
 	if err != nil {
 		return err
 	}
-	err = s.run(ctx, c, fn)
+	err = s.run(ctx, c, func(*sftp.Client) error { return fn(c) })
 	if !lost(c, err) || ctx.Err() != nil || c.TimedOut() {
 		// A server that stopped answering is not dialled again: that
 		// would double the wait before the command fails.
@@ -221,7 +227,7 @@ func (s *Store) do(ctx context.Context, fn func(*sftp.Client) error) error {
 	if rerr != nil {
 		return fmt.Errorf("%w; %w", err, rerr)
 	}
-	return s.run(ctx, c, fn)
+	return s.run(ctx, c, func(*sftp.Client) error { return fn(c) })
 }
 
 // dial opens a connection for cfg. A connect or handshake that timed out

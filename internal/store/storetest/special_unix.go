@@ -5,6 +5,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -20,7 +21,7 @@ import (
 // reading never ends), a FIFO (whose opening waits for a writer), a
 // symbolic link to a regular file (whose target is outside the store).
 // Get and Stat must refuse each at once with store.ErrNotRegular (and
-// ReadRange too when ranges is set), and Delete must remove it.
+// ReadRange and OpenRange too when ranges is set), and Delete must remove it.
 func RunSpecialFiles(t *testing.T, st store.Store, dir string, ranges bool) {
 	t.Helper()
 	outside := filepath.Join(t.TempDir(), "outside")
@@ -70,7 +71,13 @@ func checkRefused(t *testing.T, st store.Store, key string, ranges bool) {
 		ops = append(ops, struct {
 			name string
 			op   func() error
-		}{"ReadRange", func() error { return store.ReadRangeInto(ctx, st, key, 0, make([]byte, 10)) }})
+		}{"ReadRange", func() error { return store.ReadRangeInto(ctx, st, key, 0, make([]byte, 10)) }}, struct {
+			name string
+			op   func() error
+		}{"OpenRange", func() error {
+			_, err := readStream(ctx, st, key, 0, 10, func(r io.Reader) io.Reader { return r })
+			return err
+		}})
 	}
 	for _, o := range ops {
 		done := make(chan error, 1)

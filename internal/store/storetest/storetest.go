@@ -28,6 +28,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Bound", testGetBound},
 		{"GetRange", testGetRange},
 		{"ReadRange", testReadRange},
+		{"OpenRange", testOpenRange},
 		{"Delete", testDelete},
 		{"DeleteAbsentOK", testDeleteAbsentOK},
 		{"Stat", testStat},

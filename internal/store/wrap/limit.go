@@ -2,6 +2,7 @@ package wrap
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/store"
@@ -50,4 +51,10 @@ func (l *Limited) RequestCost() int64 { return store.RequestCost(l.Store) }
 // into buffers).
 func (l *Limited) ReadRange(ctx context.Context, key string, off int64, buf []byte) error {
 	return store.ReadRangeInto(ctx, l.Store, key, off, buf)
+}
+
+// OpenRange forwards (store.OpenRange: a whole read when the inner store
+// streams no ranges).
+func (l *Limited) OpenRange(ctx context.Context, key string, off, n int64) (io.ReadCloser, error) {
+	return store.OpenRange(ctx, l.Store, key, off, n)
 }

@@ -2,6 +2,9 @@ package wrap
 
 import (
 	"context"
+	"errors"
+	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -32,6 +35,7 @@ var (
 	_ store.Store            = (*Logging)(nil)
 	_ store.RangeReader      = (*Logging)(nil)
 	_ store.IfPresentDeleter = (*Logging)(nil)
+	_ store.RangeOpener      = (*Logging)(nil)
 )
 
 // Counts returns the totals so far.
@@ -98,6 +102,54 @@ func (l *Logging) ReadRange(ctx context.Context, key string, off int64, buf []by
 	l.down.Add(n)
 	l.log("GETRANGE", key, start, n, err)
 	return err
+}
+
+// OpenRange forwards (store.OpenRange on the inner store) and logs the
+// stream as one request when it is closed, or at once when it cannot be
+// opened: "OPENRANGE", with the bytes read, the time from the opening to
+// the Close, and the first read error (io.EOF is none).
+func (l *Logging) OpenRange(ctx context.Context, key string, off, n int64) (io.ReadCloser, error) {
+	start := time.Now()
+	rc, err := store.OpenRange(ctx, l.inner, key, off, n)
+	if err != nil {
+		l.log("OPENRANGE", key, start, 0, err)
+		return nil, err
+	}
+	return &loggedStream{l: l, key: key, start: start, rc: rc}, nil
+}
+
+// loggedStream counts what is read of a stream and logs it on Close.
+type loggedStream struct {
+	l     *Logging
+	key   string
+	start time.Time
+	rc    io.ReadCloser
+	n     int64
+	err   error // the first read error but io.EOF
+	once  sync.Once
+	cerr  error
+}
+
+func (s *loggedStream) Read(p []byte) (int, error) {
+	n, err := s.rc.Read(p)
+	s.n += int64(n)
+	if err != nil && s.err == nil && !errors.Is(err, io.EOF) {
+		s.err = err
+	}
+	return n, err
+}
+
+func (s *loggedStream) Close() error {
+	s.once.Do(func() {
+		s.cerr = s.rc.Close()
+		s.l.down.Add(s.n)
+		err := s.err
+		if err == nil {
+			err = s.cerr
+		}
+		s.l.log("OPENRANGE", s.key, s.start, s.n, err)
+	})
+	return s.cerr
 }
 
 // Put logs and forwards.
