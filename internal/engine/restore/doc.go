@@ -8,6 +8,7 @@
 // bounded window and read in batches, one request per range of a pack
 // (batch.go), large files in segments written at their offsets by several
 // workers at once (large.go). From a store across a network more workers
-// than cores keep shorter ranges in flight, sharing fewer decoders
-// (restoreShape, buffers.go).
+// than cores stream their reads, one request per range of a pack, taking
+// each chunk as it arrives, and share fewer decoders (restoreShape,
+// stream.go, buffers.go).
 package restore
