@@ -61,13 +61,13 @@ func TestBatchPlanRequests(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
-			reads := map[string]int{} // GETRANGEs per key
+			reads := map[string]int{} // ranged reads and streams per key
 			var st store.Store = local.New(t.TempDir())
 			if tc.remote {
 				st = remoteStore{st}
 			}
 			counted := wrap.NewLogging(st, func(format string, args ...any) {
-				if len(args) > 1 && args[0] == "GETRANGE" {
+				if len(args) > 1 && (args[0] == "GETRANGE" || args[0] == "OPENRANGE") {
 					mu.Lock()
 					reads[args[1].(string)]++
 					mu.Unlock()
@@ -151,7 +151,7 @@ func TestBatchedMultiChunkFiles(t *testing.T) {
 			var mu sync.Mutex
 			reads := map[string]int{}
 			counted := wrap.NewLogging(remoteStore{local.New(dir)}, func(format string, args ...any) {
-				if len(args) > 1 && args[0] == "GETRANGE" {
+				if len(args) > 1 && (args[0] == "GETRANGE" || args[0] == "OPENRANGE") {
 					mu.Lock()
 					reads[args[1].(string)]++
 					mu.Unlock()
