@@ -232,7 +232,9 @@ func (r *Repository) pickDiskIndex(current map[id.ID]bool) (*index.Disk, error) 
 		p := filepath.Join(dir, e.Name())
 		if strings.HasPrefix(e.Name(), "tmp-") {
 			if info, err := e.Info(); err == nil && r.diskIndex.Clock.Now().Sub(info.ModTime()) > staleTemp {
-				_ = os.Remove(p) // litter of a build that died; best effort
+				// Litter of a build that died, or a directory of a
+				// check's scratch index; best effort.
+				_ = os.RemoveAll(p)
 			}
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/index"
 )
 
 // Kinds of problem.
@@ -119,6 +120,9 @@ type checker struct {
 	// Run), and badSnapshots the keys under snapshots/ that name none.
 	snapshots    []id.ID
 	badSnapshots []string
+	// The index (index.go), and its sorted file.
+	scratch *repo.ScratchIndex
+	disk    *index.Disk
 }
 
 func (c *checker) add(kind, key, format string, args ...any) {
@@ -166,6 +170,10 @@ func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error)
 	if c.snapshots, c.badSnapshots, err = r.ListIDs(ctx, repo.SnapshotPrefix); err != nil {
 		return nil, fmt.Errorf("listing snapshots: %w", err)
 	}
+	if c.scratch, err = r.NewScratchIndex(); err != nil {
+		return nil, err
+	}
+	defer c.scratch.Close()
 	damagedIndex, err := c.readIndex(ctx)
 	if err != nil {
 		return nil, err
@@ -182,12 +190,16 @@ func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error)
 		c.packs[o.ID], c.written[o.ID] = o.Size, o.ModTime
 	}
 	c.res.Packs = len(objs)
-	indexed := c.indexedPacks(damagedIndex)
-	c.logf("checking %d packs against the index", len(indexed))
-	if err := c.checkPacks(ctx, indexed); err != nil {
+	if err := c.finishIndex(); err != nil {
 		return nil, err
 	}
-	if err := c.checkSnapshots(ctx, indexed); err != nil {
+	defer r.Index().SetBase(nil) // before the scratch index is closed
+	c.noteUnindexed(damagedIndex)
+	c.logf("checking %d packs against the index", c.scratch.PackCount())
+	if err := c.checkPacks(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.checkSnapshots(ctx); err != nil {
 		return nil, err
 	}
 	sortProblems(c.res.Errors)
@@ -202,53 +214,4 @@ func sortProblems(ps []Problem) {
 		}
 		return ps[i].Key < ps[j].Key
 	})
-}
-
-// readIndex reads every index file into the repository's index,
-// reporting unreadable ones, and says whether any was.
-func (c *checker) readIndex(ctx context.Context) (damagedIndex bool, err error) {
-	files, _, err := c.r.ListObjects(ctx, repo.IndexPrefix)
-	if err != nil {
-		return false, fmt.Errorf("listing index files: %w", err)
-	}
-	c.res.IndexFiles = len(files)
-	idx := c.r.Index()
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return false, err
-		}
-		file, err := c.r.IndexFile(ctx, f.ID)
-		switch {
-		case errors.Is(err, repo.ErrNotFound):
-			c.add(KindNote, f.Key, "deleted while check ran")
-			continue
-		case err != nil:
-			damagedIndex = c.addLoadErr(f.Key, err, repairIndexHint) || damagedIndex
-			continue
-		}
-		for _, p := range file.Packs {
-			idx.Add(p.ID, p.Blobs)
-		}
-	}
-	return damagedIndex, nil
-}
-
-// indexedPacks makes the index prefer packs on the store (so that a blob's
-// location is an existing pack where one exists), notes the packs on the
-// store that no index file names, and returns the ids of the packs the
-// index names.
-func (c *checker) indexedPacks(damagedIndex bool) []id.ID {
-	idx := c.r.Index()
-	idx.Prefer(func(a, b id.ID) bool {
-		_, aOK := c.packs[a]
-		_, bOK := c.packs[b]
-		return aOK && !bOK
-	})
-	now := c.opts.Clock.Now()
-	for pid := range c.packs {
-		if !idx.HasPack(pid) {
-			c.add(KindNote, repo.DescribePack(pid), "%s", unindexedNote(damagedIndex, c.written[pid], now, c.opts.Margin))
-		}
-	}
-	return idx.Packs()
 }

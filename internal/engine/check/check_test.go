@@ -11,7 +11,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/check"
 	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/index"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
@@ -30,20 +29,8 @@ func firstPack(t *testing.T, st store.Store) string {
 // dropIndexEntry rewrites the index without one data blob entry.
 func dropIndexEntry(t *testing.T, st store.Store) string {
 	t.Helper()
-	ctx := context.Background()
 	r := checktest.Open(t, st)
-	files, _, err := r.ListIDs(ctx, repo.IndexPrefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var packs []index.PackBlobs
-	for _, f := range files {
-		file, err := r.IndexFile(ctx, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		packs = append(packs, file.Packs...)
-	}
+	packs, files := checktest.Listings(t, r)
 	dropped := ""
 	for i := range packs {
 		for j, e := range packs[i].Blobs {
@@ -54,14 +41,7 @@ func dropIndexEntry(t *testing.T, st store.Store) string {
 			}
 		}
 	}
-	if _, err := checktest.Writer(t, st, r).WriteIndex(ctx, packs); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		if err := st.Delete(ctx, repo.IndexKey(f)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	checktest.ReplaceIndex(t, st, r, files, packs)
 	return dropped
 }
 

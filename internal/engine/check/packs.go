@@ -9,36 +9,38 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/index"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 )
 
 // checkPacks compares every indexed pack that exists with its own header
-// (or, with ReadData, reads and verifies it), a few packs at a time.
-// The entries of a pack are read from the index when its turn comes, so
-// that only the packs being checked are held as lists.
-func (c *checker) checkPacks(ctx context.Context, indexed []id.ID) error {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(c.opts.Workers)
-	done := 0
+// (or, with ReadData, reads and verifies it), a few packs at a time. The
+// entries of a pack come from a second reading of the index files, one
+// file at a time (eachListing), so that only the packs being checked
+// and one index file are held as lists.
+func (c *checker) checkPacks(ctx context.Context) error {
 	if p := c.opts.Progress; p != nil {
-		for _, pid := range indexed {
+		c.scratch.Packs(func(pid id.ID, _ uint32) {
 			if size, ok := c.packs[pid]; ok {
 				p.PacksTotal.Add(1)
 				if c.opts.ReadData && c.opts.Subset.Selects(pid) {
 					p.BytesTotal.Add(size)
 				}
 			}
-		}
+		})
 	}
-	for _, pid := range indexed {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(c.opts.Workers)
+	done := 0
+	err := c.eachListing(gctx, func(p index.PackBlobs) error {
+		pid, entries := p.ID, p.Blobs
 		size, ok := c.packs[pid]
 		if !ok {
-			c.damage[pid] = true // judged after the snapshots: needed or stale
-			continue
+			c.markDamaged(pid) // judged after the snapshots: needed or stale
+			return nil
 		}
 		read := c.opts.ReadData && c.opts.Subset.Selects(pid)
 		g.Go(func() error {
-			entries := c.r.Index().PackEntries(pid)
 			if read {
 				c.readPack(gctx, pid, size, entries)
 			} else {
@@ -53,13 +55,17 @@ func (c *checker) checkPacks(ctx context.Context, indexed []id.ID) error {
 			c.mu.Lock()
 			done++
 			if done%500 == 0 {
-				c.logf("checked %d/%d packs", done, len(indexed))
+				c.logf("checked %d/%d packs", done, c.scratch.PackCount())
 			}
 			c.mu.Unlock()
 			return gctx.Err()
 		})
+		return nil
+	})
+	if werr := g.Wait(); err == nil {
+		err = werr
 	}
-	return g.Wait()
+	return err
 }
 
 func (c *checker) markDamaged(pid id.ID) {

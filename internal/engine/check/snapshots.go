@@ -29,17 +29,26 @@ type missingPack struct {
 // walker walks snapshot trees once each.
 type walker struct {
 	c       *checker
-	seen    *index.Set
+	seen    *index.DiskSet
 	missing map[id.ID]*missingPack
+	// used counts the blobs seen, and their bytes, by the pack table
+	// position of their canonical entry (for noteUnused).
+	used []packUse
+}
+
+// packUse counts the blobs of a pack some snapshot uses.
+type packUse struct {
+	blobs uint32
+	bytes uint64
 }
 
 // checkSnapshots loads the snapshots and walks their trees.
-func (c *checker) checkSnapshots(ctx context.Context, indexed []id.ID) error {
+func (c *checker) checkSnapshots(ctx context.Context) error {
 	snaps, err := c.loadSnapshots(ctx)
 	if err != nil {
 		return err
 	}
-	w := &walker{c: c, seen: c.r.Index().NewSet(), missing: make(map[id.ID]*missingPack)}
+	w := &walker{c: c, seen: c.disk.NewSet(), missing: make(map[id.ID]*missingPack), used: make([]packUse, c.scratch.Listings())}
 	// The walk visits each tree once, whatever the snapshot's shape; the
 	// Measurer (each tree once too, across snapshots) tells whether the
 	// readers, which expand them, would accept them.
@@ -59,16 +68,16 @@ func (c *checker) checkSnapshots(ctx context.Context, indexed []id.ID) error {
 	for pid, m := range w.missing {
 		c.add(KindMissing, repo.DescribePack(pid), "pack does not exist; %d referenced blobs were in it (e.g. %s)", m.blobs, m.example)
 	}
-	for _, pid := range indexed {
+	c.scratch.Packs(func(pid id.ID, _ uint32) {
 		if _, ok := c.packs[pid]; !ok && w.missing[pid] == nil {
 			// An error even when no snapshot needs it: a backup could
 			// deduplicate against these entries and lose data.
 			c.add(KindMissing, repo.DescribePack(pid), "the index names this pack but it does not exist (no checked snapshot needs its blobs; prune drops the entries)")
 		}
-	}
+	})
 	c.res.Blobs = w.seen.Len()
 	if c.opts.Snapshot == "" {
-		c.noteUnused(c.r.Index(), w.seen, indexed)
+		c.noteUnused(w.used)
 	}
 	return nil
 }
@@ -103,24 +112,49 @@ func (c *checker) loadSnapshots(ctx context.Context) ([]snapshot.WithID, error) 
 	return out, nil
 }
 
-// locate reports a blob that cannot be found, returning false then. The
-// blob is the entry name of dir ("": dir's own tree).
-func (w *walker) locate(blob id.ID, what string, dir *treewalk.Path, name, snapKey string) bool {
-	loc, ok := w.c.r.Index().Lookup(blob)
-	if !ok {
+// find looks blobs up in the scratch index. A failure to read it fails
+// the check.
+func (w *walker) find(blobs []id.ID) ([]index.Found, error) {
+	found, err := w.c.disk.FindAll(blobs)
+	if err != nil {
+		return nil, fmt.Errorf("check's index: %w", err)
+	}
+	return found, nil
+}
+
+// mark adds blob, looked up as l, to the blobs seen and reports whether
+// it was new, counting it for its pack when the index has it.
+func (w *walker) mark(blob id.ID, l index.Found) bool {
+	if !w.seen.Mark(blob, l.Record, l.OK) {
+		return false
+	}
+	if l.OK {
+		u := &w.used[l.Pack]
+		u.blobs++
+		u.bytes += uint64(l.Entry.Length)
+	}
+	return true
+}
+
+// locate reports a blob that cannot be found (found: whether the index
+// has it, at rec), returning false then. The blob is the entry name of
+// dir ("": dir's own tree).
+func (w *walker) locate(blob id.ID, rec index.Record, found bool, what string, dir *treewalk.Path, name, snapKey string) bool {
+	if !found {
 		w.c.add(KindMissing, snapKey, "%s %s (%s) is in no index", what, blob.Short(), "/"+dir.Join(name))
 		return false
 	}
-	if _, ok := w.c.packs[loc.Pack]; !ok {
-		m := w.missing[loc.Pack]
+	pid := w.c.scratch.Listing(rec.Pack).ID
+	if _, ok := w.c.packs[pid]; !ok {
+		m := w.missing[pid]
 		if m == nil {
 			m = &missingPack{example: fmt.Sprintf("%s %s of %s in %s", what, blob.Short(), "/"+dir.Join(name), snapKey)}
-			w.missing[loc.Pack] = m
+			w.missing[pid] = m
 		}
 		m.blobs++
 		return false
 	}
-	return !w.c.isDamaged(loc.Pack) // damaged packs are already reported
+	return !w.c.isDamaged(pid) // damaged packs are already reported
 }
 
 func (w *walker) walk(ctx context.Context, s snapshot.WithID) error {
@@ -132,26 +166,46 @@ func (w *walker) walk(ctx context.Context, s snapshot.WithID) error {
 		}
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if !w.seen.Add(it.tree) {
+		l, err := w.find([]id.ID{it.tree})
+		if err != nil {
+			return err
+		}
+		if !w.mark(it.tree, l[0]) {
 			continue
 		}
 		w.c.res.Trees++
-		if !w.locate(it.tree, "tree", it.dir, "", it.snap) {
+		if !w.locate(it.tree, l[0].Record, l[0].OK, "tree", it.dir, "", it.snap) {
 			continue
 		}
 		t, err := w.c.r.LoadTree(ctx, it.tree)
 		if err != nil {
-			loc, _ := w.c.r.Index().Lookup(it.tree) // found by locate above
-			w.c.addErr(repo.DescribePack(loc.Pack), err, "tree %s (%s): %v", it.tree.Short(), "/"+it.dir.Join(""), err)
+			pid := w.c.scratch.Listing(l[0].Pack).ID
+			w.c.addErr(repo.DescribePack(pid), err, "tree %s (%s): %v", it.tree.Short(), "/"+it.dir.Join(""), err)
 			continue
+		}
+		var content []id.ID
+		for _, n := range t.Nodes {
+			content = append(content, n.Content...)
+		}
+		found, err := w.find(content)
+		if err != nil {
+			return err
 		}
 		for _, n := range t.Nodes {
 			for _, b := range n.Content {
-				if w.seen.Add(b) {
-					w.locate(b, "data blob", it.dir, n.Name, it.snap)
+				if w.mark(b, found[0]) {
+					w.locate(b, found[0].Record, found[0].OK, "data blob", it.dir, n.Name, it.snap)
 				}
+				found = found[1:]
 			}
-			if n.Type == tree.TypeDir && !w.seen.Has(n.Subtree) {
+			if n.Type != tree.TypeDir {
+				continue
+			}
+			seen, err := w.seen.Has(n.Subtree)
+			if err != nil {
+				return fmt.Errorf("check's index: %w", err)
+			}
+			if !seen {
 				stack = append(stack, walkItem{tree: n.Subtree, dir: it.dir.Child(n.Name), snap: it.snap})
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
-	"github.com/cloudstic/cloudstic/internal/repo/index"
 )
 
 // unusedCount counts blobs no snapshot uses, and the packs holding them.
@@ -19,41 +18,44 @@ func (u *unusedCount) add(blobs, bytes int64) {
 }
 
 // noteUnused notes the blobs of the indexed packs on the store that no
-// snapshot uses (seen holds those used), split as prune splits them with
-// the same threshold (Options.MaxUnused): a pack wholly unused is deleted
-// and one with more than that share unused is repacked, so prune removes
-// their unused blobs; the others stay where they are. Check must not say
-// prune removes what prune deliberately keeps.
-func (c *checker) noteUnused(x *index.Index, seen *index.Set, indexed []id.ID) {
-	type use struct{ blobs, bytes int64 }
-	used := map[id.ID]use{}
-	seen.EachLocation(func(loc index.Location) {
-		u := used[loc.Pack]
-		u.blobs, u.bytes = u.blobs+1, u.bytes+int64(loc.Length)
-		used[loc.Pack] = u
-	})
+// snapshot uses (used counts those used, by pack table position), split
+// as prune splits them with the same threshold (Options.MaxUnused): a
+// pack wholly unused is deleted and one with more than that share unused
+// is repacked, so prune removes their unused blobs; the others stay where
+// they are. Check must not say prune removes what prune deliberately
+// keeps.
+func (c *checker) noteUnused(used []packUse) {
+	// A blob's canonical entry is in a pack's first listing; count any
+	// other listing's with it all the same.
+	for pos, u := range used {
+		if u.blobs == 0 {
+			continue
+		}
+		if first, _ := c.scratch.FirstListing(c.scratch.Listing(uint32(pos)).ID); int(first) != pos {
+			used[first].blobs += u.blobs
+			used[first].bytes += u.bytes
+		}
+	}
 	maxUnused := c.opts.MaxUnused
 	if maxUnused == 0 {
 		maxUnused = prune.DefaultMaxUnused
 	}
 	var removed, kept unusedCount
-	for _, pid := range indexed {
+	c.scratch.Packs(func(pid id.ID, first uint32) {
 		if _, ok := c.packs[pid]; !ok {
-			continue // reported as missing
+			return // reported as missing
 		}
-		var blobs, bytes int64
-		for _, e := range x.PackEntries(pid) {
-			blobs, bytes = blobs+1, bytes+int64(e.Length)
-		}
-		u := used[pid]
+		l, u := c.scratch.Listing(first), used[first]
+		blobs, bytes := int64(l.Blobs), l.Bytes
+		ublobs, ubytes := int64(u.blobs), int64(u.bytes)
 		switch {
-		case blobs == u.blobs:
-		case u.blobs == 0 || float64(bytes-u.bytes) > maxUnused*float64(bytes):
-			removed.add(blobs-u.blobs, bytes-u.bytes)
+		case blobs == ublobs:
+		case ublobs == 0 || float64(bytes-ubytes) > maxUnused*float64(bytes):
+			removed.add(blobs-ublobs, bytes-ubytes)
 		default:
-			kept.add(blobs-u.blobs, bytes-u.bytes)
+			kept.add(blobs-ublobs, bytes-ubytes)
 		}
-	}
+	})
 	if removed.blobs == 0 && kept.blobs == 0 {
 		return
 	}

@@ -162,22 +162,40 @@ func (p *plan) execute(ctx context.Context, w *repo.ExclusiveWriter, opts Option
 const mergedIndexBatch = 4096
 
 // writeMergedIndex writes index files naming the blobs of every pack kept,
-// a batch of packs at a time, and returns how many packs they name.
+// a batch of packs at a time, their blobs read from the index files again
+// (ScratchIndex.EachPack), and returns how many packs they name.
 func (p *plan) writeMergedIndex(ctx context.Context, w *repo.ExclusiveWriter) (int, []id.ID, error) {
-	keep := p.sorted(actKeep)
 	var files []id.ID
-	for start := 0; start < len(keep); start += mergedIndexBatch {
-		var batch []index.PackBlobs
-		for _, ps := range keep[start:min(start+mergedIndexBatch, len(keep))] {
-			batch = append(batch, index.PackBlobs{ID: ps.id, Blobs: p.index.PackEntries(ps.id)})
-		}
+	var batch []index.PackBlobs
+	kept := 0
+	flush := func() error {
 		ids, err := w.WriteIndex(ctx, batch)
 		files = append(files, ids...)
-		if err != nil {
-			return 0, files, err
-		}
+		batch = nil
+		return err
 	}
-	return len(keep), files, nil
+	err := p.scratch.EachPack(ctx, func(pb index.PackBlobs) error {
+		if ps := p.packs[pb.ID]; !ps.onStore || ps.act != actKeep {
+			return nil
+		}
+		batch = append(batch, pb)
+		kept++
+		if len(batch) == mergedIndexBatch {
+			return flush()
+		}
+		return nil
+	}, func(fid id.ID, err error) error {
+		// Nothing is deleted yet: stop, as a failure to read it at first
+		// would have.
+		return damageOr(err, "index file %s, read again to write the merged index", fid.Short())
+	})
+	if err == nil && len(batch) > 0 {
+		err = flush()
+	}
+	if err != nil {
+		return 0, files, err
+	}
+	return kept, files, nil
 }
 
 // stored is what this run wrote: packs and index files, by id.

@@ -25,8 +25,8 @@ const (
 	actRepack                // used blobs copied out, then deleted
 )
 
-// packState is everything prune knows of one pack. Its blobs are in
-// plan.index, not here: a list per pack would hold every entry twice.
+// packState is everything prune knows of one pack. Its blobs are in the
+// scratch index, not here: a list per pack would hold every entry twice.
 type packState struct {
 	id        id.ID
 	obj       repo.ObjectEntry // valid when onStore
@@ -38,22 +38,40 @@ type packState struct {
 	act       action
 }
 
-// plan is the outcome of the mark phase.
+// plan is the outcome of the mark phase. Close it when done.
 type plan struct {
-	snapshots  map[id.ID]bool
-	index      *index.Index // every index file read, preferring packs to keep
-	used       *index.Set
+	snapshots map[id.ID]bool
+	// scratch holds every index file read, on disk (as check's: a
+	// repository of 100 M blobs does not fit in memory), and disk is its
+	// sorted file, each blob located in the pack to keep of its copies.
+	scratch    *repo.ScratchIndex
+	disk       *index.Disk
+	used       *index.DiskSet
 	packs      map[id.ID]*packState
 	indexFiles []repo.ObjectEntry
 	cutoff     time.Time
+	// usedBytes counts the bytes of the used blobs by the scratch index
+	// position of the pack listing their canonical copy is in.
+	usedBytes []int64
+	// missing counts used blobs in no index or no pack on the store,
+	// example is the first.
+	missing int
+	example id.ID
 }
 
-// loadIndex reads every index file into a new index (r's own stays empty:
-// the saver that repacks must not mistake old copies for new ones). Every
-// file read is superseded by the merged index, whatever its age: under the
-// exclusive lock no writer is still adding to it (see doc.go).
-func loadIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEntry) (*index.Index, error) {
-	idx := index.New()
+// close removes the scratch index.
+func (p *plan) close() {
+	if p.scratch != nil {
+		p.scratch.Close()
+	}
+}
+
+// loadIndex reads every index file into the scratch index (r's own stays
+// empty: the saver that repacks must not mistake old copies for new
+// ones). Every file read is superseded by the merged index, whatever its
+// age: under the exclusive lock no writer is still adding to it (see
+// doc.go).
+func loadIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEntry, scratch *repo.ScratchIndex) error {
 	g, gctx := errgroup.WithContext(ctx)
 	// Each file being read is held whole, decrypted and decoded (tens of
 	// MB for the 4096-pack files prune writes): a few at a time.
@@ -67,61 +85,113 @@ func loadIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEntry
 			if err != nil {
 				return damageOr(err, "index file %s", f.ID.Short())
 			}
-			for _, pb := range file.Packs {
-				idx.Add(pb.ID, pb.Blobs)
-			}
-			return nil
+			return scratch.AddFile(f.ID, file)
 		})
 	}
-	return idx, g.Wait()
+	return g.Wait()
 }
 
-// mark walks every snapshot's trees and returns the set of used blobs.
-func (p *plan) mark(ctx context.Context, r *repo.Repository, roots []id.ID) (*index.Set, error) {
-	used := p.index.NewSet()
+// mark walks every snapshot's trees and marks the blobs they use.
+func (p *plan) mark(ctx context.Context, r *repo.Repository, roots []id.ID) error {
+	p.used = p.disk.NewSet()
+	p.usedBytes = make([]int64, p.scratch.Listings())
 	stack := append([]id.ID(nil), roots...)
 	for len(stack) > 0 {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		tid := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if !used.Add(tid) {
+		found, err := p.find([]id.ID{tid})
+		if err != nil {
+			return err
+		}
+		if !p.use(tid, found[0]) {
 			continue
 		}
-		t, err := p.loadTree(ctx, r, tid)
+		t, err := p.loadTree(ctx, r, tid, found[0])
 		if err != nil {
-			return nil, err
+			return err
+		}
+		var content []id.ID
+		for _, n := range t.Nodes {
+			content = append(content, n.Content...)
+		}
+		if found, err = p.find(content); err != nil {
+			return err
+		}
+		for i, b := range content {
+			p.use(b, found[i])
 		}
 		for _, n := range t.Nodes {
-			for _, b := range n.Content {
-				used.Add(b)
+			if n.Type != tree.TypeDir {
+				continue
 			}
-			if n.Type == tree.TypeDir && !used.Has(n.Subtree) {
+			seen, err := p.used.Has(n.Subtree)
+			if err != nil {
+				return fmt.Errorf("prune's index: %w", err)
+			}
+			if !seen {
 				stack = append(stack, n.Subtree)
 			}
 		}
 	}
-	return used, nil
+	return nil
 }
 
-// loadTree reads a tree through the plan's index (the repository's is
-// empty), from a pack on the store.
-func (p *plan) loadTree(ctx context.Context, r *repo.Repository, tid id.ID) (*tree.Tree, error) {
-	loc, ok := p.index.Lookup(tid)
-	if !ok || !p.packs[loc.Pack].onStore {
+// find looks blobs up in the scratch index.
+func (p *plan) find(blobs []id.ID) ([]index.Found, error) {
+	found, err := p.disk.FindAll(blobs)
+	if err != nil {
+		return nil, fmt.Errorf("prune's index: %w", err)
+	}
+	return found, nil
+}
+
+// use marks blob, looked up as f, as used and reports whether it was not
+// yet: its bytes count for the pack of its canonical copy, and a blob in
+// no index or in a pack gone from the store is counted missing.
+func (p *plan) use(blob id.ID, f index.Found) bool {
+	if !p.used.Mark(blob, f.Record, f.OK) {
+		return false
+	}
+	if !f.OK || !p.packs[p.scratch.Listing(f.Pack).ID].onStore {
+		if p.missing == 0 {
+			p.example = blob
+		}
+		p.missing++
+		return true
+	}
+	p.usedBytes[f.Pack] += int64(f.Entry.Length)
+	return true
+}
+
+// loadTree reads a tree, looked up as f in the plan's index (the
+// repository's is empty), from a pack on the store.
+func (p *plan) loadTree(ctx context.Context, r *repo.Repository, tid id.ID, f index.Found) (*tree.Tree, error) {
+	if !f.OK {
 		return nil, fmt.Errorf("%w: tree %s is in no index", ErrDamaged, tid.Short())
 	}
-	t, err := r.LoadTreeAt(ctx, tid, loc)
+	pid := p.scratch.Listing(f.Pack).ID
+	if !p.packs[pid].onStore {
+		return nil, fmt.Errorf("%w: tree %s is in no index", ErrDamaged, tid.Short())
+	}
+	t, err := r.LoadTreeAt(ctx, tid, index.Location{Pack: pid, Entry: f.Entry})
 	if err != nil {
-		return nil, damageOr(err, "tree %s in pack %s", tid.Short(), loc.Pack.Short())
+		return nil, damageOr(err, "tree %s in pack %s", tid.Short(), pid.Short())
 	}
 	return t, nil
 }
 
-// buildPlan runs the mark phase and decides every pack's fate.
-func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time.Time) (*plan, error) {
+// buildPlan runs the mark phase and decides every pack's fate. The plan
+// it returns must be closed.
+func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time.Time) (_ *plan, err error) {
 	p := &plan{snapshots: make(map[id.ID]bool), packs: make(map[id.ID]*packState), cutoff: start.Add(-opts.Margin)}
+	defer func() {
+		if err != nil {
+			p.close()
+		}
+	}()
 	snaps, damaged, err := r.Snapshots(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("loading snapshots: %w", err)
@@ -134,7 +204,10 @@ func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time
 		return nil, fmt.Errorf("listing index files: %w", err)
 	}
 	p.indexFiles = files
-	if p.index, err = loadIndex(ctx, r, files); err != nil {
+	if p.scratch, err = r.NewScratchIndex(); err != nil {
+		return nil, err
+	}
+	if err := loadIndex(ctx, r, files, p.scratch); err != nil {
 		return nil, err
 	}
 	// Packs are listed after index files: a writer stores a pack before
@@ -148,7 +221,8 @@ func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time
 	for _, o := range objs {
 		p.packs[o.ID] = &packState{id: o.ID, obj: o, onStore: true}
 	}
-	for _, pid := range p.index.Packs() {
+	for pos := range p.scratch.Listings() {
+		pid := p.scratch.Listing(uint32(pos)).ID
 		ps := p.packs[pid]
 		if ps == nil {
 			ps = &packState{id: pid}
@@ -156,17 +230,24 @@ func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time
 		}
 		ps.indexed = true
 	}
-	p.index.Prefer(p.preferred)
+	if p.disk, err = p.scratch.Finish(func(a, b uint32) bool {
+		return p.preferred(p.scratch.Listing(a).ID, p.scratch.Listing(b).ID)
+	}); err != nil {
+		return nil, err
+	}
 	roots := make([]id.ID, 0, len(snaps))
 	for _, s := range snaps {
 		p.snapshots[s.ID] = true
 		roots = append(roots, s.Tree)
 	}
 	opts.logf("marking: %d snapshots, %d packs, %d index files", len(snaps), len(objs), len(files))
-	if p.used, err = p.mark(ctx, r, roots); err != nil {
+	if err := p.mark(ctx, r, roots); err != nil {
 		return nil, err
 	}
-	return p, p.classify(opts.MaxUnused)
+	if err := p.classify(opts.MaxUnused); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // preferred orders packs by which copy of a duplicated blob to keep:
@@ -186,22 +267,18 @@ func (p *plan) preferred(a, b id.ID) bool {
 // classify assigns each used blob to its canonical pack and each pack an
 // action. It fails when a used blob has no copy in an existing pack.
 func (p *plan) classify(maxUnused float64) error {
-	missing := p.used.Unknown()
-	p.used.EachLocation(func(loc index.Location) {
-		ps := p.packs[loc.Pack]
-		if !ps.onStore {
-			missing = append(missing, loc.ID)
-			return
+	if p.missing > 0 {
+		return fmt.Errorf("%w: %d blobs used by snapshots are in no index or pack (e.g. %s)", ErrDamaged, p.missing, p.example.Short())
+	}
+	for pos, b := range p.usedBytes {
+		if b > 0 {
+			p.packs[p.scratch.Listing(uint32(pos)).ID].usedBytes += b
 		}
-		ps.usedBytes += int64(loc.Length)
-	})
-	if len(missing) > 0 {
-		return fmt.Errorf("%w: %d blobs used by snapshots are in no index or pack (e.g. %s)", ErrDamaged, len(missing), missing[0].Short())
 	}
 	repack := false
 	for _, ps := range p.packs {
-		for _, e := range p.index.PackEntries(ps.id) {
-			ps.blobBytes += int64(e.Length)
+		if first, ok := p.scratch.FirstListing(ps.id); ok {
+			ps.blobBytes = p.scratch.Listing(first).Bytes
 		}
 		switch {
 		case !ps.onStore:
@@ -217,13 +294,19 @@ func (p *plan) classify(maxUnused float64) error {
 			ps.act = actKeep
 		}
 	}
-	if repack {
-		// Only the packs to repack need their used blobs listed.
-		p.used.EachLocation(func(loc index.Location) {
-			if ps := p.packs[loc.Pack]; ps.act == actRepack {
-				ps.used = append(ps.used, loc.Entry)
-			}
-		})
+	if !repack {
+		return nil
+	}
+	// Only the packs to repack need their used blobs listed: one pass
+	// over the scratch index's file.
+	err := p.used.Each(func(rec index.Record) error {
+		if ps := p.packs[p.scratch.Listing(rec.Pack).ID]; ps.act == actRepack {
+			ps.used = append(ps.used, rec.Entry)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("prune's index: %w", err)
 	}
 	return nil
 }

@@ -159,6 +159,7 @@ func run(ctx context.Context, r *repo.Repository, w *repo.ExclusiveWriter, opts 
 	if err != nil {
 		return nil, err
 	}
+	defer p.close()
 	res := p.summarize(opts)
 	if w == nil {
 		return res, nil

@@ -123,7 +123,7 @@ func checkLookups(t *testing.T, x *Index, ref map[id.ID]Location) {
 	}
 }
 
-func TestPreferAndRepeatedPack(t *testing.T) {
+func TestRepeatedPack(t *testing.T) {
 	blob := id.ID{0x42}
 	old, newer := id.ID{1}, id.ID{2}
 	x := New()
@@ -136,42 +136,8 @@ func TestPreferAndRepeatedPack(t *testing.T) {
 	if loc, _ := x.Lookup(blob); loc.Pack != old {
 		t.Fatalf("first added copy: pack %s", loc.Pack.Short())
 	}
-	x.Prefer(func(a, b id.ID) bool { return a == newer && b != newer })
-	if loc, _ := x.Lookup(blob); loc.Pack != newer || loc.Offset != 5 {
-		t.Fatalf("preferred copy: %+v", loc)
-	}
 	if x.Len() != 1 {
 		t.Fatalf("Len %d, want 1", x.Len())
-	}
-}
-
-func TestSet(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	packs := randomPacks(rng, 10, 100, 0.2, true)
-	x := New()
-	for _, p := range packs {
-		x.Add(p.ID, p.Blobs)
-	}
-	s := x.NewSet()
-	stranger := id.ID{0xab}
-	for _, b := range []id.ID{packs[0].Blobs[0].ID, packs[3].Blobs[7].ID, stranger} {
-		if !s.Add(b) || s.Add(b) || !s.Has(b) {
-			t.Fatalf("Add/Has of %s", b.Short())
-		}
-	}
-	if s.Len() != 3 || s.Absent() != x.Len()-2 || !slices.Equal(s.Unknown(), []id.ID{stranger}) {
-		t.Fatalf("Len %d Absent %d Unknown %v", s.Len(), s.Absent(), s.Unknown())
-	}
-	var locs []Location
-	s.EachLocation(func(l Location) { locs = append(locs, l) })
-	if len(locs) != 2 {
-		t.Fatalf("EachLocation visited %d", len(locs))
-	}
-	later := id.ID{0xcd}
-	x.Add(id.ID{0xff, 1}, []pack.Entry{{ID: later, Length: 1}})
-	x.Merge()
-	if !s.Add(later) || s.Len() != 4 || s.Absent() != x.Len()-3 {
-		t.Fatalf("a blob added after the set was made: Len %d Absent %d", s.Len(), s.Absent())
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"sort"
 	"sync"
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
@@ -262,34 +261,11 @@ func (d *Disk) readBlock(b *[blockSize]byte, off int64, i, total, per uint64, si
 
 // lookup returns the entry of blob, if the file holds it.
 func (d *Disk) lookup(blob *id.ID) (entry, bool, error) {
-	if d.l.entries == 0 {
-		return entry{}, false, nil
+	r, ok, err := d.Find(*blob)
+	if err != nil || !ok {
+		return entry{}, false, err
 	}
-	p := binary.BigEndian.Uint64(blob[:8])
-	// The last block whose first id's prefix is at most p, and before it
-	// any block starting with the same prefix (a run of equal prefixes
-	// may span blocks).
-	last := sort.Search(int(d.l.recordBlocks), func(i int) bool { return d.first(i) > p }) - 1
-	if last < 0 {
-		return entry{}, false, nil
-	}
-	first := last
-	for first > 0 && d.first(first) == p {
-		first--
-	}
-	b := d.blocks.Get().(*[blockSize]byte)
-	defer d.blocks.Put(b)
-	for i := first; i <= last; i++ {
-		recs, n, err := d.readBlock(b, blockSize, uint64(i), d.l.entries, recordsPerBlock, diskRecord)
-		if err != nil {
-			return entry{}, false, err
-		}
-		j := sort.Search(n, func(j int) bool { return bytes.Compare(recs[j*diskRecord:j*diskRecord+32], blob[:]) >= 0 })
-		if j < n && bytes.Equal(recs[j*diskRecord:j*diskRecord+32], blob[:]) {
-			return decodeRecord(recs[j*diskRecord:]), true, nil
-		}
-	}
-	return entry{}, false, nil
+	return newEntry(r.Pack, r.Entry), true, nil
 }
 
 // first is the prefix of record block i's first blob id.

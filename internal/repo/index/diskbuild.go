@@ -62,6 +62,8 @@ type DiskBuilder struct {
 	npacks uint32
 	added  uint64 // entries added, copies included
 	files  []id.ID
+	prefer func(a, b uint32) bool
+	noSync bool
 	err    error
 }
 
@@ -126,6 +128,26 @@ func (b *DiskBuilder) AddPack(p PackBlobs) error {
 	}
 	b.npacks++
 	return nil
+}
+
+// Prefer makes Finish take as a blob's canonical entry, of its copies in
+// several packs, the copy in the pack that sorts first by less (of equal
+// ones, the first added), rather than the first added: check prefers
+// packs that exist, prune also the newest. less is given positions in the
+// final pack table. Call it before Finish.
+func (b *DiskBuilder) Prefer(less func(a, b uint32) bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.prefer = less
+}
+
+// NoSync makes Finish skip the fsync of the file: for a file that lives
+// only as long as the process (repo.ScratchIndex), which a crash leaves
+// for the litter, not to be read.
+func (b *DiskBuilder) NoSync() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.noSync = true
 }
 
 // flushRun sorts the entries held and writes them to a run file, merging
@@ -251,8 +273,10 @@ func (b *DiskBuilder) Finish(base *Disk) (path string, err error) {
 	if err := b.write(out, srcs, base, files); err != nil {
 		return "", err
 	}
-	if err := out.Sync(); err != nil {
-		return "", err
+	if !b.noSync {
+		if err := out.Sync(); err != nil {
+			return "", err
+		}
 	}
 	if err := out.Close(); err != nil {
 		return "", err
@@ -292,15 +316,32 @@ func (b *DiskBuilder) write(out *os.File, srcs []source, base *Disk, files []id.
 	firsts := room[:0]
 	recs.onFlush = func(items []byte) { firsts = append(firsts, items[:8]...) }
 	var rec [diskRecord]byte
-	var last id.ID
-	err := mergeSources(srcs, func(e *entry) error {
-		if recs.total > 0 && e.id == last {
-			return nil // a copy of a blob already written
-		}
-		last = e.id
-		encodeRecord(rec[:], e)
+	// Copies of a blob come one after another, the first added first:
+	// the blob's record is written when the next blob comes.
+	var held entry
+	holding := false
+	writeHeld := func() error {
+		encodeRecord(rec[:], &held)
 		return recs.add(rec[:])
+	}
+	err := mergeSources(srcs, func(e *entry) error {
+		if holding && e.id == held.id {
+			if b.prefer != nil && b.prefer(e.pack, held.pack) {
+				held = *e
+			}
+			return nil
+		}
+		if holding {
+			if err := writeHeld(); err != nil {
+				return err
+			}
+		}
+		held, holding = *e, true
+		return nil
 	})
+	if err == nil && holding {
+		err = writeHeld()
+	}
 	if err == nil {
 		err = recs.flush()
 	}

@@ -4,8 +4,8 @@
 // Index. Nothing ever rewrites an index file a concurrent backup could be
 // adding to: only prune, under the exclusive lock, replaces index files.
 //
-// The in-memory Index is compact so that check and prune of a repository of
-// ten million blobs fit well under a gigabyte: every entry is a fixed-size
+// The in-memory Index is compact so that a repository of ten million blobs
+// fits well under a gigabyte: every entry is a fixed-size
 // record (48 bytes) in pages that never move, pack ids are interned to
 // small integers, and lookups binary-search a sorted array of 8-byte keys;
 // pages and keys live in anonymous mappings outside the Go heap (mem.go).
@@ -17,8 +17,9 @@
 // blocks, that lookups read with a pread each, keeping only 8 bytes per
 // 85 blobs in memory. DiskBuilder writes it in bounded memory (sorted
 // runs, merged). Backups, restores and mounts of large repositories use
-// it so that their memory does not grow with the repository; check and
-// prune, which walk every pack's entries, hold the whole index in memory.
+// it so that their memory does not grow with the repository. Check and
+// prune build one of their own (repo.ScratchIndex) and walk every
+// snapshot with a DiskSet, a bit per blob of the file (diskset.go).
 //
 // File layout (before sealing): "CSIX", a version byte, uint32 LE pack
 // count, then per pack its 32-byte id, a uint32 LE blob count and per blob

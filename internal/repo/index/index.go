@@ -27,7 +27,7 @@ const minDelta = 1 << 16
 // Every entry added is kept in table, grouped by pack in the order packs
 // were added (a pack is added once: later listings of a known pack are
 // ignored). sorted holds a key per merged entry, duplicates included,
-// ordered by blob id and then by preference, so that the first entry of a
+// ordered by blob id and then by position, so that the first entry of a
 // blob is its canonical location. Entries added since the last merge are
 // found through delta.
 type Index struct {
@@ -36,7 +36,6 @@ type Index struct {
 	packs      []id.ID
 	packPos    map[id.ID]uint32
 	packStart  []uint32 // position of each pack's first entry in table
-	ranks      []int32  // preference of each pack (see Prefer); nil: order of addition
 	sorted     []key
 	fanout     []uint32
 	merged     int // entries of table covered by sorted
@@ -79,14 +78,6 @@ func (x *Index) Add(packID id.ID, entries []pack.Entry) {
 	if len(x.delta) >= max(minDelta, len(x.sorted)/16) {
 		x.merge()
 	}
-}
-
-// rank is the preference of pack p: lower is preferred.
-func (x *Index) rank(p uint32) int {
-	if int(p) < len(x.ranks) {
-		return int(x.ranks[p])
-	}
-	return int(p)
 }
 
 // merge moves the entries added since the last merge into sorted.
@@ -185,8 +176,8 @@ func (x *Index) Len() int {
 
 // PackEntries returns the blobs an index file listed for a pack (all of
 // them, including blobs whose canonical copy is in another pack), or nil.
-// It knows only the packs held in memory, not an on-disk part's: check,
-// prune and repair, its callers, load every index file into memory.
+// It knows only the packs held in memory, not an on-disk part's: repair,
+// its caller, loads every index file into memory.
 func (x *Index) PackEntries(packID id.ID) []pack.Entry {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -215,33 +206,4 @@ func (x *Index) eachCanonical(fn func(pos int)) {
 		}
 		fn(k.pos())
 	}
-}
-
-// Prefer changes which copy of a blob stored in several packs is its
-// location: the copy in the pack that sorts first by less. Packs added
-// later come after every pack known now. Check prefers packs that exist,
-// prune the newest. Only the entries held in memory are ranked (check and
-// prune hold every one there).
-func (x *Index) Prefer(less func(a, b id.ID) bool) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	order := make([]uint32, len(x.packs))
-	for i := range order {
-		order[i] = uint32(i)
-	}
-	slices.SortStableFunc(order, func(a, b uint32) int {
-		switch {
-		case less(x.packs[a], x.packs[b]):
-			return -1
-		case less(x.packs[b], x.packs[a]):
-			return 1
-		}
-		return 0
-	})
-	x.ranks = make([]int32, len(x.packs))
-	for r, p := range order {
-		x.ranks[p] = int32(r)
-	}
-	x.merge()
-	x.sortRuns(x.sorted)
 }

@@ -98,8 +98,8 @@ func mergeKeys(out, a, b []key) {
 }
 
 // sortRuns orders each run of keys sharing a prefix by whole id, then by
-// the rank of the entry's pack (lower first), then by position, and
-// returns the number of distinct ids. The keys arrive sorted by prefix and
+// position (the first copy added of a blob first: its canonical entry),
+// and returns the number of distinct ids. The keys arrive sorted by prefix and
 // position; runs are short (ids are uniformly random).
 func (x *Index) sortRuns(keys []key) int {
 	distinct := 0
@@ -114,9 +114,6 @@ func (x *Index) sortRuns(keys []key) int {
 				ea, eb := x.table.at(a.pos()), x.table.at(b.pos())
 				if c := bytes.Compare(ea.id[:], eb.id[:]); c != 0 {
 					return c
-				}
-				if ra, rb := x.rank(ea.pack), x.rank(eb.pack); ra != rb {
-					return ra - rb
 				}
 				return a.pos() - b.pos()
 			})

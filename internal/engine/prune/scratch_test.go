@@ -1,0 +1,114 @@
+package prune_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
+	"github.com/cloudstic/cloudstic/internal/engine/prune"
+	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/index"
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// TestPruneScratchIndex checks what prune's on-disk scratch index must
+// keep of the in-memory index it replaced: of a blob's copies in several
+// packs the one kept is in a pack on the store, the newest; a pack listed
+// by two index files is listed once afterwards; and the scratch index
+// leaves nothing behind.
+func TestPruneScratchIndex(t *testing.T) {
+	cases := []struct {
+		name string
+		// arrange changes the repository; gone is the pack expected to be
+		// deleted (or dropped from the index) and kept the one expected
+		// to stay, both zero when none.
+		arrange    func(t *testing.T, dir string, st store.Store, r *repo.Repository) (gone, kept id.ID)
+		wantStale  int
+		wantDelete int
+	}{
+		{name: "first copy's pack gone", wantStale: 1, arrange: func(t *testing.T, dir string, st store.Store, r *repo.Repository) (id.ID, id.ID) {
+			packs, files := checktest.Listings(t, r)
+			i := checktest.FirstDataPack(t, packs)
+			dup := checktest.CopyPack(t, dir, st, r, packs[i])
+			checktest.ReplaceIndex(t, st, r, files, append([]index.PackBlobs{packs[i], dup}, append(packs[:i:i], packs[i+1:]...)...))
+			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(repo.PackKey(packs[i].ID)))); err != nil {
+				t.Fatal(err)
+			}
+			return packs[i].ID, dup.ID
+		}},
+		{name: "older copy goes", wantDelete: 1, arrange: func(t *testing.T, dir string, st store.Store, r *repo.Repository) (id.ID, id.ID) {
+			packs, files := checktest.Listings(t, r)
+			i := checktest.FirstDataPack(t, packs)
+			dup := checktest.CopyPack(t, dir, st, r, packs[i])
+			checktest.ReplaceIndex(t, st, r, files, append([]index.PackBlobs{packs[i], dup}, append(packs[:i:i], packs[i+1:]...)...))
+			old := time.Now().Add(-time.Hour)
+			if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(repo.PackKey(packs[i].ID))), old, old); err != nil {
+				t.Fatal(err)
+			}
+			return packs[i].ID, dup.ID
+		}},
+		{name: "pack listed twice", arrange: func(t *testing.T, dir string, st store.Store, r *repo.Repository) (id.ID, id.ID) {
+			packs, _ := checktest.Listings(t, r)
+			checktest.Write(t, st, r, func(w *repo.Writer) {
+				if _, err := w.WriteIndex(context.Background(), packs[:1]); err != nil {
+					t.Fatal(err)
+				}
+			})
+			return id.ID{}, packs[0].ID
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			dir := t.TempDir()
+			st := checktest.NewRepo(t, dir)
+			src := t.TempDir()
+			for i := range 3 {
+				checktest.WriteFile(t, src, "f"+string(rune('a'+i)), uint64(i), 300<<10)
+			}
+			sid := checktest.Backup(t, st, src)
+			gone, kept := c.arrange(t, dir, st, checktest.Open(t, st))
+
+			r := checktest.Open(t, st)
+			indexDir := filepath.Join(t.TempDir(), "index")
+			r.SetDiskIndex(repo.DiskIndex{Dir: indexDir})
+			res, err := pruneLocked(t, st, r, prune.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StalePacks != c.wantStale || res.PacksDeleted != c.wantDelete || res.PacksRepacked != 0 {
+				t.Errorf("%d stale, %d deleted, %d repacked; want %d, %d, 0", res.StalePacks, res.PacksDeleted, res.PacksRepacked, c.wantStale, c.wantDelete)
+			}
+			listed := map[id.ID]int{}
+			packs, _ := checktest.Listings(t, checktest.Open(t, st))
+			for _, p := range packs {
+				listed[p.ID]++
+			}
+			for pid, n := range listed {
+				if n != 1 {
+					t.Errorf("pack %s listed %d times after prune", pid.Short(), n)
+				}
+			}
+			if !gone.IsZero() {
+				if listed[gone] != 0 {
+					t.Errorf("the copy that should go is still indexed")
+				}
+				if _, err := st.Stat(ctx, repo.PackKey(gone)); err == nil {
+					t.Errorf("the copy that should go is still stored")
+				}
+			}
+			if listed[kept] != 1 {
+				t.Errorf("the pack to keep is not indexed")
+			}
+			if left, _ := os.ReadDir(indexDir); len(left) != 0 {
+				t.Errorf("prune left files in the index directory: %v", left)
+			}
+			mustCheck(t, st)
+			checktest.RestoreEqual(t, st, sid, src)
+		})
+	}
+}

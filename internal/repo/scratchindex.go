@@ -1,0 +1,224 @@
+package repo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+
+	"github.com/cloudstic/cloudstic/internal/repo/id"
+	"github.com/cloudstic/cloudstic/internal/repo/index"
+)
+
+// ScratchIndex is an on-disk index a command builds for itself from the
+// index files it reads, and removes when done: check and prune, which
+// must read every index file themselves (to report each one's damage, or
+// to refuse to delete anything past it), and which at 100 M blobs could
+// not hold them in memory (~7 GB). Lookups read the sorted file
+// (index.Disk) with a pread; in memory it keeps a few dozen bytes per
+// pack: each pack listing's place (Listing), and the packs listed. The
+// blobs of a pack, which few need, are read from the index files a second
+// time (EachPack).
+//
+// It is written where the on-disk index is kept (SetDiskIndex), in a
+// directory of its own that only the user reads, or under the system's
+// temporary directory when there is none. Unlike the on-disk index kept
+// between runs, its blocks are not sealed with the repository's key
+// (index.Unsealed): like the sorted runs it is written from, it exists
+// only while the command runs, and opening a sealed block was a fifth of
+// every lookup's cost. A directory a dead process left is removed a day
+// later by the next run that keeps its index on disk.
+type ScratchIndex struct {
+	r    *Repository
+	dir  string
+	b    *index.DiskBuilder
+	disk *index.Disk
+
+	mu       sync.Mutex // guards what AddFile appends
+	files    []scratchFile
+	listings []PackListing
+	packs    []listedPack // sorted by id, after Finish
+}
+
+// scratchFile is an index file added, in the order added.
+type scratchFile struct {
+	id    id.ID
+	packs int
+}
+
+// PackListing is one index file's listing of a pack: the pack, how many
+// blobs it lists and their sealed bytes.
+type PackListing struct {
+	ID    id.ID
+	Blobs int
+	Bytes int64
+}
+
+// listedPack is a pack some index file lists, and the position of its
+// first listing.
+type listedPack struct {
+	id    id.ID
+	first uint32
+}
+
+// NewScratchIndex starts a scratch index. Close it in every case.
+func (r *Repository) NewScratchIndex() (*ScratchIndex, error) {
+	parent := r.diskIndex.Dir
+	if parent != "" {
+		if err := os.MkdirAll(parent, 0o700); err != nil {
+			parent = "" // the system's temporary directory serves as well
+		}
+	}
+	dir, err := os.MkdirTemp(parent, "tmp-scratch-")
+	if err != nil {
+		return nil, fmt.Errorf("scratch index: %w", err)
+	}
+	b, err := index.NewDiskBuilder(dir, index.Unsealed{})
+	if err != nil {
+		_ = os.RemoveAll(dir) // empty but for what failed; best effort
+		return nil, fmt.Errorf("scratch index: %w", err)
+	}
+	b.NoSync()
+	return &ScratchIndex{r: r, dir: dir, b: b}, nil
+}
+
+// AddFile adds the packs of the index file fid, each at the next position
+// of the pack table (the first pack added is at 0). Safe for concurrent
+// use: the order of the calls is the order of the positions.
+func (s *ScratchIndex) AddFile(fid id.ID, f *index.File) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range f.Packs {
+		l := PackListing{ID: p.ID, Blobs: len(p.Blobs)}
+		for _, e := range p.Blobs {
+			l.Bytes += int64(e.Length)
+		}
+		if err := s.b.AddPack(p); err != nil {
+			return fmt.Errorf("scratch index: %w", err)
+		}
+		s.listings = append(s.listings, l)
+	}
+	s.files = append(s.files, scratchFile{id: fid, packs: len(f.Packs)})
+	return nil
+}
+
+// Listings is the number of pack listings added (a pack listed by two
+// index files counts twice).
+func (s *ScratchIndex) Listings() int { return len(s.listings) }
+
+// Listing returns the pack listing at position pos (an index.Record's
+// Pack).
+func (s *ScratchIndex) Listing(pos uint32) PackListing { return s.listings[pos] }
+
+// Finish writes the index and opens it. Of a blob's copies in several
+// packs, its record names the one in the pack that sorts first by less
+// (given pack table positions), the first added of equals.
+func (s *ScratchIndex) Finish(less func(a, b uint32) bool) (*index.Disk, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.Prefer(less)
+	path, err := s.b.Finish(nil)
+	if err != nil {
+		return nil, fmt.Errorf("scratch index: %w", err)
+	}
+	s.b.Close()
+	if s.disk, err = index.OpenDisk(path, index.Unsealed{}); err != nil {
+		return nil, fmt.Errorf("scratch index: %w", err)
+	}
+	s.packs = make([]listedPack, len(s.listings))
+	for i, l := range s.listings {
+		s.packs[i] = listedPack{id: l.ID, first: uint32(i)}
+	}
+	slices.SortStableFunc(s.packs, func(a, b listedPack) int { return bytes.Compare(a.id[:], b.id[:]) })
+	s.packs = slices.CompactFunc(s.packs, func(a, b listedPack) bool { return a.id == b.id })
+	return s.disk, nil
+}
+
+// FirstListing returns the position of the first listing of pack pid, if
+// an index file lists it. Call it after Finish.
+func (s *ScratchIndex) FirstListing(pid id.ID) (uint32, bool) {
+	i, ok := slices.BinarySearchFunc(s.packs, pid, func(p listedPack, t id.ID) int { return bytes.Compare(p.id[:], t[:]) })
+	if !ok {
+		return 0, false
+	}
+	return s.packs[i].first, true
+}
+
+// Packs calls fn with every pack listed, once, by id, and the position
+// of its first listing. Call it after Finish.
+func (s *ScratchIndex) Packs(fn func(pid id.ID, first uint32)) {
+	for _, p := range s.packs {
+		fn(p.id, p.first)
+	}
+}
+
+// PackCount is the number of packs listed (each once). Call it after
+// Finish.
+func (s *ScratchIndex) PackCount() int { return len(s.packs) }
+
+// ErrIndexChanged means an index file read a second time (EachPack) does
+// not list the packs it listed the first time.
+var ErrIndexChanged = errors.New("index file changed while it was read")
+
+// EachPack reads the index files again, one at a time, in the order they
+// were added, and calls fn with the first listing of every pack: its
+// blobs as that index file lists them. A file that cannot be read again
+// goes to fileErr with its id (ErrIndexChanged when it lists other
+// packs): the run stops with fileErr's error, or goes on without that
+// file's packs when it returns nil. Call it after Finish.
+func (s *ScratchIndex) EachPack(ctx context.Context, fn func(p index.PackBlobs) error, fileErr func(fid id.ID, err error) error) error {
+	pos := 0
+	for _, f := range s.files {
+		start := pos
+		pos += f.packs
+		file, err := s.r.IndexFile(ctx, f.id)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err == nil && !s.listsAt(file, start, f.packs) {
+			err = fmt.Errorf("%s: %w", IndexKey(f.id), ErrIndexChanged)
+		}
+		if err != nil {
+			if err := fileErr(f.id, err); err != nil {
+				return err
+			}
+			continue
+		}
+		for i, p := range file.Packs {
+			if first, ok := s.FirstListing(p.ID); !ok || int(first) != start+i {
+				continue // a later listing of a pack
+			}
+			if err := fn(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// listsAt reports whether file lists the n packs listed at start.
+func (s *ScratchIndex) listsAt(file *index.File, start, n int) bool {
+	if len(file.Packs) != n {
+		return false
+	}
+	for i, p := range file.Packs {
+		if p.ID != s.listings[start+i].ID {
+			return false
+		}
+	}
+	return true
+}
+
+// Close closes the index and removes its files.
+func (s *ScratchIndex) Close() {
+	s.b.Close()
+	if s.disk != nil {
+		_ = s.disk.Close() // read-only
+	}
+	// Best effort: a directory left behind is removed a day later (see
+	// ScratchIndex), or with the system's temporary directory.
+	_ = os.RemoveAll(s.dir)
+}
