@@ -36,14 +36,18 @@ type fileJob struct {
 	rel   string
 }
 
-// blobJob is a new chunk for a blob worker to save.
+// blobJob is a chunk for a blob worker to save if it is new.
 type blobJob struct {
 	id   id.ID
 	data []byte
 	// inflight, when set, counts jobs whose data aliases a chunker's
-	// buffer: the blob worker calls Done once it no longer needs data.
-	// Otherwise data is a pooled copy the worker returns to chunkBufs.
-	inflight *sync.WaitGroup
+	// buffer, and file those of one file: the blob worker calls Done on
+	// both once it no longer needs data. Otherwise data is a pooled copy
+	// the worker returns to chunkBufs.
+	inflight, file *sync.WaitGroup
+	// slot, when set, is where the blob worker writes the chunk's id,
+	// which it computes itself (id is then unset): see idWindow.
+	slot *id.ID
 }
 
 // walker is the state of one backup run.
@@ -75,13 +79,13 @@ type walker struct {
 	// dirSlots bounds the goroutines scanning directories ahead of the
 	// walk (see subdirs).
 	dirSlots chan struct{}
-	// chunkers holds the chunkers (nil until first used) lent to file
-	// workers for files larger than the minimum chunk: one per two
-	// workers. Each buffers 2*Max (16 MiB) and, as chunks go to the blob
-	// workers without a copy, one large file at a time keeps two cores
-	// busy compressing; a second chunker on 2 cores added 16-20 MiB of
-	// peak RSS to a 1 GB backup and no speed.
-	chunkers chan *chunker.Chunker
+	// chunkers holds the chunkers lent to file workers for files larger
+	// than the minimum chunk: one per two workers. Each buffers 2*Max (16
+	// MiB) and, as chunks go to the blob workers without a copy, one
+	// large file at a time keeps two cores busy compressing; a second
+	// chunker on 2 cores added 16-20 MiB of peak RSS to a 1 GB backup and
+	// no speed.
+	chunkers chan *lentChunker
 	// chunkBufs recycles the copies of small files handed to blob workers.
 	chunkBufs *pack.Buffers
 	filesWG   sync.WaitGroup
@@ -104,12 +108,12 @@ func newWalker(ctx context.Context, r *repo.Repository, wr *repo.Writer, opts Op
 		src: opts.Source, cap: fsmeta.NewCapturer(opts.Source),
 		files: make(chan fileJob, 4*opts.Workers), blobs: make(chan blobJob, opts.Workers),
 		dirSlots: make(chan struct{}, opts.Workers), chunkBufs: pack.NewBuffers(4 * opts.Workers),
-		chunkers: make(chan *chunker.Chunker, chunkers(opts.Workers))}
+		chunkers: make(chan *lentChunker, chunkers(opts.Workers))}
 	w.cap.SkipXattrs, w.cap.XattrNamespaces = opts.SkipXattrs, opts.XattrNamespaces
 	w.cap.SkipMode, w.cap.SkipFlags = opts.SkipMode, opts.SkipFlags
 	w.cap.Warnf = opts.Warnf
 	for range cap(w.chunkers) {
-		w.chunkers <- nil
+		w.chunkers <- &lentChunker{}
 	}
 	w.sink = newSink(ctx, r, wr, opts)
 	return w, nil
