@@ -40,7 +40,9 @@ type ScratchIndex struct {
 	mu       sync.Mutex // guards what AddFile appends
 	files    []scratchFile
 	listings []PackListing
-	packs    []listedPack // sorted by id, after Finish
+	// packs holds the position of each pack's first listing, sorted by
+	// pack id (after Finish): 4 bytes a pack, not a copy of its id.
+	packs []uint32
 }
 
 // scratchFile is an index file added, in the order added.
@@ -49,19 +51,18 @@ type scratchFile struct {
 	packs int
 }
 
+// scratchPreload is the size up to which a scratch index is read into
+// memory once written (about 1.3 M blobs): below it the preads of its
+// lookups cost more than holding it, and less memory than the in-memory
+// index held before (~82 bytes a blob).
+const scratchPreload = 64 << 20
+
 // PackListing is one index file's listing of a pack: the pack, how many
 // blobs it lists and their sealed bytes.
 type PackListing struct {
 	ID    id.ID
 	Blobs int
 	Bytes int64
-}
-
-// listedPack is a pack some index file lists, and the position of its
-// first listing.
-type listedPack struct {
-	id    id.ID
-	first uint32
 }
 
 // NewScratchIndex starts a scratch index. Close it in every case.
@@ -128,30 +129,36 @@ func (s *ScratchIndex) Finish(less func(a, b uint32) bool) (*index.Disk, error) 
 	if s.disk, err = index.OpenDisk(path, index.Unsealed{}); err != nil {
 		return nil, fmt.Errorf("scratch index: %w", err)
 	}
-	s.packs = make([]listedPack, len(s.listings))
-	for i, l := range s.listings {
-		s.packs[i] = listedPack{id: l.ID, first: uint32(i)}
+	if s.disk.Size() <= scratchPreload {
+		if err := s.disk.Preload(); err != nil {
+			return nil, fmt.Errorf("scratch index: %w", err)
+		}
 	}
-	slices.SortStableFunc(s.packs, func(a, b listedPack) int { return bytes.Compare(a.id[:], b.id[:]) })
-	s.packs = slices.CompactFunc(s.packs, func(a, b listedPack) bool { return a.id == b.id })
+	s.packs = make([]uint32, len(s.listings))
+	for i := range s.packs {
+		s.packs[i] = uint32(i)
+	}
+	// Stable: of a pack's listings, the first comes first and stays.
+	slices.SortStableFunc(s.packs, func(a, b uint32) int { return bytes.Compare(s.listings[a].ID[:], s.listings[b].ID[:]) })
+	s.packs = slices.CompactFunc(s.packs, func(a, b uint32) bool { return s.listings[a].ID == s.listings[b].ID })
 	return s.disk, nil
 }
 
 // FirstListing returns the position of the first listing of pack pid, if
 // an index file lists it. Call it after Finish.
 func (s *ScratchIndex) FirstListing(pid id.ID) (uint32, bool) {
-	i, ok := slices.BinarySearchFunc(s.packs, pid, func(p listedPack, t id.ID) int { return bytes.Compare(p.id[:], t[:]) })
+	i, ok := slices.BinarySearchFunc(s.packs, pid, func(pos uint32, t id.ID) int { return bytes.Compare(s.listings[pos].ID[:], t[:]) })
 	if !ok {
 		return 0, false
 	}
-	return s.packs[i].first, true
+	return s.packs[i], true
 }
 
 // Packs calls fn with every pack listed, once, by id, and the position
 // of its first listing. Call it after Finish.
 func (s *ScratchIndex) Packs(fn func(pid id.ID, first uint32)) {
-	for _, p := range s.packs {
-		fn(p.id, p.first)
+	for _, pos := range s.packs {
+		fn(s.listings[pos].ID, pos)
 	}
 }
 

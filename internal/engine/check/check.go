@@ -106,16 +106,21 @@ type Result struct {
 // OK reports whether no error was found (notes are fine).
 func (r *Result) OK() bool { return len(r.Errors) == 0 }
 
+// storedPack is a pack the store listed: its size and the store's time
+// of its write (zero: unknown).
+type storedPack struct {
+	size    int64
+	written time.Time
+}
+
 // checker holds the state of one run.
 type checker struct {
-	r     *repo.Repository
-	opts  Options
-	mu    sync.Mutex
-	res   *Result
-	packs map[id.ID]int64 // packs on the store and their sizes
-	// written is the store's time of each pack's write (zero: unknown).
-	written map[id.ID]time.Time
-	damage  map[id.ID]bool // packs found missing or corrupt
+	r      *repo.Repository
+	opts   Options
+	mu     sync.Mutex
+	res    *Result
+	packs  map[id.ID]storedPack // packs on the store
+	damage map[id.ID]bool       // packs found missing or corrupt
 	// snapshots are the snapshot ids listed before anything else (see
 	// Run), and badSnapshots the keys under snapshots/ that name none.
 	snapshots    []id.ID
@@ -185,9 +190,9 @@ func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error)
 	for _, k := range bad {
 		c.add(KindNote, k, "not a pack name; ignored")
 	}
-	c.packs, c.written = make(map[id.ID]int64, len(objs)), make(map[id.ID]time.Time, len(objs))
+	c.packs = make(map[id.ID]storedPack, len(objs))
 	for _, o := range objs {
-		c.packs[o.ID], c.written[o.ID] = o.Size, o.ModTime
+		c.packs[o.ID] = storedPack{size: o.Size, written: o.ModTime}
 	}
 	c.res.Packs = len(objs)
 	if err := c.finishIndex(); err != nil {

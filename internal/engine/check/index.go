@@ -66,9 +66,9 @@ func (c *checker) finishIndex() error {
 // noteUnindexed notes the packs on the store that no index file names.
 func (c *checker) noteUnindexed(damagedIndex bool) {
 	now := c.opts.Clock.Now()
-	for pid := range c.packs {
+	for pid, sp := range c.packs {
 		if _, ok := c.scratch.FirstListing(pid); !ok {
-			c.add(KindNote, repo.DescribePack(pid), "%s", unindexedNote(damagedIndex, c.written[pid], now, c.opts.Margin))
+			c.add(KindNote, repo.DescribePack(pid), "%s", unindexedNote(damagedIndex, sp.written, now, c.opts.Margin))
 		}
 	}
 }

@@ -21,10 +21,10 @@ import (
 func (c *checker) checkPacks(ctx context.Context) error {
 	if p := c.opts.Progress; p != nil {
 		c.scratch.Packs(func(pid id.ID, _ uint32) {
-			if size, ok := c.packs[pid]; ok {
+			if sp, ok := c.packs[pid]; ok {
 				p.PacksTotal.Add(1)
 				if c.opts.ReadData && c.opts.Subset.Selects(pid) {
-					p.BytesTotal.Add(size)
+					p.BytesTotal.Add(sp.size)
 				}
 			}
 		})
@@ -34,7 +34,8 @@ func (c *checker) checkPacks(ctx context.Context) error {
 	done := 0
 	err := c.eachListing(gctx, func(p index.PackBlobs) error {
 		pid, entries := p.ID, p.Blobs
-		size, ok := c.packs[pid]
+		sp, ok := c.packs[pid]
+		size := sp.size
 		if !ok {
 			c.markDamaged(pid) // judged after the snapshots: needed or stale
 			return nil

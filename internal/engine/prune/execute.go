@@ -57,7 +57,7 @@ func (p *plan) summarize(opts Options) *Result {
 	}
 	for _, ps := range p.sorted(actProtect) {
 		res.Kept.UnindexedPacks++
-		res.Kept.UnindexedBytes += ps.obj.Size
+		res.Kept.UnindexedBytes += ps.size
 	}
 	for _, ps := range p.sorted(actKeep) {
 		if unused := ps.blobBytes - ps.usedBytes; unused > 0 {
@@ -73,14 +73,14 @@ func (p *plan) summarize(opts Options) *Result {
 		if !ps.indexed {
 			res.UnindexedPacksDeleted++
 		}
-		res.BytesDeleted += ps.obj.Size
-		res.WouldDelete = append(res.WouldDelete, ps.obj.Key)
+		res.BytesDeleted += ps.size
+		res.WouldDelete = append(res.WouldDelete, ps.object().Key)
 	}
 	for _, ps := range p.sorted(actRepack) {
 		res.PacksRepacked++
-		res.BytesDeleted += ps.obj.Size
+		res.BytesDeleted += ps.size
 		res.BytesWritten += ps.usedBytes
-		res.WouldDelete = append(res.WouldDelete, ps.obj.Key)
+		res.WouldDelete = append(res.WouldDelete, ps.object().Key)
 	}
 	if p.needsWork() {
 		for _, f := range p.indexFiles {
@@ -100,7 +100,7 @@ func (p *plan) execute(ctx context.Context, w *repo.ExclusiveWriter, opts Option
 		repack, del := p.sorted(actRepack), p.sorted(actDelete)
 		pr.ObjectsTotal.Store(int64(2*len(repack) + len(del) + len(p.indexFiles)))
 		for _, ps := range repack {
-			pr.BytesTotal.Add(ps.obj.Size)
+			pr.BytesTotal.Add(ps.size)
 		}
 	}
 	written, err := p.repack(ctx, w, opts, res)
@@ -139,8 +139,8 @@ func (p *plan) execute(ctx context.Context, w *repo.ExclusiveWriter, opts Option
 		if written.packs[ps.id] {
 			continue
 		}
-		packs = append(packs, ps.obj)
-		res.BytesDeleted += ps.obj.Size
+		packs = append(packs, ps.object())
+		res.BytesDeleted += ps.size
 		switch {
 		case ps.act == actRepack:
 			res.PacksRepacked++
@@ -223,7 +223,7 @@ func (p *plan) repack(ctx context.Context, w *repo.ExclusiveWriter, opts Options
 			}
 			if pr := opts.Progress; pr != nil {
 				pr.Objects.Add(1)
-				pr.Bytes.Add(ps.obj.Size)
+				pr.Bytes.Add(ps.size)
 			}
 			opts.logf("repacked %d/%d packs", i+1, len(todo))
 			return nil

@@ -28,14 +28,38 @@ const (
 // packState is everything prune knows of one pack. Its blobs are in the
 // scratch index, not here: a list per pack would hold every entry twice.
 type packState struct {
-	id        id.ID
-	obj       repo.ObjectEntry // valid when onStore
+	id id.ID
+	// size, modTime and key describe the pack on the store (onStore).
+	// key is the key it was listed under when that is not
+	// repo.PackKey(id) (a pack misplaced by hand), "" otherwise: a
+	// million packs need not hold a million keys.
+	size      int64
+	modTime   time.Time
+	key       string
 	onStore   bool
 	indexed   bool         // some index file names it
 	used      []pack.Entry // canonical copies of used blobs, for packs to repack
 	usedBytes int64
 	blobBytes int64
 	act       action
+}
+
+// newPackState is the state of a pack the store listed as o.
+func newPackState(o repo.ObjectEntry) *packState {
+	ps := &packState{id: o.ID, size: o.Size, modTime: o.ModTime, onStore: true}
+	if o.Key != repo.PackKey(o.ID) {
+		ps.key = o.Key
+	}
+	return ps
+}
+
+// object is the pack as the store listed it.
+func (ps *packState) object() repo.ObjectEntry {
+	key := ps.key
+	if key == "" {
+		key = repo.PackKey(ps.id)
+	}
+	return repo.ObjectEntry{ID: ps.id, Key: key, Size: ps.size, ModTime: ps.modTime}
 }
 
 // plan is the outcome of the mark phase. Close it when done.
@@ -219,7 +243,7 @@ func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time
 		return nil, fmt.Errorf("listing packs: %w", err)
 	}
 	for _, o := range objs {
-		p.packs[o.ID] = &packState{id: o.ID, obj: o, onStore: true}
+		p.packs[o.ID] = newPackState(o)
 	}
 	for pos := range p.scratch.Listings() {
 		pid := p.scratch.Listing(uint32(pos)).ID
@@ -258,7 +282,7 @@ func (p *plan) preferred(a, b id.ID) bool {
 	if pa.onStore != pb.onStore {
 		return pa.onStore
 	}
-	if ta, tb := pa.obj.ModTime, pb.obj.ModTime; !ta.Equal(tb) {
+	if ta, tb := pa.modTime, pb.modTime; !ta.Equal(tb) {
 		return ta.After(tb)
 	}
 	return string(a[:]) < string(b[:])
@@ -283,7 +307,7 @@ func (p *plan) classify(maxUnused float64) error {
 		switch {
 		case !ps.onStore:
 			ps.act = actDelete // stale index entries: dropped from the merged index
-		case !ps.indexed && p.young(ps.obj):
+		case !ps.indexed && p.young(ps.modTime):
 			ps.act = actProtect
 		case ps.usedBytes == 0:
 			ps.act = actDelete
@@ -311,11 +335,11 @@ func (p *plan) classify(maxUnused float64) error {
 	return nil
 }
 
-// young reports whether an object was stored too recently to be judged
-// without an index entry: not before the cutoff, or at a time the store
-// does not report.
-func (p *plan) young(o repo.ObjectEntry) bool {
-	return o.ModTime.IsZero() || !o.ModTime.Before(p.cutoff)
+// young reports whether an object the store wrote at modTime was stored
+// too recently to be judged without an index entry: not before the
+// cutoff, or at a time the store does not report (zero).
+func (p *plan) young(modTime time.Time) bool {
+	return modTime.IsZero() || !modTime.Before(p.cutoff)
 }
 
 // damageOr wraps err with ErrDamaged when it says stored bytes are wrong or

@@ -121,6 +121,7 @@ type Disk struct {
 	firsts []byte  // big-endian uint64 prefix of each record block's first blob id
 	files  []id.ID // index files covered, sorted
 	blocks sync.Pool
+	mem    []byte // the whole file, once Preload has read it
 }
 
 // OpenDisk opens an on-disk index file sealed with sealer, checking its
@@ -216,6 +217,19 @@ func parseTail(tail []byte, l diskLayout) ([]byte, []id.ID, error) {
 	return firsts, files, nil
 }
 
+// Preload reads the whole file into memory, so that lookups no longer
+// read it: for a file small enough to hold, where a pread per lookup was
+// most of the cost (the check of a small repository). Call it before any
+// lookup.
+func (d *Disk) Preload() error {
+	buf := make([]byte, d.l.size)
+	if _, err := d.f.ReadAt(buf, 0); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s: %w", d.path, err)
+	}
+	d.mem = buf
+	return nil
+}
+
 // Close closes the file.
 func (d *Disk) Close() error { return d.f.Close() }
 
@@ -239,7 +253,10 @@ func (d *Disk) PackCount() int { return int(d.l.packs) }
 // opens it, and returns its items (per at most, total in the section) of
 // size bytes each, as one slice of b.
 func (d *Disk) readBlock(b *[blockSize]byte, off int64, i, total, per uint64, size int) ([]byte, int, error) {
-	if _, err := d.f.ReadAt(b[:], off+int64(i)*blockSize); err != nil && !errors.Is(err, io.EOF) {
+	at := off + int64(i)*blockSize
+	if d.mem != nil {
+		clear(b[copy(b[:], d.mem[min(at, int64(len(d.mem))):]):])
+	} else if _, err := d.f.ReadAt(b[:], at); err != nil && !errors.Is(err, io.EOF) {
 		return nil, 0, fmt.Errorf("%s: %w", d.path, err)
 	}
 	bad := func(why string) error {
