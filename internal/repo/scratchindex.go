@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
+	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
 )
@@ -30,7 +33,8 @@ import (
 // (index.Unsealed): like the sorted runs it is written from, it exists
 // only while the command runs, and opening a sealed block was a fifth of
 // every lookup's cost. A directory a dead process left is removed a day
-// later by the next run that keeps its index on disk.
+// later by the next run that keeps its index on disk, or, under the
+// system's temporary directory, by the next scratch index made there.
 type ScratchIndex struct {
 	r    *Repository
 	dir  string
@@ -65,15 +69,28 @@ type PackListing struct {
 	Bytes int64
 }
 
+// Prefixes of a scratch index's directory: under the on-disk index's
+// directory, where pickDiskIndex removes old "tmp-" entries, and under the
+// system's temporary directory, shared with other programs, where the
+// name says whose it is.
+const (
+	scratchPrefix       = "tmp-scratch-"
+	systemScratchPrefix = "cloudstic-scratch-"
+)
+
 // NewScratchIndex starts a scratch index. Close it in every case.
 func (r *Repository) NewScratchIndex() (*ScratchIndex, error) {
-	parent := r.diskIndex.Dir
+	parent, prefix := r.diskIndex.Dir, scratchPrefix
 	if parent != "" {
 		if err := os.MkdirAll(parent, 0o700); err != nil {
 			parent = "" // the system's temporary directory serves as well
 		}
 	}
-	dir, err := os.MkdirTemp(parent, "tmp-scratch-")
+	if parent == "" {
+		parent, prefix = os.TempDir(), systemScratchPrefix
+		r.removeStaleScratch(parent)
+	}
+	dir, err := os.MkdirTemp(parent, prefix)
 	if err != nil {
 		return nil, fmt.Errorf("scratch index: %w", err)
 	}
@@ -84,6 +101,31 @@ func (r *Repository) NewScratchIndex() (*ScratchIndex, error) {
 	}
 	b.NoSync()
 	return &ScratchIndex{r: r, dir: dir, b: b}, nil
+}
+
+// removeStaleScratch removes what killed commands left under the system's
+// temporary directory: a scratch index of ours older than a day (no
+// command runs that long; on-disk index directories are swept by
+// pickDiskIndex instead). Best effort: another user's directory, say,
+// cannot be removed, and nothing depends on it.
+func (r *Repository) removeStaleScratch(tmp string) {
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return // nothing to sweep that we can see
+	}
+	c := r.diskIndex.Clock
+	if c == nil { // SetDiskIndex never called: no index kept on disk
+		c = clock.Real{}
+	}
+	now := c.Now()
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), systemScratchPrefix) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > staleTemp {
+			_ = os.RemoveAll(filepath.Join(tmp, e.Name())) // best effort, as above
+		}
+	}
 }
 
 // AddFile adds the packs of the index file fid, each at the next position

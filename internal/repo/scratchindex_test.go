@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,5 +121,57 @@ func TestScratchIndex(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "tmp-scratch-live", "tmp-run-1")); err != nil {
 		t.Errorf("a running check's scratch directory was touched: %v", err)
+	}
+}
+
+// TestScratchIndexSystemTemp checks that without an on-disk index
+// directory a scratch index goes under the system's temporary directory,
+// in a directory named as ours, and that making one there removes what a
+// killed command left a day ago, and nothing else.
+func TestScratchIndexSystemTemp(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // os.TempDir on Unix
+	t.Setenv("TMP", tmp)    // and on Windows
+	t.Setenv("TEMP", tmp)
+	now := time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)
+	r, _ := newTestRepo(t)
+	r.SetDiskIndex(DiskIndex{Clock: clock.NewFake(now)})
+
+	tests := []struct {
+		name string
+		age  time.Duration
+		kept bool
+	}{
+		{"cloudstic-scratch-dead", 25 * time.Hour, false},
+		{"cloudstic-scratch-live", time.Hour, true},
+		{"other-program-old", 48 * time.Hour, true},
+	}
+	for _, tc := range tests {
+		p := filepath.Join(tmp, tc.name)
+		if err := os.MkdirAll(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, now.Add(-tc.age), now.Add(-tc.age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := r.NewScratchIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(s.dir) != tmp || !strings.HasPrefix(filepath.Base(s.dir), systemScratchPrefix) {
+		t.Errorf("scratch directory %s, want %s* under %s", s.dir, systemScratchPrefix, tmp)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := os.Stat(filepath.Join(tmp, tc.name))
+			if kept := err == nil; kept != tc.kept {
+				t.Errorf("kept %v, want %v (%v)", kept, tc.kept, err)
+			}
+		})
+	}
+	s.Close()
+	if _, err := os.Stat(s.dir); !os.IsNotExist(err) {
+		t.Errorf("Close left %s: %v", s.dir, err)
 	}
 }

@@ -93,7 +93,9 @@ func TestPruneHelper(t *testing.T) {
 func runHelper(t *testing.T, dir string, at int, delay time.Duration) string {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestPruneHelper$", "-test.v")
-	cmd.Env = append(os.Environ(), helperDirEnv+"="+dir, helperKillEnv+"="+strconv.Itoa(at))
+	// A killed prune leaves its scratch index behind: in the test's own
+	// temporary directory, not the machine's.
+	cmd.Env = append(os.Environ(), helperDirEnv+"="+dir, helperKillEnv+"="+strconv.Itoa(at), "TMPDIR="+t.TempDir())
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
