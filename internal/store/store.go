@@ -44,6 +44,11 @@ var (
 	// data/ab/) is a symbolic link or not a directory at all: listing it as
 	// empty would hide every object the user expects there.
 	ErrNotDirectory = errors.New("not a directory")
+	// ErrChanged is returned by a stream (RangeOpener) that had to reopen
+	// its object, after a dropped connection, and found it changed:
+	// another size, time or version than when the stream was opened. Its
+	// later bytes would not continue the earlier ones, so none are read.
+	ErrChanged = errors.New("object changed while it was read")
 )
 
 // Default deadlines of store requests (the CLI's -store-connect-timeout and

@@ -25,6 +25,11 @@ type Proxy struct {
 	done   chan struct{} // closed by Close
 	conns  []net.Conn
 	wg     sync.WaitGroup
+
+	// cutLeft is how many more bytes go to the clients before a Cut,
+	// when cutArmed (CutAfter).
+	cutLeft  int64
+	cutArmed bool
 }
 
 // NewProxy listens on a free port of 127.0.0.1 and forwards to upstream
@@ -68,6 +73,43 @@ func (p *Proxy) Thaw() {
 		p.frozen = false
 		close(p.thawed)
 	}
+}
+
+// Cut closes every connection open now, as a network failure or a server
+// restart would, and goes on accepting (and forwarding) new ones.
+func (p *Proxy) Cut() {
+	p.mu.Lock()
+	conns := p.conns
+	p.conns = nil
+	p.mu.Unlock()
+	for _, c := range conns {
+		c.Close() //nolint:errcheck // cutting; both peers see the close
+	}
+}
+
+// CutAfter makes the proxy Cut once n more bytes have gone from the
+// upstream to the clients: the network fails in the middle of an answer,
+// the last piece forwarded cut short at the nth byte.
+func (p *Proxy) CutAfter(n int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cutLeft, p.cutArmed = n, true
+}
+
+// toClient returns how many of n bytes on their way to a client to
+// forward, and whether to Cut after them (CutAfter).
+func (p *Proxy) toClient(n int) (int, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.cutArmed {
+		return n, false
+	}
+	if p.cutLeft > int64(n) {
+		p.cutLeft -= int64(n)
+		return n, false
+	}
+	p.cutArmed = false
+	return int(p.cutLeft), true
 }
 
 // Close stops listening and closes every connection.
@@ -114,13 +156,14 @@ func (p *Proxy) accept() {
 		}
 		p.track(up)
 		p.wg.Add(2)
-		go p.pipe(up, c)
-		go p.pipe(c, up)
+		go p.pipe(up, c, false)
+		go p.pipe(c, up, true)
 	}
 }
 
-// pipe copies from src to dst, waiting while the proxy is frozen.
-func (p *Proxy) pipe(dst, src net.Conn) {
+// pipe copies from src to dst, waiting while the proxy is frozen; toClient
+// says dst is a client (see CutAfter).
+func (p *Proxy) pipe(dst, src net.Conn, toClient bool) {
 	defer p.wg.Done()
 	buf := make([]byte, 32<<10)
 	for {
@@ -134,7 +177,15 @@ func (p *Proxy) pipe(dst, src net.Conn) {
 			case <-p.done:
 				return
 			}
-			if _, werr := dst.Write(buf[:n]); werr != nil {
+			k, cut := n, false
+			if toClient {
+				k, cut = p.toClient(n)
+			}
+			if _, werr := dst.Write(buf[:k]); werr != nil {
+				return
+			}
+			if cut {
+				p.Cut()
 				return
 			}
 		}

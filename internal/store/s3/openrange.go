@@ -21,6 +21,13 @@ import (
 // (a server that ignored the Range header), is an error at once. Like
 // ReadRange, a zero length asks only whether the object exists and
 // reaches offset (Stat) and returns an empty reader.
+//
+// A body whose connection breaks (reset, closed before its end) is asked
+// for again from the byte the stream had reached, with the slot it holds:
+// once per failure before the next byte arrives, the request itself
+// retried by the SDK as every request is. The new request carries
+// If-Match with the first answer's ETag: an object rewritten in between is
+// store.ErrChanged, one deleted store.ErrNotFound.
 func (s *Store) OpenRange(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error) {
 	if err := store.CheckKey(key); err != nil {
 		return nil, err
@@ -42,46 +49,80 @@ func (s *Store) OpenRange(ctx context.Context, key string, offset, length int64)
 	if err != nil {
 		return nil, s.mapReadErr("open range", key, err)
 	}
-	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{
-		Bucket: aws.String(s.bucket),
-		Key:    aws.String(s.full(key)),
-		Range:  aws.String(fmt.Sprintf("bytes=%d-%d", offset, offset+length-1)),
-	})
-	if err != nil {
+	b := &slotBody{s: s, ctx: ctx, key: key, release: release, off: offset, end: offset + length}
+	if err := b.get(); err != nil {
 		release()
-		return nil, s.mapReadErr("open range", key, s.timeoutErr(ctx, err))
+		return nil, err
 	}
-	if n := out.ContentLength; n != nil && *n != length {
-		out.Body.Close() //nolint:errcheck // refused unread; closing drops the connection
-		release()
-		if *n < length {
-			return nil, fmt.Errorf("s3: open range %s: answer of %d bytes at offset %d, want %d (object shorter than expected?): %w",
-				key, *n, offset, length, io.ErrUnexpectedEOF)
-		}
-		return nil, fmt.Errorf("s3: open range %s: answer of %d bytes at offset %d, want %d (the server ignored the Range header?)",
-			key, *n, offset, length)
-	}
-	return store.ExactRange(&slotBody{s: s, ctx: ctx, key: key, body: out.Body, release: release}, key, length), nil
+	return store.ExactRange(b, key, length), nil
 }
 
-// slotBody is a response body that holds its request's slot until it is
-// closed (the first Close gives the slot back; later ones do nothing).
+// slotBody is the body of a range request, from b.off to b.end, that
+// holds its request's slot until it is closed (the first Close gives the
+// slot back; later ones do nothing). Read and Close are not called at
+// once (io.ReadCloser).
 type slotBody struct {
 	s       *Store
 	ctx     context.Context
 	key     string
-	body    io.ReadCloser
 	release func()
-	once    sync.Once
-	err     error
+
+	body     io.ReadCloser
+	etag     string // the first answer's
+	off, end int64  // the next byte to read, the end of the range
+	// failed is a broken connection's error that came with bytes: the
+	// next Read resumes.
+	failed error
+
+	once sync.Once
+	err  error
 }
 
-func (b *slotBody) Read(p []byte) (int, error) {
-	n, err := b.body.Read(p)
-	if err != nil && err != io.EOF { //nolint:errorlint // io.EOF is returned unwrapped by contract
-		err = fmt.Errorf("s3: read range %s on %s: %w", b.key, b.s.Describe(), b.s.timeoutErr(b.ctx, err))
+// get sends the request for the bytes [b.off, b.end), if-match the first
+// answer's ETag after the first, and takes the answer's body.
+func (b *slotBody) get() error {
+	in := &s3.GetObjectInput{
+		Bucket: aws.String(b.s.bucket),
+		Key:    aws.String(b.s.full(b.key)),
+		Range:  aws.String(fmt.Sprintf("bytes=%d-%d", b.off, b.end-1)),
 	}
-	return n, err
+	if b.etag != "" {
+		in.IfMatch = aws.String(b.etag)
+	}
+	out, err := b.s.client.GetObject(b.ctx, in)
+	switch {
+	case err != nil && b.etag != "" && isPreconditionFailed(err):
+		return fmt.Errorf("s3: open range %s again at offset %d: %w", b.key, b.off, store.ErrChanged)
+	case err != nil:
+		return b.s.mapReadErr("open range", b.key, b.s.timeoutErr(b.ctx, err))
+	}
+	if err := b.check(out); err != nil {
+		out.Body.Close() //nolint:errcheck // refused unread; closing drops the connection
+		return err
+	}
+	if b.etag == "" {
+		b.etag = aws.ToString(out.ETag)
+	}
+	b.body = out.Body
+	return nil
+}
+
+// check refuses an answer of another length than asked, or (a server that
+// ignored If-Match) of another ETag than the first answer's.
+func (b *slotBody) check(out *s3.GetObjectOutput) error {
+	length := b.end - b.off
+	if n := out.ContentLength; n != nil && *n != length {
+		if *n < length {
+			return fmt.Errorf("s3: open range %s: answer of %d bytes at offset %d, want %d (object shorter than expected?): %w",
+				b.key, *n, b.off, length, io.ErrUnexpectedEOF)
+		}
+		return fmt.Errorf("s3: open range %s: answer of %d bytes at offset %d, want %d (the server ignored the Range header?)",
+			b.key, *n, b.off, length)
+	}
+	if etag := aws.ToString(out.ETag); b.etag != "" && etag != "" && etag != b.etag {
+		return fmt.Errorf("s3: open range %s again at offset %d: ETag %s, was %s: %w", b.key, b.off, etag, b.etag, store.ErrChanged)
+	}
+	return nil
 }
 
 // Close closes the body (a body not read to its end drops the connection

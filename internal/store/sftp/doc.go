@@ -7,7 +7,9 @@
 // ssh-agent, in that order of preference; the server's host key is checked
 // against a known_hosts file unless the caller opts out. One SSH connection
 // carries one SFTP session shared by all goroutines; when it drops, the next
-// failing operation re-dials once and retries.
+// failing operation re-dials once and retries. A stream (OpenRange) whose
+// read fails that way opens its file again on the new connection and goes
+// on at the byte it had reached, if the file's size and mtime are unchanged.
 //
 // Writes never expose a partial object: the data goes to a uniquely named
 // temporary file ".tmp-<random hex>" in the key's directory, is fsynced where
