@@ -44,9 +44,12 @@ type ScratchIndex struct {
 	mu       sync.Mutex // guards what AddFile appends
 	files    []scratchFile
 	listings []PackListing
-	// packs holds the position of each pack's first listing, sorted by
-	// pack id (after Finish): 4 bytes a pack, not a copy of its id.
-	packs []uint32
+	// After NumberPacks, packs holds the position of each pack's first
+	// listing, sorted by pack id: the index in packs is the pack's number
+	// (4 bytes a pack, not a copy of its id). packOf gives the number of
+	// the pack of each listing.
+	packs  []uint32
+	packOf []uint32
 }
 
 // scratchFile is an index file added, in the order added.
@@ -156,12 +159,44 @@ func (s *ScratchIndex) Listings() int { return len(s.listings) }
 // Pack).
 func (s *ScratchIndex) Listing(pos uint32) PackListing { return s.listings[pos] }
 
+// NumberPacks numbers the packs listed, each once, from 0 in the order of
+// their ids. Call it once every index file is added; Finish does when it
+// was not.
+func (s *ScratchIndex) NumberPacks() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.numberPacks()
+}
+
+func (s *ScratchIndex) numberPacks() {
+	if s.packOf != nil || len(s.listings) == 0 {
+		return
+	}
+	s.packs = make([]uint32, len(s.listings))
+	for i := range s.packs {
+		s.packs[i] = uint32(i)
+	}
+	// Stable: of a pack's listings, the first comes first and stays.
+	slices.SortStableFunc(s.packs, func(a, b uint32) int { return bytes.Compare(s.listings[a].ID[:], s.listings[b].ID[:]) })
+	s.packOf = make([]uint32, len(s.listings))
+	n := -1 // compacted in place: n never passes the element read
+	for _, pos := range s.packs {
+		if n < 0 || s.listings[pos].ID != s.listings[s.packs[n]].ID {
+			n++
+			s.packs[n] = pos
+		}
+		s.packOf[pos] = uint32(n)
+	}
+	s.packs = slices.Clip(s.packs[:n+1])
+}
+
 // Finish writes the index and opens it. Of a blob's copies in several
 // packs, its record names the one in the pack that sorts first by less
 // (given pack table positions), the first added of equals.
 func (s *ScratchIndex) Finish(less func(a, b uint32) bool) (*index.Disk, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.numberPacks()
 	s.b.Prefer(less)
 	path, err := s.b.Finish(nil)
 	if err != nil {
@@ -176,37 +211,30 @@ func (s *ScratchIndex) Finish(less func(a, b uint32) bool) (*index.Disk, error) 
 			return nil, fmt.Errorf("scratch index: %w", err)
 		}
 	}
-	s.packs = make([]uint32, len(s.listings))
-	for i := range s.packs {
-		s.packs[i] = uint32(i)
-	}
-	// Stable: of a pack's listings, the first comes first and stays.
-	slices.SortStableFunc(s.packs, func(a, b uint32) int { return bytes.Compare(s.listings[a].ID[:], s.listings[b].ID[:]) })
-	s.packs = slices.CompactFunc(s.packs, func(a, b uint32) bool { return s.listings[a].ID == s.listings[b].ID })
 	return s.disk, nil
 }
 
-// FirstListing returns the position of the first listing of pack pid, if
-// an index file lists it. Call it after Finish.
-func (s *ScratchIndex) FirstListing(pid id.ID) (uint32, bool) {
-	i, ok := slices.BinarySearchFunc(s.packs, pid, func(pos uint32, t id.ID) int { return bytes.Compare(s.listings[pos].ID[:], t[:]) })
-	if !ok {
-		return 0, false
-	}
-	return s.packs[i], true
-}
-
-// Packs calls fn with every pack listed, once, by id, and the position
-// of its first listing. Call it after Finish.
-func (s *ScratchIndex) Packs(fn func(pid id.ID, first uint32)) {
-	for _, pos := range s.packs {
-		fn(s.listings[pos].ID, pos)
-	}
-}
-
-// PackCount is the number of packs listed (each once). Call it after
-// Finish.
+// PackCount is the number of packs listed (each once). The calls below
+// need NumberPacks (or Finish) first.
 func (s *ScratchIndex) PackCount() int { return len(s.packs) }
+
+// PackNumber returns the number of pack pid, if an index file lists it.
+func (s *ScratchIndex) PackNumber(pid id.ID) (int, bool) {
+	return slices.BinarySearchFunc(s.packs, pid, func(pos uint32, t id.ID) int { return bytes.Compare(s.listings[pos].ID[:], t[:]) })
+}
+
+// PackOf returns the number of the pack of the listing at pos.
+func (s *ScratchIndex) PackOf(pos uint32) int { return int(s.packOf[pos]) }
+
+// Pack returns the first listing of pack number n: the one the index
+// files are read for (EachPack), and its position.
+func (s *ScratchIndex) Pack(n int) (PackListing, uint32) {
+	pos := s.packs[n]
+	return s.listings[pos], pos
+}
+
+// IsFirst reports whether the listing at pos is its pack's first.
+func (s *ScratchIndex) IsFirst(pos uint32) bool { return s.packs[s.packOf[pos]] == pos }
 
 // ErrIndexChanged means an index file read a second time (EachPack) does
 // not list the packs it listed the first time.
@@ -237,7 +265,7 @@ func (s *ScratchIndex) EachPack(ctx context.Context, fn func(p index.PackBlobs) 
 			continue
 		}
 		for i, p := range file.Packs {
-			if first, ok := s.FirstListing(p.ID); !ok || int(first) != start+i {
+			if !s.IsFirst(uint32(start + i)) {
 				continue // a later listing of a pack
 			}
 			if err := fn(p); err != nil {

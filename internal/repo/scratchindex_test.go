@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
+	"github.com/cloudstic/cloudstic/internal/store"
+	"github.com/cloudstic/cloudstic/internal/store/local"
 )
 
 // TestScratchIndex checks that a scratch index is written in a directory
@@ -64,8 +67,18 @@ func TestScratchIndex(t *testing.T) {
 	if err != nil || !ok || rec.Pack != 3 || rec.Entry != packs[1].Blobs[7] {
 		t.Fatalf("Find: %+v, %v, %v", rec, ok, err)
 	}
-	if first, ok := s.FirstListing(packs[1].ID); !ok || first != 1 || s.PackCount() != 3 {
+	n, ok := s.PackNumber(packs[1].ID)
+	if l, first := s.Pack(n); !ok || first != 1 || l.ID != packs[1].ID || s.PackCount() != 3 {
 		t.Fatalf("first listing of a pack listed twice: %d, %v; %d packs", first, ok, s.PackCount())
+	}
+	if s.PackOf(3) != n || s.IsFirst(3) || !s.IsFirst(1) {
+		t.Fatalf("the second listing of pack %d: numbered %d, first %v", n, s.PackOf(3), s.IsFirst(3))
+	}
+	idOf := func(n int) id.ID { l, _ := s.Pack(n); return l.ID }
+	for i := 1; i < s.PackCount(); i++ {
+		if a, b := idOf(i-1), idOf(i); bytes.Compare(a[:], b[:]) >= 0 {
+			t.Fatalf("packs %d and %d out of order: %s, %s", i-1, i, a, b)
+		}
 	}
 	var each []id.ID
 	if err := s.EachPack(ctx, func(p index.PackBlobs) error {
@@ -173,5 +186,90 @@ func TestScratchIndexSystemTemp(t *testing.T) {
 	s.Close()
 	if _, err := os.Stat(s.dir); !os.IsNotExist(err) {
 		t.Errorf("Close left %s: %v", s.dir, err)
+	}
+}
+
+// TestListPacks checks the store's listing of the packs against a scratch
+// index's numbers: a pack listed and stored, one stored under a key of
+// its own, one listed but not stored, packs stored that no index file
+// lists (by id), and a key that names no pack.
+func TestListPacks(t *testing.T) {
+	ctx := context.Background()
+	r, st := newTestRepo(t)
+	packs := synthPacks(7, 3, 2)
+	w := writerFor(t, r, st)
+	fids, err := w.WriteIndex(ctx, packs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	put := func(key string, size int) {
+		t.Helper()
+		if _, err := st.Put(ctx, key, make([]byte, size), store.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(filepath.Join(st.(*local.Store).Root(), filepath.FromSlash(key)), when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unindexed := []id.ID{{9, 2}, {1, 5}}
+	put(PackKey(packs[0].ID), 10)
+	misplaced := DataPrefix + "zz/" + packs[2].ID.String()
+	put(misplaced, 30)
+	for _, u := range unindexed {
+		put(PackKey(u), 40)
+	}
+	put(DataPrefix+"ab/not-a-pack", 1)
+
+	s, err := r.NewScratchIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	f, err := r.IndexFile(ctx, fids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddFile(fids[0], f); err != nil {
+		t.Fatal(err)
+	}
+	sp, bad, err := s.ListPacks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(bad, []string{DataPrefix + "ab/not-a-pack"}) || sp.Stored() != 4 {
+		t.Fatalf("bad keys %v, %d packs stored", bad, sp.Stored())
+	}
+	tests := []struct {
+		name string
+		pack id.ID
+		want ObjectEntry
+		ok   bool
+	}{
+		{"stored", packs[0].ID, ObjectEntry{ID: packs[0].ID, Key: PackKey(packs[0].ID), Size: 10, ModTime: when}, true},
+		{"not stored", packs[1].ID, ObjectEntry{}, false},
+		{"misplaced", packs[2].ID, ObjectEntry{ID: packs[2].ID, Key: misplaced, Size: 30, ModTime: when}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n, ok := s.PackNumber(tc.pack)
+			if !ok {
+				t.Fatal("not numbered")
+			}
+			got, ok := sp.Entry(n)
+			if ok != tc.ok || ok != sp.OnStore(n) || got.ID != tc.want.ID || got.Key != tc.want.Key || got.Size != tc.want.Size || !got.ModTime.Equal(tc.want.ModTime) {
+				t.Errorf("Entry = %+v, %v; want %+v, %v", got, ok, tc.want, tc.ok)
+			}
+			if sp.ID(n) != tc.pack {
+				t.Errorf("ID(%d) = %s", n, sp.ID(n))
+			}
+		})
+	}
+	var got []id.ID
+	for _, o := range sp.Unindexed() {
+		got = append(got, o.ID)
+	}
+	if want := []id.ID{unindexed[1], unindexed[0]}; !slices.Equal(got, want) {
+		t.Errorf("unindexed %v, want %v (by id)", got, want)
 	}
 }

@@ -106,21 +106,14 @@ type Result struct {
 // OK reports whether no error was found (notes are fine).
 func (r *Result) OK() bool { return len(r.Errors) == 0 }
 
-// storedPack is a pack the store listed: its size and the store's time
-// of its write (zero: unknown).
-type storedPack struct {
-	size    int64
-	written time.Time
-}
-
 // checker holds the state of one run.
 type checker struct {
 	r      *repo.Repository
 	opts   Options
 	mu     sync.Mutex
 	res    *Result
-	packs  map[id.ID]storedPack // packs on the store
-	damage map[id.ID]bool       // packs found missing or corrupt
+	stored *repo.StoredPacks // packs on the store
+	damage map[id.ID]bool    // packs found missing or corrupt
 	// snapshots are the snapshot ids listed before anything else (see
 	// Run), and badSnapshots the keys under snapshots/ that name none.
 	snapshots    []id.ID
@@ -183,18 +176,15 @@ func Run(ctx context.Context, r *repo.Repository, opts Options) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	objs, bad, err := r.ListObjects(ctx, repo.DataPrefix)
+	stored, bad, err := c.scratch.ListPacks(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("listing packs: %w", err)
 	}
 	for _, k := range bad {
 		c.add(KindNote, k, "not a pack name; ignored")
 	}
-	c.packs = make(map[id.ID]storedPack, len(objs))
-	for _, o := range objs {
-		c.packs[o.ID] = storedPack{size: o.Size, written: o.ModTime}
-	}
-	c.res.Packs = len(objs)
+	c.stored = stored
+	c.res.Packs = stored.Stored()
 	if err := c.finishIndex(); err != nil {
 		return nil, err
 	}

@@ -50,10 +50,7 @@ func (c *checker) readIndex(ctx context.Context) (damagedIndex bool, err error) 
 // the store where one of its copies is, and gives it to the repository's
 // index, so that loading trees finds them.
 func (c *checker) finishIndex() error {
-	onStore := func(pos uint32) bool {
-		_, ok := c.packs[c.scratch.Listing(pos).ID]
-		return ok
-	}
+	onStore := func(pos uint32) bool { return c.stored.OnStore(c.scratch.PackOf(pos)) }
 	disk, err := c.scratch.Finish(func(a, b uint32) bool { return onStore(a) && !onStore(b) })
 	if err != nil {
 		return err
@@ -66,10 +63,8 @@ func (c *checker) finishIndex() error {
 // noteUnindexed notes the packs on the store that no index file names.
 func (c *checker) noteUnindexed(damagedIndex bool) {
 	now := c.opts.Clock.Now()
-	for pid, sp := range c.packs {
-		if _, ok := c.scratch.FirstListing(pid); !ok {
-			c.add(KindNote, repo.DescribePack(pid), "%s", unindexedNote(damagedIndex, sp.written, now, c.opts.Margin))
-		}
+	for _, o := range c.stored.Unindexed() {
+		c.add(KindNote, repo.DescribePack(o.ID), "%s", unindexedNote(damagedIndex, o.ModTime, now, c.opts.Margin))
 	}
 }
 

@@ -20,23 +20,23 @@ import (
 // and one index file are held as lists.
 func (c *checker) checkPacks(ctx context.Context) error {
 	if p := c.opts.Progress; p != nil {
-		c.scratch.Packs(func(pid id.ID, _ uint32) {
-			if sp, ok := c.packs[pid]; ok {
+		for n := range c.scratch.PackCount() {
+			if c.stored.OnStore(n) {
 				p.PacksTotal.Add(1)
-				if c.opts.ReadData && c.opts.Subset.Selects(pid) {
-					p.BytesTotal.Add(sp.size)
+				if c.opts.ReadData && c.opts.Subset.Selects(c.stored.ID(n)) {
+					p.BytesTotal.Add(c.stored.Size(n))
 				}
 			}
-		})
+		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(c.opts.Workers)
 	done := 0
 	err := c.eachListing(gctx, func(p index.PackBlobs) error {
 		pid, entries := p.ID, p.Blobs
-		sp, ok := c.packs[pid]
-		size := sp.size
-		if !ok {
+		n, _ := c.scratch.PackNumber(pid) // listed: EachPack yields only listed packs
+		size := c.stored.Size(n)
+		if !c.stored.OnStore(n) {
 			c.markDamaged(pid) // judged after the snapshots: needed or stale
 			return nil
 		}

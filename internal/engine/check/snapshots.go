@@ -48,7 +48,7 @@ func (c *checker) checkSnapshots(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w := &walker{c: c, seen: c.disk.NewSet(), missing: make(map[id.ID]*missingPack), used: make([]packUse, c.scratch.Listings())}
+	w := &walker{c: c, seen: c.disk.NewSet(), missing: make(map[id.ID]*missingPack), used: make([]packUse, c.scratch.PackCount())}
 	// The walk visits each tree once, whatever the snapshot's shape; the
 	// Measurer (each tree once too, across snapshots) tells whether the
 	// readers, which expand them, would accept them.
@@ -68,13 +68,13 @@ func (c *checker) checkSnapshots(ctx context.Context) error {
 	for pid, m := range w.missing {
 		c.add(KindMissing, repo.DescribePack(pid), "pack does not exist; %d referenced blobs were in it (e.g. %s)", m.blobs, m.example)
 	}
-	c.scratch.Packs(func(pid id.ID, _ uint32) {
-		if _, ok := c.packs[pid]; !ok && w.missing[pid] == nil {
+	for n := range c.scratch.PackCount() {
+		if pid := c.stored.ID(n); !c.stored.OnStore(n) && w.missing[pid] == nil {
 			// An error even when no snapshot needs it: a backup could
 			// deduplicate against these entries and lose data.
 			c.add(KindMissing, repo.DescribePack(pid), "the index names this pack but it does not exist (no checked snapshot needs its blobs; prune drops the entries)")
 		}
-	})
+	}
 	c.res.Blobs = w.seen.Len()
 	if c.opts.Snapshot == "" {
 		c.noteUnused(w.used)
@@ -129,7 +129,7 @@ func (w *walker) mark(blob id.ID, l index.Found) bool {
 		return false
 	}
 	if l.OK {
-		u := &w.used[l.Pack]
+		u := &w.used[w.c.scratch.PackOf(l.Pack)]
 		u.blobs++
 		u.bytes += uint64(l.Entry.Length)
 	}
@@ -145,7 +145,7 @@ func (w *walker) locate(blob id.ID, rec index.Record, found bool, what string, d
 		return false
 	}
 	pid := w.c.scratch.Listing(rec.Pack).ID
-	if _, ok := w.c.packs[pid]; !ok {
+	if !w.c.stored.OnStore(w.c.scratch.PackOf(rec.Pack)) {
 		m := w.missing[pid]
 		if m == nil {
 			m = &missingPack{example: fmt.Sprintf("%s %s of %s in %s", what, blob.Short(), "/"+dir.Join(name), snapKey)}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/id"
 )
 
 // unusedCount counts blobs no snapshot uses, and the packs holding them.
@@ -18,34 +17,23 @@ func (u *unusedCount) add(blobs, bytes int64) {
 }
 
 // noteUnused notes the blobs of the indexed packs on the store that no
-// snapshot uses (used counts those used, by pack table position), split
+// snapshot uses (used counts those used, by pack number), split
 // as prune splits them with the same threshold (Options.MaxUnused): a
 // pack wholly unused is deleted and one with more than that share unused
 // is repacked, so prune removes their unused blobs; the others stay where
 // they are. Check must not say prune removes what prune deliberately
 // keeps.
 func (c *checker) noteUnused(used []packUse) {
-	// A blob's canonical entry is in a pack's first listing; count any
-	// other listing's with it all the same.
-	for pos, u := range used {
-		if u.blobs == 0 {
-			continue
-		}
-		if first, _ := c.scratch.FirstListing(c.scratch.Listing(uint32(pos)).ID); int(first) != pos {
-			used[first].blobs += u.blobs
-			used[first].bytes += u.bytes
-		}
-	}
 	maxUnused := c.opts.MaxUnused
 	if maxUnused == 0 {
 		maxUnused = prune.DefaultMaxUnused
 	}
 	var removed, kept unusedCount
-	c.scratch.Packs(func(pid id.ID, first uint32) {
-		if _, ok := c.packs[pid]; !ok {
-			return // reported as missing
+	for n, u := range used {
+		if !c.stored.OnStore(n) {
+			continue // reported as missing
 		}
-		l, u := c.scratch.Listing(first), used[first]
+		l, _ := c.scratch.Pack(n)
 		blobs, bytes := int64(l.Blobs), l.Bytes
 		ublobs, ubytes := int64(u.blobs), int64(u.bytes)
 		switch {
@@ -55,7 +43,7 @@ func (c *checker) noteUnused(used []packUse) {
 		default:
 			kept.add(blobs-ublobs, bytes-ubytes)
 		}
-	})
+	}
 	if removed.blobs == 0 && kept.blobs == 0 {
 		return
 	}

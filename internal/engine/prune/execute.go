@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 
 	"golang.org/x/sync/errgroup"
 
@@ -16,72 +15,45 @@ import (
 
 var errIndexLoaded = errors.New("prune: the repository's index must not be loaded before prune")
 
-// sorted returns the packs with act that exist on the store, by id.
-func (p *plan) sorted(act action) []*packState {
-	var out []*packState
-	for _, ps := range p.packs {
-		if ps.onStore && ps.act == act {
-			out = append(out, ps)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return string(out[i].id[:]) < string(out[j].id[:]) })
-	return out
-}
-
-func (p *plan) stalePacks() int {
-	n := 0
-	for _, ps := range p.packs {
-		if !ps.onStore {
-			n++
-		}
-	}
-	return n
-}
-
 // needsWork: something to delete or repack, stale entries to drop, or
 // several index files to merge.
 func (p *plan) needsWork() bool {
-	return len(p.sorted(actDelete))+len(p.sorted(actRepack))+p.stalePacks() > 0 || len(p.indexFiles) > 1
+	return p.count(actDelete)+p.count(actRepack)+p.stalePacks() > 0 || len(p.indexFiles) > 1
 }
 
 // summarize fills the counts of the plan, what it keeps and why (and, on a
 // dry run, what would be deleted and reclaimed).
 func (p *plan) summarize(opts Options) *Result {
 	res := &Result{DryRun: opts.DryRun, Snapshots: len(p.snapshots), BlobsUsed: p.used.Len(),
-		IndexFilesScanned: len(p.indexFiles), StalePacks: p.stalePacks(),
+		IndexFilesScanned: len(p.indexFiles), StalePacks: p.stalePacks(), PacksScanned: p.stored.Stored(),
 		Kept: Kept{MarginSeconds: opts.Margin.Seconds(), MaxUnused: opts.MaxUnused}}
-	for _, ps := range p.packs {
-		if ps.onStore {
-			res.PacksScanned++
-		}
-	}
-	for _, ps := range p.sorted(actProtect) {
+	p.each(actProtect, func(pi packInfo) {
 		res.Kept.UnindexedPacks++
-		res.Kept.UnindexedBytes += ps.size
-	}
-	for _, ps := range p.sorted(actKeep) {
-		if unused := ps.blobBytes - ps.usedBytes; unused > 0 {
+		res.Kept.UnindexedBytes += pi.obj.Size
+	})
+	p.each(actKeep, func(pi packInfo) {
+		if unused := pi.blobBytes - pi.usedBytes; unused > 0 {
 			res.Kept.PartlyUsedPacks++
 			res.Kept.UnusedBytes += unused
 		}
-	}
+	})
 	if !opts.DryRun {
 		return res
 	}
-	for _, ps := range p.sorted(actDelete) {
+	p.each(actDelete, func(pi packInfo) {
 		res.PacksDeleted++
-		if !ps.indexed {
+		if !pi.indexed() {
 			res.UnindexedPacksDeleted++
 		}
-		res.BytesDeleted += ps.size
-		res.WouldDelete = append(res.WouldDelete, ps.object().Key)
-	}
-	for _, ps := range p.sorted(actRepack) {
+		res.BytesDeleted += pi.obj.Size
+		res.WouldDelete = append(res.WouldDelete, pi.obj.Key)
+	})
+	p.each(actRepack, func(pi packInfo) {
 		res.PacksRepacked++
-		res.BytesDeleted += ps.size
-		res.BytesWritten += ps.usedBytes
-		res.WouldDelete = append(res.WouldDelete, ps.object().Key)
-	}
+		res.BytesDeleted += pi.obj.Size
+		res.BytesWritten += pi.usedBytes
+		res.WouldDelete = append(res.WouldDelete, pi.obj.Key)
+	})
 	if p.needsWork() {
 		for _, f := range p.indexFiles {
 			res.IndexFilesDeleted++
@@ -97,11 +69,12 @@ func (p *plan) summarize(opts Options) *Result {
 func (p *plan) execute(ctx context.Context, w *repo.ExclusiveWriter, opts Options, res *Result) error {
 	if pr := opts.Progress; pr != nil {
 		// Objects: packs to repack, then index files and packs to delete.
-		repack, del := p.sorted(actRepack), p.sorted(actDelete)
-		pr.ObjectsTotal.Store(int64(2*len(repack) + len(del) + len(p.indexFiles)))
-		for _, ps := range repack {
-			pr.BytesTotal.Add(ps.size)
-		}
+		repack, del := 0, p.count(actDelete)
+		p.each(actRepack, func(pi packInfo) {
+			repack++
+			pr.BytesTotal.Add(pi.obj.Size)
+		})
+		pr.ObjectsTotal.Store(int64(2*repack + del + len(p.indexFiles)))
 	}
 	written, err := p.repack(ctx, w, opts, res)
 	if err != nil {
@@ -135,21 +108,23 @@ func (p *plan) execute(ctx context.Context, w *repo.ExclusiveWriter, opts Option
 	}
 	res.IndexFilesDeleted = len(idxFiles)
 	var packs []repo.ObjectEntry
-	for _, ps := range append(p.sorted(actDelete), p.sorted(actRepack)...) {
-		if written.packs[ps.id] {
-			continue
-		}
-		packs = append(packs, ps.object())
-		res.BytesDeleted += ps.size
-		switch {
-		case ps.act == actRepack:
-			res.PacksRepacked++
-		case ps.indexed:
-			res.PacksDeleted++
-		default:
-			res.PacksDeleted++
-			res.UnindexedPacksDeleted++
-		}
+	for _, act := range []action{actDelete, actRepack} {
+		p.each(act, func(pi packInfo) {
+			if written.packs[pi.obj.ID] {
+				return
+			}
+			packs = append(packs, pi.obj)
+			res.BytesDeleted += pi.obj.Size
+			switch {
+			case pi.act == actRepack:
+				res.PacksRepacked++
+			case pi.indexed():
+				res.PacksDeleted++
+			default:
+				res.PacksDeleted++
+				res.UnindexedPacksDeleted++
+			}
+		})
 	}
 	if err := deleteAll(ctx, w, opts, "packs", packs); err != nil {
 		return err
@@ -175,7 +150,7 @@ func (p *plan) writeMergedIndex(ctx context.Context, w *repo.ExclusiveWriter) (i
 		return err
 	}
 	err := p.scratch.EachPack(ctx, func(pb index.PackBlobs) error {
-		if ps := p.packs[pb.ID]; !ps.onStore || ps.act != actKeep {
+		if n, ok := p.scratch.PackNumber(pb.ID); !ok || !p.keeps(n) {
 			return nil
 		}
 		batch = append(batch, pb)
@@ -216,14 +191,14 @@ func (p *plan) repack(ctx context.Context, w *repo.ExclusiveWriter, opts Options
 	saver := w.NewSaver(ctx, 2, pack.Zstd)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.Workers)
-	for i, ps := range todo {
+	for i, pi := range todo {
 		g.Go(func() error {
-			if err := repackOne(gctx, w.Repository, saver, ps); err != nil {
+			if err := repackOne(gctx, w.Repository, saver, pi.obj.ID, p.usedEntries(pi)); err != nil {
 				return err
 			}
 			if pr := opts.Progress; pr != nil {
 				pr.Objects.Add(1)
-				pr.Bytes.Add(ps.size)
+				pr.Bytes.Add(pi.obj.Size)
 			}
 			opts.logf("repacked %d/%d packs", i+1, len(todo))
 			return nil
@@ -246,18 +221,19 @@ func (p *plan) repack(ctx context.Context, w *repo.ExclusiveWriter, opts Options
 	return written, nil
 }
 
-func repackOne(ctx context.Context, r *repo.Repository, saver *repo.Saver, ps *packState) error {
-	data, err := r.ReadPack(ctx, ps.id)
+// repackOne saves the used blobs of pack pid again, through saver.
+func repackOne(ctx context.Context, r *repo.Repository, saver *repo.Saver, pid id.ID, used []pack.Entry) error {
+	data, err := r.ReadPack(ctx, pid)
 	if errors.Is(err, repo.ErrCorrupt) {
-		return fmt.Errorf("%w: pack %s does not match its name", ErrDamaged, ps.id.Short())
+		return fmt.Errorf("%w: pack %s does not match its name", ErrDamaged, pid.Short())
 	}
 	if err != nil {
-		return fmt.Errorf("reading pack %s to repack: %w", ps.id.Short(), err)
+		return fmt.Errorf("reading pack %s to repack: %w", pid.Short(), err)
 	}
-	for _, e := range ps.used {
+	for _, e := range used {
 		plain, err := r.DecodeBlobFromPack(data, e)
 		if err != nil {
-			return fmt.Errorf("%w: pack %s: %w", ErrDamaged, ps.id.Short(), err)
+			return fmt.Errorf("%w: pack %s: %w", ErrDamaged, pid.Short(), err)
 		}
 		if _, err := saver.Save(ctx, e.Type, e.ID, plain); err != nil {
 			return err

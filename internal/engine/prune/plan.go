@@ -25,44 +25,13 @@ const (
 	actRepack                // used blobs copied out, then deleted
 )
 
-// packState is everything prune knows of one pack. Its blobs are in the
-// scratch index, not here: a list per pack would hold every entry twice.
-type packState struct {
-	id id.ID
-	// size, modTime and key describe the pack on the store (onStore).
-	// key is the key it was listed under when that is not
-	// repo.PackKey(id) (a pack misplaced by hand), "" otherwise: a
-	// million packs need not hold a million keys.
-	size      int64
-	modTime   time.Time
-	key       string
-	onStore   bool
-	indexed   bool         // some index file names it
-	used      []pack.Entry // canonical copies of used blobs, for packs to repack
-	usedBytes int64
-	blobBytes int64
-	act       action
-}
-
-// newPackState is the state of a pack the store listed as o.
-func newPackState(o repo.ObjectEntry) *packState {
-	ps := &packState{id: o.ID, size: o.Size, modTime: o.ModTime, onStore: true}
-	if o.Key != repo.PackKey(o.ID) {
-		ps.key = o.Key
-	}
-	return ps
-}
-
-// object is the pack as the store listed it.
-func (ps *packState) object() repo.ObjectEntry {
-	key := ps.key
-	if key == "" {
-		key = repo.PackKey(ps.id)
-	}
-	return repo.ObjectEntry{ID: ps.id, Key: key, Size: ps.size, ModTime: ps.modTime}
-}
-
 // plan is the outcome of the mark phase. Close it when done.
+//
+// What it knows of a pack is kept by the pack's number in the scratch
+// index (ScratchIndex.NumberPacks), in slices: a repository of 100 M
+// blobs in packs of 16 has 6 M packs, and a map of states took ~300
+// bytes a pack. The few packs no index file lists are the store
+// listing's entries (StoredPacks.Unindexed).
 type plan struct {
 	snapshots map[id.ID]bool
 	// scratch holds every index file read, on disk (as check's: a
@@ -71,12 +40,18 @@ type plan struct {
 	scratch    *repo.ScratchIndex
 	disk       *index.Disk
 	used       *index.DiskSet
-	packs      map[id.ID]*packState
+	stored     *repo.StoredPacks
 	indexFiles []repo.ObjectEntry
 	cutoff     time.Time
-	// usedBytes counts the bytes of the used blobs by the scratch index
-	// position of the pack listing their canonical copy is in.
-	usedBytes []int64
+	// act and usedBytes are by pack number: what prune does with the
+	// pack, and the bytes of the used blobs whose canonical copy it
+	// holds. unindexedAct is by position in stored.Unindexed().
+	act          []action
+	usedBytes    []int64
+	unindexedAct []action
+	// repackUsed holds, for each pack to repack, the canonical copies of
+	// its used blobs.
+	repackUsed map[int][]pack.Entry
 	// missing counts used blobs in no index or no pack on the store,
 	// example is the first.
 	missing int
@@ -118,7 +93,7 @@ func loadIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEntry
 // mark walks every snapshot's trees and marks the blobs they use.
 func (p *plan) mark(ctx context.Context, r *repo.Repository, roots []id.ID) error {
 	p.used = p.disk.NewSet()
-	p.usedBytes = make([]int64, p.scratch.Listings())
+	p.usedBytes = make([]int64, p.scratch.PackCount())
 	stack := append([]id.ID(nil), roots...)
 	for len(stack) > 0 {
 		if err := ctx.Err(); err != nil {
@@ -179,27 +154,28 @@ func (p *plan) use(blob id.ID, f index.Found) bool {
 	if !p.used.Mark(blob, f.Record, f.OK) {
 		return false
 	}
-	if !f.OK || !p.packs[p.scratch.Listing(f.Pack).ID].onStore {
+	n := -1
+	if f.OK {
+		n = p.scratch.PackOf(f.Pack)
+	}
+	if n < 0 || !p.stored.OnStore(n) {
 		if p.missing == 0 {
 			p.example = blob
 		}
 		p.missing++
 		return true
 	}
-	p.usedBytes[f.Pack] += int64(f.Entry.Length)
+	p.usedBytes[n] += int64(f.Entry.Length)
 	return true
 }
 
 // loadTree reads a tree, looked up as f in the plan's index (the
 // repository's is empty), from a pack on the store.
 func (p *plan) loadTree(ctx context.Context, r *repo.Repository, tid id.ID, f index.Found) (*tree.Tree, error) {
-	if !f.OK {
+	if !f.OK || !p.stored.OnStore(p.scratch.PackOf(f.Pack)) {
 		return nil, fmt.Errorf("%w: tree %s is in no index", ErrDamaged, tid.Short())
 	}
 	pid := p.scratch.Listing(f.Pack).ID
-	if !p.packs[pid].onStore {
-		return nil, fmt.Errorf("%w: tree %s is in no index", ErrDamaged, tid.Short())
-	}
 	t, err := r.LoadTreeAt(ctx, tid, index.Location{Pack: pid, Entry: f.Entry})
 	if err != nil {
 		return nil, damageOr(err, "tree %s in pack %s", tid.Short(), pid.Short())
@@ -210,7 +186,7 @@ func (p *plan) loadTree(ctx context.Context, r *repo.Repository, tid id.ID, f in
 // buildPlan runs the mark phase and decides every pack's fate. The plan
 // it returns must be closed.
 func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time.Time) (_ *plan, err error) {
-	p := &plan{snapshots: make(map[id.ID]bool), packs: make(map[id.ID]*packState), cutoff: start.Add(-opts.Margin)}
+	p := &plan{snapshots: make(map[id.ID]bool), cutoff: start.Add(-opts.Margin)}
 	defer func() {
 		if err != nil {
 			p.close()
@@ -238,24 +214,11 @@ func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time
 	// the index file naming it, so every pack an index file we read names
 	// is in this listing (if it still exists), and a pack stored since
 	// shows up as unindexed, which the margin protects.
-	objs, _, err := r.ListObjects(ctx, repo.DataPrefix)
-	if err != nil {
+	if p.stored, _, err = p.scratch.ListPacks(ctx); err != nil {
 		return nil, fmt.Errorf("listing packs: %w", err)
 	}
-	for _, o := range objs {
-		p.packs[o.ID] = newPackState(o)
-	}
-	for pos := range p.scratch.Listings() {
-		pid := p.scratch.Listing(uint32(pos)).ID
-		ps := p.packs[pid]
-		if ps == nil {
-			ps = &packState{id: pid}
-			p.packs[pid] = ps
-		}
-		ps.indexed = true
-	}
 	if p.disk, err = p.scratch.Finish(func(a, b uint32) bool {
-		return p.preferred(p.scratch.Listing(a).ID, p.scratch.Listing(b).ID)
+		return p.preferred(p.scratch.PackOf(a), p.scratch.PackOf(b))
 	}); err != nil {
 		return nil, err
 	}
@@ -264,7 +227,7 @@ func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time
 		p.snapshots[s.ID] = true
 		roots = append(roots, s.Tree)
 	}
-	opts.logf("marking: %d snapshots, %d packs, %d index files", len(snaps), len(objs), len(files))
+	opts.logf("marking: %d snapshots, %d packs, %d index files", len(snaps), p.stored.Stored(), len(files))
 	if err := p.mark(ctx, r, roots); err != nil {
 		return nil, err
 	}
@@ -274,58 +237,59 @@ func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time
 	return p, nil
 }
 
-// preferred orders packs by which copy of a duplicated blob to keep:
-// packs on the store first, newest first (an earlier prune's repacked
-// packs), then by id.
-func (p *plan) preferred(a, b id.ID) bool {
-	pa, pb := p.packs[a], p.packs[b]
-	if pa.onStore != pb.onStore {
-		return pa.onStore
+// preferred orders packs, by number, by which copy of a duplicated blob
+// to keep: packs on the store first, newest first (an earlier prune's
+// repacked packs), then by id (the order of the numbers).
+func (p *plan) preferred(a, b int) bool {
+	if oa, ob := p.stored.OnStore(a), p.stored.OnStore(b); oa != ob {
+		return oa
 	}
-	if ta, tb := pa.modTime, pb.modTime; !ta.Equal(tb) {
+	if ta, tb := p.stored.ModTime(a), p.stored.ModTime(b); !ta.Equal(tb) {
 		return ta.After(tb)
 	}
-	return string(a[:]) < string(b[:])
+	return a < b
 }
 
-// classify assigns each used blob to its canonical pack and each pack an
-// action. It fails when a used blob has no copy in an existing pack.
+// classify gives each pack an action, and lists the used blobs of the
+// packs to repack. It fails when a used blob has no copy in an existing
+// pack.
 func (p *plan) classify(maxUnused float64) error {
 	if p.missing > 0 {
 		return fmt.Errorf("%w: %d blobs used by snapshots are in no index or pack (e.g. %s)", ErrDamaged, p.missing, p.example.Short())
 	}
-	for pos, b := range p.usedBytes {
-		if b > 0 {
-			p.packs[p.scratch.Listing(uint32(pos)).ID].usedBytes += b
-		}
-	}
 	repack := false
-	for _, ps := range p.packs {
-		if first, ok := p.scratch.FirstListing(ps.id); ok {
-			ps.blobBytes = p.scratch.Listing(first).Bytes
-		}
+	p.act = make([]action, p.scratch.PackCount())
+	for n := range p.act {
+		l, _ := p.scratch.Pack(n)
+		used := p.usedBytes[n]
 		switch {
-		case !ps.onStore:
-			ps.act = actDelete // stale index entries: dropped from the merged index
-		case !ps.indexed && p.young(ps.modTime):
-			ps.act = actProtect
-		case ps.usedBytes == 0:
-			ps.act = actDelete
-		case float64(ps.blobBytes-ps.usedBytes) > maxUnused*float64(ps.blobBytes):
-			ps.act = actRepack
+		case !p.stored.OnStore(n):
+			p.act[n] = actDelete // stale index entries: dropped from the merged index
+		case used == 0:
+			p.act[n] = actDelete
+		case float64(l.Bytes-used) > maxUnused*float64(l.Bytes):
+			p.act[n] = actRepack
 			repack = true
 		default:
-			ps.act = actKeep
+			p.act[n] = actKeep
 		}
+	}
+	for _, o := range p.stored.Unindexed() {
+		act := actDelete
+		if p.young(o.ModTime) {
+			act = actProtect
+		}
+		p.unindexedAct = append(p.unindexedAct, act)
 	}
 	if !repack {
 		return nil
 	}
 	// Only the packs to repack need their used blobs listed: one pass
 	// over the scratch index's file.
+	p.repackUsed = make(map[int][]pack.Entry)
 	err := p.used.Each(func(rec index.Record) error {
-		if ps := p.packs[p.scratch.Listing(rec.Pack).ID]; ps.act == actRepack {
-			ps.used = append(ps.used, rec.Entry)
+		if n := p.scratch.PackOf(rec.Pack); p.act[n] == actRepack {
+			p.repackUsed[n] = append(p.repackUsed[n], rec.Entry)
 		}
 		return nil
 	})

@@ -112,3 +112,65 @@ func TestPruneScratchIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestPruneUnindexedPacks checks the packs no index file lists, which
+// prune keeps apart from the scratch index's numbered ones: an old one,
+// stored by hand under a key of its own, is deleted at that key (and a
+// dry run names it there, in id order with the others), and a young one
+// is kept for the margin.
+func TestPruneUnindexedPacks(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := checktest.NewRepo(t, dir)
+	src := t.TempDir()
+	for i := range 3 {
+		checktest.WriteFile(t, src, "f"+string(rune('a'+i)), uint64(i), 300<<10)
+	}
+	sid := checktest.Backup(t, st, src)
+	r := checktest.Open(t, st)
+	packs, _ := checktest.Listings(t, r)
+	i := checktest.FirstDataPack(t, packs)
+	oldPack, youngPack := checktest.CopyPack(t, dir, st, r, packs[i]), checktest.CopyPack(t, dir, st, r, packs[i])
+	if oldPack.ID == youngPack.ID {
+		t.Fatal("the two copies have the same id")
+	}
+	// The old copy moves to a key of its own, two hours back.
+	misplaced := repo.DataPrefix + "zz/" + oldPack.ID.String()
+	from, to := filepath.Join(dir, filepath.FromSlash(repo.PackKey(oldPack.ID))), filepath.Join(dir, filepath.FromSlash(misplaced))
+	if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(from, to); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(to, old, old); err != nil {
+		t.Fatal(err)
+	}
+	opts := prune.Options{Margin: time.Hour}
+
+	dry, err := prune.DryRun(ctx, checktest.Open(t, st), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dry.Kept.UnindexedPacks != 1 || dry.PacksDeleted != 1 || dry.UnindexedPacksDeleted != 1 {
+		t.Errorf("dry run: %d unindexed kept, %d deleted (%d unindexed); want 1, 1 (1)", dry.Kept.UnindexedPacks, dry.PacksDeleted, dry.UnindexedPacksDeleted)
+	}
+	if n := len(dry.WouldDelete); n == 0 || dry.WouldDelete[0] != misplaced {
+		t.Errorf("dry run would delete %v, want %s first", dry.WouldDelete, misplaced)
+	}
+	res, err := pruneLocked(t, st, checktest.Open(t, st), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.PacksDeleted != 1 || res.UnindexedPacksDeleted != 1 || res.Kept.UnindexedPacks != 1 {
+		t.Errorf("%d deleted (%d unindexed), %d unindexed kept; want 1 (1), 1", res.PacksDeleted, res.UnindexedPacksDeleted, res.Kept.UnindexedPacks)
+	}
+	if _, err := st.Stat(ctx, misplaced); err == nil {
+		t.Errorf("the old unindexed pack is still stored at %s", misplaced)
+	}
+	if _, err := st.Stat(ctx, repo.PackKey(youngPack.ID)); err != nil {
+		t.Errorf("the young unindexed pack is gone: %v", err)
+	}
+	checktest.RestoreEqual(t, st, sid, src)
+}
