@@ -36,14 +36,17 @@ func (p *plan) each(act action, fn func(packInfo)) {
 		u++
 	}
 	for n := range p.act {
-		o, ok := p.stored.Entry(n)
-		if !ok {
+		if !p.stored.OnStore(n) {
 			continue // stale index entries, dropped from the merged index
 		}
-		for u < len(unindexed) && bytes.Compare(unindexed[u].ID[:], o.ID[:]) < 0 {
-			emitUnindexed()
+		if len(unindexed) > u {
+			pid := p.stored.ID(n)
+			for u < len(unindexed) && bytes.Compare(unindexed[u].ID[:], pid[:]) < 0 {
+				emitUnindexed()
+			}
 		}
 		if p.act[n] == act {
+			o, _ := p.stored.Entry(n) // on the store
 			l, _ := p.scratch.Pack(n)
 			fn(packInfo{obj: o, act: act, n: n, usedBytes: p.usedBytes[n], blobBytes: l.Bytes})
 		}
