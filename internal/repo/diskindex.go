@@ -125,7 +125,7 @@ func (r *Repository) loadIndexOnDisk(ctx context.Context, objs []ObjectEntry) ([
 	}
 	if base != nil && (reload || missingBytes <= max(r.diskIndex.Delta, base.Size()/16)) {
 		if !reload {
-			r.idx.SetBase(base)
+			r.idx.SetRebuildableBase(base, r.rebuildDiskIndex(ctx))
 		}
 		return r.readIndexFiles(ctx, missing, 8, r.addToIndex, func(id.ID) {})
 	}
@@ -135,9 +135,36 @@ func (r *Repository) loadIndexOnDisk(ctx context.Context, objs []ObjectEntry) ([
 // buildDiskIndex writes a new on-disk index of base and the index files
 // missing from it, and makes it the index's on-disk part.
 func (r *Repository) buildDiskIndex(ctx context.Context, base *index.Disk, missing []id.ID) ([]Damaged, error) {
+	d, damaged, err := r.writeDiskIndex(ctx, base, missing)
+	if err != nil {
+		return nil, err
+	}
+	if base != nil && base.Path() != d.Path() {
+		// Superseded. Another process may still read it: where the
+		// system refuses to remove an open file it stays until a later
+		// run (pickDiskIndex) removes it.
+		dropDisk(base)
+	}
+	r.idx.SetRebuildableBase(d, r.rebuildDiskIndex(ctx))
+	if r.cache != nil && len(damaged) == 0 {
+		r.retainCachedPacks(d)
+	}
+	// Writing the file left tens of MB of decoded index files as
+	// garbage, which the runtime would return to the system only slowly,
+	// under the backup that follows: give it back now (once per file
+	// written, a few milliseconds), so that the run's peak is the
+	// backup's, not both.
+	debug.FreeOSMemory()
+	return damaged, nil
+}
+
+// writeDiskIndex writes and opens an on-disk index of base (nil: none)
+// and the index files missing from it. Failures of the directory are
+// wrapped in errIndexDir.
+func (r *Repository) writeDiskIndex(ctx context.Context, base *index.Disk, missing []id.ID) (*index.Disk, []Damaged, error) {
 	b, err := index.NewDiskBuilder(r.diskIndex.Dir, r.key)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errIndexDir, err)
+		return nil, nil, fmt.Errorf("%w: %w", errIndexDir, err)
 	}
 	defer b.Close()
 	// One file at a time from a local disk, two from a remote store
@@ -164,33 +191,17 @@ func (r *Repository) buildDiskIndex(ctx context.Context, base *index.Disk, missi
 		runtime.GC()
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	path, err := b.Finish(base)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errIndexDir, err)
+		return nil, nil, fmt.Errorf("%w: %w", errIndexDir, err)
 	}
 	d, err := index.OpenDisk(path, r.key)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errIndexDir, err)
+		return nil, nil, fmt.Errorf("%w: %w", errIndexDir, err)
 	}
-	if base != nil && base.Path() != path {
-		// Superseded. Another process may still read it: where the
-		// system refuses to remove an open file it stays until a later
-		// run (pickDiskIndex) removes it.
-		dropDisk(base)
-	}
-	r.idx.SetBase(d)
-	if r.cache != nil && len(damaged) == 0 {
-		r.retainCachedPacks(d)
-	}
-	// Writing the file left tens of MB of decoded index files as
-	// garbage, which the runtime would return to the system only slowly,
-	// under the backup that follows: give it back now (once per file
-	// written, a few milliseconds), so that the run's peak is the
-	// backup's, not both.
-	debug.FreeOSMemory()
-	return damaged, nil
+	return d, damaged, nil
 }
 
 // retainCachedPacks drops cached packs that a new on-disk index does

@@ -283,7 +283,10 @@ func (r *Repository) LoadBlob(ctx context.Context, blob id.ID) ([]byte, error) {
 // are not). Restores use it for the chunks of large files; a nil dec
 // decodes into fresh memory.
 func (r *Repository) LoadBlobWith(ctx context.Context, dec *pack.Decoder, blob id.ID) ([]byte, error) {
-	loc, ok := r.idx.Lookup(blob)
+	loc, ok, err := r.idx.Find(blob)
+	if err != nil {
+		return nil, fmt.Errorf("looking up blob %s: %w", blob.Short(), err)
+	}
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", blob, ErrBlobNotFound)
 	}

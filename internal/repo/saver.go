@@ -111,8 +111,10 @@ func (s *Saver) Save(ctx context.Context, t pack.BlobType, blob id.ID, data []by
 	if err := s.err.get(); err != nil {
 		return false, err
 	}
-	if s.r.idx.Has(blob) {
-		return false, nil
+	// Unknown only if truly so: an on-disk index that could not be
+	// read fails the backup rather than store its blobs again.
+	if known, err := s.r.idx.Contains(blob); err != nil || known {
+		return false, err
 	}
 	s.mu.Lock()
 	if s.pending[blob] {

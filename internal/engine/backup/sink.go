@@ -56,8 +56,9 @@ func (d *dryRun) Known(blob id.ID) bool {
 }
 
 func (d *dryRun) Save(_ context.Context, _ pack.BlobType, blob id.ID, data []byte) (bool, error) {
-	if d.Known(blob) {
-		return false, nil
+	// As repo.Saver: an on-disk index that cannot be read fails the run.
+	if known, err := d.r.Index().Contains(blob); err != nil || known {
+		return false, err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -381,7 +381,13 @@ func (d *dirRestore) dryRun(start entry) (*Result, error) {
 			d.dirs = append(d.dirs, e)
 		case tree.TypeFile:
 			for _, b := range e.node.Content {
-				if !d.r.Index().Has(b) {
+				// A local index that cannot be read is no damage of
+				// the repository: it fails the restore.
+				known, err := d.r.Index().Contains(b)
+				if err != nil {
+					return err
+				}
+				if !known {
 					d.res.Damaged = append(d.res.Damaged, e.rel)
 					return nil
 				}

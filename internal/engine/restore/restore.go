@@ -180,6 +180,11 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, root id.ID, 
 		return nil, err
 	}
 	res, err := run(ctx, leased, root, opts)
+	if ierr := leased.Index().Err(); ierr != nil && err != nil && ctx.Err() == nil {
+		// The local on-disk index could not be read nor rebuilt: what
+		// it left unrestored says nothing of the repository.
+		return res, fmt.Errorf("restore: %w", ierr)
+	}
 	if err == nil || !errors.Is(err, ErrDamaged) {
 		return res, err
 	}

@@ -107,7 +107,11 @@ func zipEntry(ctx context.Context, r *repo.Repository, zw *zip.Writer, e entry, 
 	}
 	// Check the data first: a zip entry cannot be taken back once begun.
 	for _, b := range n.Content {
-		if !r.Index().Has(b) {
+		known, err := r.Index().Contains(b)
+		if err != nil {
+			return err // the local index, not the repository (see dirRestore)
+		}
+		if !known {
 			opts.Warnf("%s: not restored: blob %s missing from the index", e.rel, b.Short())
 			res.Damaged = append(res.Damaged, e.rel)
 			return nil

@@ -3,8 +3,10 @@ package index
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
+	"sync"
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 )
@@ -12,18 +14,32 @@ import (
 // An Index may have an on-disk part (SetBase): the entries of the index
 // files an on-disk index file covers, read with a pread per lookup, while
 // the blobs of other index files and of a running backup are held in
-// memory as before. A failure to read the on-disk part (an I/O error, a
-// checksum) makes it answer "unknown" from then on and is kept for Err:
-// a backup then stores such blobs again, which is safe, and a restore
-// reports them missing. A damaged file is removed, so that the next run
-// writes it anew.
+// memory as before. The file is derived: a failure to read it (a damaged
+// block: ErrDiskCorrupt, or an I/O error) never passes for a blob the
+// repository lacks. Given a Rebuild (SetRebuildableBase), the first
+// lookup to meet the failure rebuilds the part from the repository's
+// index files, holding every other lookup until it is done, and each
+// lookup that failed is retried once. Without one, or when the rebuild
+// fails, the failure is kept for Err and Find and Contains return it for
+// every blob the memory does not hold (Lookup and Has answer "unknown").
+
+// Rebuild replaces the damaged on-disk part of an index: it discards
+// damaged, which could not be read, and returns a new part
+// covering the same index files, or nil after giving every pack of those
+// files to add, which puts them in memory (add may be called from several
+// goroutines). It runs while the index is locked: it must not use it.
+type Rebuild func(damaged *Disk, add func(PackBlobs)) (*Disk, error)
 
 // SetBase gives the index an on-disk part, whose blobs every lookup also
-// consults. Call it before adding anything.
-func (x *Index) SetBase(d *Disk) {
+// consults, and no Rebuild. Call it before adding anything.
+func (x *Index) SetBase(d *Disk) { x.SetRebuildableBase(d, nil) }
+
+// SetRebuildableBase is SetBase with rebuild to replace the part when it
+// cannot be read (nil: none).
+func (x *Index) SetRebuildableBase(d *Disk, rebuild Rebuild) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.base = d
+	x.base, x.rebuild, x.baseErr = d, rebuild, nil
 }
 
 // Base returns the on-disk part, nil when there is none.
@@ -33,44 +49,69 @@ func (x *Index) Base() *Disk {
 	return x.base
 }
 
-// Err returns the first failure to read the on-disk part, or nil.
+// Err returns the failure to read the on-disk part that could not be
+// repaired, or nil.
 func (x *Index) Err() error {
-	x.baseMu.Lock()
-	defer x.baseMu.Unlock()
+	x.mu.RLock()
+	defer x.mu.RUnlock()
 	return x.baseErr
 }
 
-// readBase runs a read of the on-disk part, remembering its first failure
-// and ignoring the part after it. Callers hold x.mu, for reading at least,
-// which guards x.base: without an on-disk part (every index below the
-// size that needs one) the check costs no lock. baseErr is guarded by
-// baseMu; baseFailed lets readers skip a failed part without it.
-func (x *Index) readBase(fn func(d *Disk) error) bool {
-	d := x.base
-	if d == nil || x.baseFailed.Load() {
-		return false
+// readBase runs fn on the on-disk part, if any, and returns its error or
+// the failure kept from before (then without running it). Callers hold
+// x.mu, for reading at least, which guards x.base and x.baseErr.
+func (x *Index) readBase(fn func(d *Disk) error) error {
+	if x.baseErr != nil {
+		return x.baseErr
 	}
-	if err := fn(d); err != nil {
-		x.baseMu.Lock()
-		if x.baseErr == nil {
-			x.baseErr = err
-			x.baseFailed.Store(true)
-			if errors.Is(err, ErrDiskCorrupt) {
-				// The next run writes it anew from the index files
-				// rather than meet the same damage.
-				_ = os.Remove(d.Path()) // best effort: it is no longer read
-			}
-		}
-		x.baseMu.Unlock()
-		return false
+	if x.base == nil {
+		return nil
 	}
-	return true
+	return fn(x.base)
 }
 
-// baseHas reports whether the on-disk part holds blob.
+// repairBase handles cause, a failure to read the on-disk part d: it
+// rebuilds the part, unless another lookup did so already, and returns
+// the failure kept for Err if it could not. Callers hold no lock.
+func (x *Index) repairBase(d *Disk, cause error) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.base != d || x.baseErr != nil {
+		return x.baseErr // another lookup repaired it, or failed to
+	}
+	if x.rebuild == nil {
+		x.baseErr = cause
+		if errors.Is(cause, ErrDiskCorrupt) {
+			// The next run writes it anew from the index files rather
+			// than meet the same damage.
+			_ = os.Remove(d.Path()) // best effort: it is no longer read
+		}
+		return cause
+	}
+	// No lookup reads d any more (x.mu is held): the part is rebuilt, or
+	// its blobs are added to memory, with no part to consult meanwhile.
+	x.base = nil
+	var addMu sync.Mutex
+	nd, err := x.rebuild(d, func(p PackBlobs) {
+		addMu.Lock()
+		defer addMu.Unlock()
+		x.add(p.ID, p.Blobs)
+	})
+	if err != nil {
+		// cause names the file, as every error of Disk's reads does.
+		x.baseErr = fmt.Errorf("%w; rebuilding this local on-disk index failed: %w", cause, err)
+		return x.baseErr
+	}
+	x.base = nd
+	return nil
+}
+
+// baseHas reports whether the on-disk part holds blob. A failure to read
+// it answers false: for Add, which only skips the delta for blobs the
+// part holds.
 func (x *Index) baseHas(blob *id.ID) bool {
 	found := false
-	x.readBase(func(d *Disk) error {
+	_ = x.readBase(func(d *Disk) error { // see above
 		_, ok, err := d.lookup(blob)
 		found = ok
 		return err
@@ -79,10 +120,10 @@ func (x *Index) baseHas(blob *id.ID) bool {
 }
 
 // baseLookup returns blob's location in the on-disk part.
-func (x *Index) baseLookup(blob *id.ID) (Location, bool) {
+func (x *Index) baseLookup(blob *id.ID) (Location, bool, error) {
 	var loc Location
 	found := false
-	x.readBase(func(d *Disk) error {
+	err := x.readBase(func(d *Disk) error {
 		e, ok, err := d.lookup(blob)
 		if err != nil || !ok {
 			return err
@@ -94,58 +135,79 @@ func (x *Index) baseLookup(blob *id.ID) (Location, bool) {
 		loc, found = Location{Pack: p, Entry: e.packEntry()}, true
 		return nil
 	})
-	return loc, found
+	return loc, found, err
+}
+
+// retry runs try under a read lock and, when it fails to read the
+// on-disk part, repairs the part (repairBase) and runs it once more. try
+// sets its results afresh on each run and returns the part's failure
+// (readBase's).
+func (x *Index) retry(try func() error) error {
+	for retried := false; ; retried = true {
+		x.mu.RLock()
+		d, kept := x.base, x.baseErr
+		err := try()
+		x.mu.RUnlock()
+		if err == nil || kept != nil || retried {
+			return err
+		}
+		if err := x.repairBase(d, err); err != nil {
+			return err
+		}
+	}
 }
 
 // Packs returns the ids of every pack the index names, the on-disk
 // part's first, then in the order they were added. With an on-disk part
-// it reads that part's whole pack table.
+// it reads that part's whole pack table; when the part cannot be read
+// (nor rebuilt: see Err) only the packs held in memory are returned.
 func (x *Index) Packs() []id.ID {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if x.base == nil {
-		return slices.Clone(x.packs)
-	}
-	var onDisk []id.ID
-	x.readBase(func(d *Disk) error {
-		return d.EachPack(func(p id.ID) error {
-			onDisk = append(onDisk, p)
-			return nil
+	var out []id.ID
+	_ = x.retry(func() error { // see above
+		var onDisk []id.ID
+		err := x.readBase(func(d *Disk) error {
+			return d.EachPack(func(p id.ID) error {
+				onDisk = append(onDisk, p)
+				return nil
+			})
 		})
-	})
-	// A pack listed by two index files is in the table twice.
-	slices.SortFunc(onDisk, compareIDs)
-	onDisk = slices.Compact(onDisk)
-	out := slices.Clip(onDisk)
-	for _, p := range x.packs {
-		if _, dup := slices.BinarySearchFunc(onDisk, p, compareIDs); !dup {
-			out = append(out, p)
+		if err != nil {
+			onDisk = nil
 		}
-	}
+		// A pack listed by two index files is in the table twice.
+		slices.SortFunc(onDisk, compareIDs)
+		onDisk = slices.Compact(onDisk)
+		out = slices.Clip(onDisk)
+		for _, p := range x.packs {
+			if _, dup := slices.BinarySearchFunc(onDisk, p, compareIDs); !dup {
+				out = append(out, p)
+			}
+		}
+		return err
+	})
 	return out
 }
 
 func compareIDs(a, b id.ID) int { return bytes.Compare(a[:], b[:]) }
 
 // HasPack reports whether the index names a pack (with an on-disk part,
-// by reading that part's pack table).
+// by reading that part's pack table; false when it cannot be read).
 func (x *Index) HasPack(packID id.ID) bool {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if _, ok := x.packPos[packID]; ok {
-		return true
-	}
 	errFound := errors.New("found")
 	found := false
-	x.readBase(func(d *Disk) error {
-		err := d.EachPack(func(p id.ID) error {
-			if p == packID {
-				return errFound
-			}
+	_ = x.retry(func() error { // false, as documented
+		if _, found = x.packPos[packID]; found {
 			return nil
+		}
+		err := x.readBase(func(d *Disk) error {
+			return d.EachPack(func(p id.ID) error {
+				if p == packID {
+					return errFound
+				}
+				return nil
+			})
 		})
-		if errors.Is(err, errFound) {
-			found = true
+		if found = errors.Is(err, errFound); found {
 			return nil
 		}
 		return err
@@ -155,7 +217,10 @@ func (x *Index) HasPack(packID id.ID) bool {
 
 // Each calls fn for every blob's canonical location, in blob id order
 // (merging the delta first), holding a read lock: the on-disk part's
-// entries and those held in memory, a blob in both once.
+// entries and those held in memory, a blob in both once. A failure to
+// read the on-disk part ends the part's walk (no rebuild: fn has seen
+// some of it already); it is meant for tests and tools over small
+// repositories.
 func (x *Index) Each(fn func(blob id.ID, loc Location)) {
 	x.Merge()
 	x.mu.RLock()
@@ -175,7 +240,7 @@ func (x *Index) Each(fn func(blob id.ID, loc Location)) {
 			fn(loc.ID, loc)
 		}
 	}
-	x.readBase(func(d *Disk) error {
+	_ = x.readBase(func(d *Disk) error { // see above
 		return d.eachRecord(func(e *entry) error {
 			emitMem(&e.id)
 			p, err := d.pack(e.pack)

@@ -254,13 +254,18 @@ func (d *Disk) PackCount() int { return int(d.l.packs) }
 // size bytes each, as one slice of b.
 func (d *Disk) readBlock(b *[blockSize]byte, off int64, i, total, per uint64, size int) ([]byte, int, error) {
 	at := off + int64(i)*blockSize
-	if d.mem != nil {
-		clear(b[copy(b[:], d.mem[min(at, int64(len(d.mem))):]):])
-	} else if _, err := d.f.ReadAt(b[:], at); err != nil && !errors.Is(err, io.EOF) {
-		return nil, 0, fmt.Errorf("%s: %w", d.path, err)
-	}
 	bad := func(why string) error {
 		return fmt.Errorf("%s: %w: block %d at %d: %s", d.path, ErrDiskCorrupt, i, off, why)
+	}
+	if d.mem != nil {
+		clear(b[copy(b[:], d.mem[min(at, int64(len(d.mem))):]):])
+	} else if n, err := d.f.ReadAt(b[:], at); n < blockSize {
+		if errors.Is(err, io.EOF) {
+			// Truncated since it was opened. The rest of b holds an
+			// earlier block, which must not pass for this one.
+			return nil, 0, bad("truncated")
+		}
+		return nil, 0, fmt.Errorf("%s: %w", d.path, err)
 	}
 	if !blockSealed(b[:]) {
 		return nil, 0, bad("checksum")

@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"runtime"
 	"sort"
 
@@ -43,6 +44,12 @@ func (d *Disk) Find(blob id.ID) (Record, bool, error) {
 		recs, n, err := d.readBlock(b, blockSize, uint64(i), d.l.entries, recordsPerBlock, diskRecord)
 		if err != nil {
 			return Record{}, false, err
+		}
+		if binary.BigEndian.Uint64(recs) != d.first(i) {
+			// A sealed block of this file, but not this one (the
+			// seal does not bind a block's place): its records would
+			// answer "not found" for the blobs of the right one.
+			return Record{}, false, fmt.Errorf("%s: %w: record block %d does not start with the id its first ids name", d.path, ErrDiskCorrupt, i)
 		}
 		j := sort.Search(n, func(j int) bool { return bytes.Compare(recs[j*diskRecord:j*diskRecord+32], blob[:]) >= 0 })
 		if j < n && bytes.Equal(recs[j*diskRecord:j*diskRecord+32], blob[:]) {

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"sync/atomic"
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
@@ -31,20 +30,19 @@ const minDelta = 1 << 16
 // blob is its canonical location. Entries added since the last merge are
 // found through delta.
 type Index struct {
-	mu         sync.RWMutex
-	table      table
-	packs      []id.ID
-	packPos    map[id.ID]uint32
-	packStart  []uint32 // position of each pack's first entry in table
-	sorted     []key
-	fanout     []uint32
-	merged     int // entries of table covered by sorted
-	distinct   int // distinct blobs in sorted
-	delta      map[id.ID]uint32
-	base       *Disk       // nil: every entry is in memory (see SetBase)
-	baseMu     sync.Mutex  // guards baseErr, set by readers
-	baseErr    error       // the first failure to read base
-	baseFailed atomic.Bool // baseErr is set: base is no longer read
+	mu        sync.RWMutex
+	table     table
+	packs     []id.ID
+	packPos   map[id.ID]uint32
+	packStart []uint32 // position of each pack's first entry in table
+	sorted    []key
+	fanout    []uint32
+	merged    int // entries of table covered by sorted
+	distinct  int // distinct blobs in sorted
+	delta     map[id.ID]uint32
+	base      *Disk   // nil: every entry is in memory (see SetBase)
+	rebuild   Rebuild // replaces base when it cannot be read; nil: none
+	baseErr   error   // a failure to read base that was not repaired
 }
 
 // New returns an empty index.
@@ -61,6 +59,11 @@ func New() *Index {
 func (x *Index) Add(packID id.ID, entries []pack.Entry) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.add(packID, entries)
+}
+
+// add is Add, for callers holding x.mu.
+func (x *Index) add(packID id.ID, entries []pack.Entry) {
 	if _, ok := x.packPos[packID]; ok {
 		return
 	}
@@ -138,28 +141,57 @@ func (x *Index) location(pos int) Location {
 	return Location{Pack: x.packs[e.pack], Entry: e.packEntry()}
 }
 
-// Lookup returns a blob's location: the on-disk part's when it has the
-// blob (the copy Each reports too), else the in-memory one.
-func (x *Index) Lookup(blob id.ID) (Location, bool) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if loc, ok := x.baseLookup(&blob); ok {
-		return loc, true
-	}
-	if pos, ok := x.find(&blob); ok {
-		return x.location(pos), true
-	}
-	return Location{}, false
+// Find returns a blob's location: the on-disk part's when it has the
+// blob (the copy Each reports too), else the in-memory one. An error
+// means the on-disk part could not be read, nor rebuilt (see Rebuild): it
+// wraps the failure (ErrDiskCorrupt for a damaged file) and names the
+// file, and says nothing of whether the repository has the blob.
+func (x *Index) Find(blob id.ID) (Location, bool, error) {
+	var loc Location
+	var ok bool
+	err := x.retry(func() error {
+		var err error
+		loc, ok, err = x.baseLookup(&blob)
+		if !ok {
+			if pos, found := x.find(&blob); found {
+				loc, ok, err = x.location(pos), true, nil
+			}
+		}
+		return err
+	})
+	return loc, ok, err
 }
 
-// Has reports whether the blob is known.
+// Lookup is Find reporting a failure to read the on-disk part as an
+// unknown blob: for callers to whom an unknown blob only costs time.
+// Where "unknown" would be reported as missing data, call Find.
+func (x *Index) Lookup(blob id.ID) (Location, bool) {
+	loc, ok, err := x.Find(blob)
+	return loc, ok && err == nil
+}
+
+// Contains reports whether the blob is known; its error is Find's.
+func (x *Index) Contains(blob id.ID) (bool, error) {
+	var ok bool
+	err := x.retry(func() error {
+		if _, ok = x.find(&blob); ok {
+			return nil
+		}
+		return x.readBase(func(d *Disk) error {
+			var err error
+			_, ok, err = d.lookup(&blob)
+			return err
+		})
+	})
+	return ok && err == nil, err
+}
+
+// Has is Contains reporting a failure to read the on-disk part as an
+// unknown blob (a backup then stores it again, which is safe); see
+// Lookup.
 func (x *Index) Has(blob id.ID) bool {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if _, ok := x.find(&blob); ok {
-		return true
-	}
-	return x.baseHas(&blob)
+	ok, err := x.Contains(blob)
+	return ok && err == nil
 }
 
 // Len is the number of distinct blobs (with an on-disk part, a blob both
