@@ -24,7 +24,8 @@ import (
 // (index.Disk) with a pread; in memory it keeps a few dozen bytes per
 // pack: each pack listing's place (Listing), and the packs listed. The
 // blobs of a pack, which few need, are read from the index files a second
-// time (EachPack).
+// time (EachPack). Repair index, which looks no blob up, keeps only the
+// pack listings (NewPackListings): no file at all.
 //
 // It is written where the on-disk index is kept (SetDiskIndex), in a
 // directory of its own that only the user reads, or under the system's
@@ -38,7 +39,7 @@ import (
 type ScratchIndex struct {
 	r    *Repository
 	dir  string
-	b    *index.DiskBuilder
+	b    *index.DiskBuilder // nil: pack listings only (NewPackListings)
 	disk *index.Disk
 
 	mu       sync.Mutex // guards what AddFile appends
@@ -106,6 +107,20 @@ func (r *Repository) NewScratchIndex() (*ScratchIndex, error) {
 	return &ScratchIndex{r: r, dir: dir, b: b}, nil
 }
 
+// NewPackListings starts a scratch index that keeps only the pack
+// listings (Listing, the pack numbers, EachPack and ListPacks), for a
+// command that reads the blobs of each pack from the index files again
+// and never looks a blob up: repair index. It writes nothing to disk, so
+// nothing can fail; Finish returns ErrListingsOnly. Close it all the same.
+func (r *Repository) NewPackListings() *ScratchIndex {
+	return &ScratchIndex{r: r}
+}
+
+// ErrListingsOnly means Finish was called on a scratch index that keeps
+// only the pack listings (NewPackListings): it has no blob index to
+// write.
+var ErrListingsOnly = errors.New("scratch index: it keeps only the pack listings, it has no blob index to finish")
+
 // removeStaleScratch removes what killed commands left under the system's
 // temporary directory: a scratch index of ours older than a day (no
 // command runs that long; on-disk index directories are swept by
@@ -142,8 +157,10 @@ func (s *ScratchIndex) AddFile(fid id.ID, f *index.File) error {
 		for _, e := range p.Blobs {
 			l.Bytes += int64(e.Length)
 		}
-		if err := s.b.AddPack(p); err != nil {
-			return fmt.Errorf("scratch index: %w", err)
+		if s.b != nil {
+			if err := s.b.AddPack(p); err != nil {
+				return fmt.Errorf("scratch index: %w", err)
+			}
 		}
 		s.listings = append(s.listings, l)
 	}
@@ -190,12 +207,16 @@ func (s *ScratchIndex) numberPacks() {
 	s.packs = slices.Clip(s.packs[:n+1])
 }
 
-// Finish writes the index and opens it. Of a blob's copies in several
+// Finish writes the index and opens it (ErrListingsOnly for a scratch
+// index of NewPackListings). Of a blob's copies in several
 // packs, its record names the one in the pack that sorts first by less
 // (given pack table positions), the first added of equals.
 func (s *ScratchIndex) Finish(less func(a, b uint32) bool) (*index.Disk, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.b == nil {
+		return nil, ErrListingsOnly
+	}
 	s.numberPacks()
 	s.b.Prefer(less)
 	path, err := s.b.Finish(nil)
@@ -245,8 +266,10 @@ var ErrIndexChanged = errors.New("index file changed while it was read")
 // blobs as that index file lists them. A file that cannot be read again
 // goes to fileErr with its id (ErrIndexChanged when it lists other
 // packs): the run stops with fileErr's error, or goes on without that
-// file's packs when it returns nil. Call it after Finish.
+// file's packs when it returns nil. Call it once every index file is
+// added (it numbers the packs if NumberPacks was not called).
 func (s *ScratchIndex) EachPack(ctx context.Context, fn func(p index.PackBlobs) error, fileErr func(fid id.ID, err error) error) error {
+	s.NumberPacks()
 	pos := 0
 	for _, f := range s.files {
 		start := pos
@@ -291,6 +314,9 @@ func (s *ScratchIndex) listsAt(file *index.File, start, n int) bool {
 
 // Close closes the index and removes its files.
 func (s *ScratchIndex) Close() {
+	if s.b == nil {
+		return // pack listings only: nothing on disk
+	}
 	s.b.Close()
 	if s.disk != nil {
 		_ = s.disk.Close() // read-only

@@ -273,3 +273,70 @@ func TestListPacks(t *testing.T) {
 		t.Errorf("unindexed %v, want %v (by id)", got, want)
 	}
 }
+
+// TestPackListings checks that a scratch index of pack listings only
+// writes nothing to disk (neither under the on-disk index directory nor
+// under the system's temporary directory), numbers the packs, yields
+// each pack's first listing with its blobs, lists the store's packs
+// against them, and refuses Finish.
+func TestPackListings(t *testing.T) {
+	ctx := context.Background()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // os.TempDir on Unix
+	t.Setenv("TMP", tmp)    // and on Windows
+	t.Setenv("TEMP", tmp)
+	r, st := newTestRepo(t)
+	dir := filepath.Join(t.TempDir(), "index")
+	r.SetDiskIndex(DiskIndex{Dir: dir})
+
+	packs := synthPacks(5, 3, 4)
+	w := writerFor(t, r, st)
+	s := r.NewPackListings()
+	defer s.Close()
+	for _, set := range [][]index.PackBlobs{packs, packs[1:2]} { // packs[1] listed twice
+		fids, err := w.WriteIndex(ctx, set)
+		if err != nil || len(fids) != 1 {
+			t.Fatalf("WriteIndex: %v, %v", fids, err)
+		}
+		f, err := r.IndexFile(ctx, fids[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddFile(fids[0], f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.Put(ctx, PackKey(packs[2].ID), make([]byte, 10), store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sp, _, err := s.ListPacks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := s.PackNumber(packs[2].ID); s.Listings() != 4 || s.PackCount() != 3 || !ok || !sp.OnStore(n) || sp.Stored() != 1 {
+		t.Fatalf("%d listings, %d packs, %d stored; packs[2] numbered %v", s.Listings(), s.PackCount(), sp.Stored(), ok)
+	}
+	var each []index.PackBlobs
+	if err := s.EachPack(ctx, func(p index.PackBlobs) error {
+		each = append(each, p)
+		return nil
+	}, func(_ id.ID, err error) error { return err }); err != nil {
+		t.Fatal(err)
+	}
+	if len(each) != len(packs) {
+		t.Fatalf("EachPack gave %d packs, want %d", len(each), len(packs))
+	}
+	for i, p := range each {
+		if p.ID != packs[i].ID || !slices.Equal(p.Blobs, packs[i].Blobs) {
+			t.Errorf("EachPack's pack %d: %s with %d blobs, want %s", i, p.ID.Short(), len(p.Blobs), packs[i].ID.Short())
+		}
+	}
+	if d, err := s.Finish(func(a, b uint32) bool { return a < b }); !errors.Is(err, ErrListingsOnly) || d != nil {
+		t.Errorf("Finish: %v, %v; want ErrListingsOnly", d, err)
+	}
+	for _, parent := range []string{dir, tmp} {
+		if left, _ := os.ReadDir(parent); len(left) != 0 {
+			t.Errorf("pack listings wrote %v under %s", left, parent)
+		}
+	}
+}

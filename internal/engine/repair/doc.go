@@ -24,16 +24,20 @@
 // request reaches the store once the lease is lost). It lists the index
 // files, reads the readable ones (for the plain lengths they record, and
 // for the entries of packs whose header cannot be read), lists data/ and
-// reads every pack's own header, then writes new index files naming every
-// pack whose header it read (and the packs it could not read that a
-// readable old index file names, with those entries), and only then
-// deletes the old index files it listed. An interruption at any point
-// leaves a readable repository: before the deletes the old files are all
-// still there (readers merge duplicates across index files), after them
-// the new files name every readable pack. A run repeated after an
+// reads every pack's own header, writing new index files as it goes (a
+// batch of packs each, so that its memory grows with the packs, not the
+// blobs: see rebuild.go) naming every pack whose header it read (and the
+// packs it could not read that a readable old index file names, with those
+// entries), and only once every new file is written deletes the old index
+// files it listed. A read that fails for another reason than damage after
+// some new files were written stops the run before any delete: the new
+// files are correct and the old ones all still there. An interruption at
+// any point leaves a readable repository: before the deletes the old files
+// are all still there (readers merge duplicates across index files), after
+// them the new files name every readable pack. A run repeated after an
 // interruption reads the files the interrupted one wrote like any other,
-// writes its own and deletes the rest. A pack whose header is unreadable and
-// that no readable index file names is reported and left in place: its
+// writes its own and deletes the rest. A pack whose header is unreadable
+// and that no readable index file names is reported and left in place: its
 // blobs are then in no index (check reports the snapshots that need them,
 // and prune refuses to delete anything while one does).
 //

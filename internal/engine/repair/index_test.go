@@ -227,49 +227,63 @@ func TestRepairIndexDryRun(t *testing.T) {
 
 // TestRepairIndexInterrupted stops repair index (as Ctrl-C does) at each
 // of its writes and deletes of index files, before and after the request
-// reaches the store: every time, every snapshot still restores byte for
-// byte and no blob the index named before is missing from it; a second
-// run then finishes the repair.
+// reaches the store, with one new index file and with several (batches of
+// 2 packs): every time, every snapshot still restores byte for byte and
+// no blob the index named before is missing from it; a second run then
+// finishes the repair.
 func TestRepairIndexInterrupted(t *testing.T) {
 	t.Parallel()
 	template := newFixture(t)
 	plantJunk(t, template.st, repo.IndexPrefix)
 	before, _ := template.entries(t)
-	count := &interrupter{Store: template.copyOf(t).st, cancel: func() {}}
-	if _, err := repairIndex(context.Background(), t, count, repair.IndexOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	total := int(count.n.Load())
-	if total < 4 {
-		t.Fatalf("repair made only %d index writes and deletes", total)
-	}
-	for at := 1; at <= total; at++ {
-		for _, after := range []bool{false, true} {
-			f := template.copyOf(t)
-			ctx, cancel := context.WithCancel(context.Background())
-			st := &interrupter{Store: f.st, at: int64(at), after: after, cancel: cancel}
-			_, err := repairIndex(ctx, t, st, repair.IndexOptions{})
-			cancel()
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("op %d (after: %v): %v, want the interruption", at, after, err)
+	for _, batch := range []int{0, 2} {
+		t.Run(map[int]string{0: "one file", 2: "batches of 2"}[batch], func(t *testing.T) {
+			t.Parallel()
+			opts := repair.WithBatch(repair.IndexOptions{}, batch)
+			count := &interrupter{Store: template.copyOf(t).st, cancel: func() {}}
+			if _, err := repairIndex(context.Background(), t, count, opts); err != nil {
+				t.Fatal(err)
 			}
-			got, _ := f.entries(t)
-			for p, es := range before {
-				if len(got[p]) < len(es) {
-					t.Errorf("op %d (after: %v): pack %s lost index entries", at, after, p.Short())
+			total := int(count.n.Load())
+			if total < 4 {
+				t.Fatalf("repair made only %d index writes and deletes", total)
+			}
+			for at := 1; at <= total; at++ {
+				for _, after := range []bool{false, true} {
+					interruptAt(t, template, before, opts, at, after)
+					if t.Failed() {
+						return
+					}
 				}
 			}
-			f.restoreAll(t)
-			if _, err := repairIndex(context.Background(), t, f.st, repair.IndexOptions{}); err != nil {
-				t.Fatalf("op %d (after: %v): repair after the interruption: %v", at, after, err)
-			}
-			if problems := f.check(t); len(problems) > 0 {
-				t.Errorf("op %d (after: %v): check after the second repair: %v", at, after, problems)
-			}
-			if t.Failed() {
-				return
-			}
+		})
+	}
+}
+
+// interruptAt runs repair index on a copy of template, interrupted at its
+// at-th index write or delete, checks what it left, and runs it again.
+func interruptAt(t *testing.T, template *fixture, before map[id.ID][]pack.Entry, opts repair.IndexOptions, at int, after bool) {
+	t.Helper()
+	f := template.copyOf(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	st := &interrupter{Store: f.st, at: int64(at), after: after, cancel: cancel}
+	_, err := repairIndex(ctx, t, st, opts)
+	cancel()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("op %d (after: %v): %v, want the interruption", at, after, err)
+	}
+	got, _ := f.entries(t)
+	for p, es := range before {
+		if len(got[p]) < len(es) {
+			t.Errorf("op %d (after: %v): pack %s lost index entries", at, after, p.Short())
 		}
+	}
+	f.restoreAll(t)
+	if _, err := repairIndex(context.Background(), t, f.st, opts); err != nil {
+		t.Fatalf("op %d (after: %v): repair after the interruption: %v", at, after, err)
+	}
+	if problems := f.check(t); len(problems) > 0 {
+		t.Errorf("op %d (after: %v): check after the second repair: %v", at, after, problems)
 	}
 }
 
