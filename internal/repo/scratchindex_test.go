@@ -192,7 +192,8 @@ func TestScratchIndexSystemTemp(t *testing.T) {
 // TestListPacks checks the store's listing of the packs against a scratch
 // index's numbers: a pack listed and stored, one stored under a key of
 // its own, one listed but not stored, packs stored that no index file
-// lists (by id), and a key that names no pack.
+// lists (by id; one of them under a key of its own), and a key that names
+// no pack.
 func TestListPacks(t *testing.T) {
 	ctx := context.Background()
 	r, st := newTestRepo(t)
@@ -212,13 +213,15 @@ func TestListPacks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	unindexed := []id.ID{{9, 2}, {1, 5}}
+	unindexed := []id.ID{{9, 2}, {1, 5}, {3, 3}}
 	put(PackKey(packs[0].ID), 10)
 	misplaced := DataPrefix + "zz/" + packs[2].ID.String()
 	put(misplaced, 30)
-	for _, u := range unindexed {
+	for _, u := range unindexed[:2] {
 		put(PackKey(u), 40)
 	}
+	misplacedUnindexed := DataPrefix + "yy/" + unindexed[2].String()
+	put(misplacedUnindexed, 40)
 	put(DataPrefix+"ab/not-a-pack", 1)
 
 	s, err := r.NewScratchIndex()
@@ -237,7 +240,7 @@ func TestListPacks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(bad, []string{DataPrefix + "ab/not-a-pack"}) || sp.Stored() != 4 {
+	if !slices.Equal(bad, []string{DataPrefix + "ab/not-a-pack"}) || sp.Stored() != 5 {
 		t.Fatalf("bad keys %v, %d packs stored", bad, sp.Stored())
 	}
 	tests := []struct {
@@ -265,12 +268,19 @@ func TestListPacks(t *testing.T) {
 			}
 		})
 	}
-	var got []id.ID
-	for _, o := range sp.Unindexed() {
-		got = append(got, o.ID)
+	var got []ObjectEntry
+	for i := range sp.UnindexedCount() {
+		got = append(got, sp.Unindexed(i))
 	}
-	if want := []id.ID{unindexed[1], unindexed[0]}; !slices.Equal(got, want) {
-		t.Errorf("unindexed %v, want %v (by id)", got, want)
+	want := []ObjectEntry{
+		{ID: unindexed[1], Key: PackKey(unindexed[1]), Size: 40, ModTime: when},
+		{ID: unindexed[2], Key: misplacedUnindexed, Size: 40, ModTime: when},
+		{ID: unindexed[0], Key: PackKey(unindexed[0]), Size: 40, ModTime: when},
+	}
+	if !slices.EqualFunc(got, want, func(a, b ObjectEntry) bool {
+		return a.ID == b.ID && a.Key == b.Key && a.Size == b.Size && a.ModTime.Equal(b.ModTime)
+	}) {
+		t.Errorf("unindexed %+v, want %+v (by id)", got, want)
 	}
 }
 

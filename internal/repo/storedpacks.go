@@ -12,10 +12,11 @@ import (
 
 // StoredPacks is the store's listing of the packs, read once beside a
 // scratch index and kept by its pack numbers (ScratchIndex.NumberPacks):
-// 16 bytes for each pack an index file lists, and the whole entry only
-// for the packs none lists. A repository of 100 M blobs in packs of 16
-// has 6 M packs; a slice of their ObjectEntry values took ~150 bytes a
-// pack, and check's and prune's maps of them as much again.
+// 16 bytes for each pack an index file lists, 48 for each it does not
+// (its id too), and a key only for a pack stored under another than
+// PackKey(id). A repository of 100 M blobs in packs of 16 has 6 M packs;
+// a slice of their ObjectEntry values took ~150 bytes a pack, and check's
+// and prune's maps of them as much again.
 type StoredPacks struct {
 	s *ScratchIndex
 	// size and modTime are by pack number: size -1 when the store does
@@ -27,9 +28,20 @@ type StoredPacks struct {
 	// keys holds the key of a pack listed under another than
 	// PackKey(id) (moved by hand): rare, so not a string a pack.
 	keys map[int]string
-	// unindexed are the packs on the store no index file lists, by id.
-	unindexed []ObjectEntry
-	stored    int
+	// unindexed are the packs on the store no index file lists, by id,
+	// and unindexedKeys the keys of those among them listed under another
+	// than PackKey(id), by position: as few bytes a pack as the others,
+	// for a repository that lost its index files has only such packs.
+	unindexed     []unindexedPack
+	unindexedKeys map[int]string
+	stored        int
+}
+
+// unindexedPack is a pack on the store no index file lists.
+type unindexedPack struct {
+	id      id.ID
+	size    int64
+	modTime int64 // as StoredPacks.modTime
 }
 
 // ListPacks lists the packs on the store (DataPrefix), streamed, against
@@ -43,6 +55,7 @@ func (s *ScratchIndex) ListPacks(ctx context.Context) (*StoredPacks, []string, e
 		sp.size[i] = -1
 	}
 	var bad []string
+	var misplaced []ObjectEntry // unindexed packs under a key of their own
 	err := s.r.st.List(ctx, DataPrefix, func(oi store.ObjectInfo) error {
 		pid, err := IDFromKey(oi.Key)
 		if err != nil {
@@ -52,13 +65,14 @@ func (s *ScratchIndex) ListPacks(ctx context.Context) (*StoredPacks, []string, e
 		sp.stored++
 		num, ok := s.PackNumber(pid)
 		if !ok {
-			sp.unindexed = append(sp.unindexed, ObjectEntry{ID: pid, Key: oi.Key, Size: oi.Size, ModTime: oi.ModTime})
+			sp.unindexed = append(sp.unindexed, unindexedPack{id: pid, size: oi.Size, modTime: unixNano(oi.ModTime)})
+			if oi.Key != PackKey(pid) {
+				misplaced = append(misplaced, ObjectEntry{ID: pid, Key: oi.Key})
+			}
 			return nil
 		}
 		sp.size[num] = oi.Size
-		if !oi.ModTime.IsZero() {
-			sp.modTime[num] = oi.ModTime.UnixNano()
-		}
+		sp.modTime[num] = unixNano(oi.ModTime)
 		if oi.Key != PackKey(pid) {
 			if sp.keys == nil {
 				sp.keys = make(map[int]string)
@@ -70,8 +84,31 @@ func (s *ScratchIndex) ListPacks(ctx context.Context) (*StoredPacks, []string, e
 	if err != nil {
 		return nil, bad, err
 	}
-	slices.SortFunc(sp.unindexed, func(a, b ObjectEntry) int { return bytes.Compare(a.ID[:], b.ID[:]) })
+	slices.SortFunc(sp.unindexed, func(a, b unindexedPack) int { return bytes.Compare(a.id[:], b.id[:]) })
+	for _, m := range misplaced {
+		i, _ := slices.BinarySearchFunc(sp.unindexed, m.ID, func(u unindexedPack, t id.ID) int { return bytes.Compare(u.id[:], t[:]) })
+		if sp.unindexedKeys == nil {
+			sp.unindexedKeys = make(map[int]string)
+		}
+		sp.unindexedKeys[i] = m.Key
+	}
 	return sp, bad, nil
+}
+
+// unixNano is t in Unix nanoseconds, 0 for the zero time (unknown).
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// fromUnixNano is the inverse of unixNano.
+func fromUnixNano(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
 }
 
 // Stored is the number of packs on the store, indexed or not.
@@ -99,16 +136,25 @@ func (sp *StoredPacks) Size(n int) int64 { return sp.size[n] }
 
 // ModTime is the store's time of pack number n's write (zero: unknown
 // or not on the store).
-func (sp *StoredPacks) ModTime(n int) time.Time {
-	if sp.modTime[n] == 0 {
-		return time.Time{}
+func (sp *StoredPacks) ModTime(n int) time.Time { return fromUnixNano(sp.modTime[n]) }
+
+// UnindexedCount is the number of packs on the store that no index file
+// lists.
+func (sp *StoredPacks) UnindexedCount() int { return len(sp.unindexed) }
+
+// Unindexed returns the i-th pack on the store that no index file lists,
+// in the order of their ids, as the store listed it.
+func (sp *StoredPacks) Unindexed(i int) ObjectEntry {
+	u := sp.unindexed[i]
+	key, ok := sp.unindexedKeys[i]
+	if !ok {
+		key = PackKey(u.id)
 	}
-	return time.Unix(0, sp.modTime[n]).UTC()
+	return ObjectEntry{ID: u.id, Key: key, Size: u.size, ModTime: fromUnixNano(u.modTime)}
 }
 
-// Unindexed returns the packs on the store that no index file lists, by
-// id. The slice is the table's own: do not change it.
-func (sp *StoredPacks) Unindexed() []ObjectEntry { return sp.unindexed }
+// UnindexedID is the id of the i-th pack no index file lists.
+func (sp *StoredPacks) UnindexedID(i int) id.ID { return sp.unindexed[i].id }
 
 // ID is the id of pack number n.
 func (sp *StoredPacks) ID(n int) id.ID {

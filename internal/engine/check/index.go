@@ -63,7 +63,8 @@ func (c *checker) finishIndex() error {
 // noteUnindexed notes the packs on the store that no index file names.
 func (c *checker) noteUnindexed(damagedIndex bool) {
 	now := c.opts.Clock.Now()
-	for _, o := range c.stored.Unindexed() {
+	for i := range c.stored.UnindexedCount() {
+		o := c.stored.Unindexed(i)
 		c.add(KindNote, repo.DescribePack(o.ID), "%s", unindexedNote(damagedIndex, o.ModTime, now, c.opts.Margin))
 	}
 }

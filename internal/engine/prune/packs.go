@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 )
 
@@ -27,11 +28,10 @@ func (pi packInfo) indexed() bool { return pi.n >= 0 }
 // the packs the scratch index numbers (in id order) merged with the
 // unindexed ones (by id too).
 func (p *plan) each(act action, fn func(packInfo)) {
-	unindexed := p.stored.Unindexed()
-	u := 0
+	unindexed, u := p.stored.UnindexedCount(), 0
 	emitUnindexed := func() {
 		if p.unindexedAct[u] == act {
-			fn(packInfo{obj: unindexed[u], act: act, n: -1})
+			fn(packInfo{obj: p.stored.Unindexed(u), act: act, n: -1})
 		}
 		u++
 	}
@@ -39,9 +39,9 @@ func (p *plan) each(act action, fn func(packInfo)) {
 		if !p.stored.OnStore(n) {
 			continue // stale index entries, dropped from the merged index
 		}
-		if len(unindexed) > u {
+		if u < unindexed {
 			pid := p.stored.ID(n)
-			for u < len(unindexed) && bytes.Compare(unindexed[u].ID[:], pid[:]) < 0 {
+			for u < unindexed && p.unindexedBefore(u, pid) {
 				emitUnindexed()
 			}
 		}
@@ -51,7 +51,7 @@ func (p *plan) each(act action, fn func(packInfo)) {
 			fn(packInfo{obj: o, act: act, n: n, usedBytes: p.usedBytes[n], blobBytes: l.Bytes})
 		}
 	}
-	for u < len(unindexed) {
+	for u < unindexed {
 		emitUnindexed()
 	}
 }
@@ -89,3 +89,10 @@ func (p *plan) keeps(n int) bool { return p.stored.OnStore(n) && p.act[n] == act
 // usedEntries returns the canonical copies of the used blobs of a pack to
 // repack.
 func (p *plan) usedEntries(pi packInfo) []pack.Entry { return p.repackUsed[pi.n] }
+
+// unindexedBefore reports whether the u-th unindexed pack's id sorts
+// before pid.
+func (p *plan) unindexedBefore(u int, pid id.ID) bool {
+	uid := p.stored.UnindexedID(u)
+	return bytes.Compare(uid[:], pid[:]) < 0
+}

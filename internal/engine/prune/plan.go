@@ -45,7 +45,7 @@ type plan struct {
 	cutoff     time.Time
 	// act and usedBytes are by pack number: what prune does with the
 	// pack, and the bytes of the used blobs whose canonical copy it
-	// holds. unindexedAct is by position in stored.Unindexed().
+	// holds. unindexedAct is by position among stored's unindexed packs.
 	act          []action
 	usedBytes    []int64
 	unindexedAct []action
@@ -274,9 +274,9 @@ func (p *plan) classify(maxUnused float64) error {
 			p.act[n] = actKeep
 		}
 	}
-	for _, o := range p.stored.Unindexed() {
+	for i := range p.stored.UnindexedCount() {
 		act := actDelete
-		if p.young(o.ModTime) {
+		if p.young(p.stored.Unindexed(i).ModTime) {
 			act = actProtect
 		}
 		p.unindexedAct = append(p.unindexedAct, act)

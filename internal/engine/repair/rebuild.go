@@ -23,8 +23,7 @@ import (
 // (ScratchIndex.EachPack), the headers of a batch of packs are read, and
 // the new entries are written as index files as soon as they fill one.
 // A pack an old index file lists costs ~72 bytes (~450 MB at 100 M blobs
-// in packs of 16: 6 M packs), one none lists its store entry (~150
-// bytes), where the old index in memory took ~82 bytes a blob (8 GB) and
+// in packs of 16: 6 M packs), one none lists ~48 (repo.StoredPacks), where the old index in memory took ~82 bytes a blob (8 GB) and
 // the headers read as much again; beside them, the entries of one old
 // index file and of two batches of packs.
 
@@ -81,8 +80,8 @@ func (rb *rebuilder) run(ctx context.Context, old *repo.ScratchIndex, stored *re
 	if err != nil {
 		return err
 	}
-	for _, o := range stored.Unindexed() {
-		if err := rb.add(ctx, packJob{obj: o}); err != nil {
+	for i := range stored.UnindexedCount() {
+		if err := rb.add(ctx, packJob{obj: stored.Unindexed(i)}); err != nil {
 			return err
 		}
 	}
