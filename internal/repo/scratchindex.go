@@ -14,6 +14,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
+	"github.com/cloudstic/cloudstic/internal/repo/offheap"
 )
 
 // ScratchIndex is an on-disk index a command builds for itself from the
@@ -42,15 +43,21 @@ type ScratchIndex struct {
 	b    *index.DiskBuilder // nil: pack listings only (NewPackListings)
 	disk *index.Disk
 
-	mu       sync.Mutex // guards what AddFile appends
-	files    []scratchFile
-	listings []PackListing
-	// After NumberPacks, packs holds the position of each pack's first
-	// listing, sorted by pack id: the index in packs is the pack's number
-	// (4 bytes a pack, not a copy of its id). packOf gives the number of
-	// the pack of each listing.
-	packs  []uint32
-	packOf []uint32
+	mu    sync.Mutex // guards what AddFile appends
+	files []scratchFile
+	// listings, packs and packOf are tables outside the Go heap
+	// (offheap): tens of bytes for each of millions of packs, which on
+	// the heap would count twice towards the peak (the collector's
+	// headroom). After NumberPacks, packs holds the position of each
+	// pack's first listing, sorted by pack id: the index in packs is the
+	// pack's number (4 bytes a pack, not a copy of its id). packOf gives
+	// the number of the pack of each listing.
+	listings offheap.Vector[PackListing]
+	packs    []uint32
+	packOf   []uint32
+	// frees release the tables made for this index and its StoredPacks.
+	frees    []func()
+	numbered bool
 }
 
 // scratchFile is an index file added, in the order added.
@@ -162,7 +169,9 @@ func (s *ScratchIndex) AddFile(fid id.ID, f *index.File) error {
 				return fmt.Errorf("scratch index: %w", err)
 			}
 		}
-		s.listings = append(s.listings, l)
+		if err := s.listings.Append(l); err != nil {
+			return fmt.Errorf("scratch index: %w", err)
+		}
 	}
 	s.files = append(s.files, scratchFile{id: fid, packs: len(f.Packs)})
 	return nil
@@ -170,41 +179,64 @@ func (s *ScratchIndex) AddFile(fid id.ID, f *index.File) error {
 
 // Listings is the number of pack listings added (a pack listed by two
 // index files counts twice).
-func (s *ScratchIndex) Listings() int { return len(s.listings) }
+func (s *ScratchIndex) Listings() int { return s.listings.Len() }
 
 // Listing returns the pack listing at position pos (an index.Record's
 // Pack).
-func (s *ScratchIndex) Listing(pos uint32) PackListing { return s.listings[pos] }
+func (s *ScratchIndex) Listing(pos uint32) PackListing { return s.listings.At(int(pos)) }
 
 // NumberPacks numbers the packs listed, each once, from 0 in the order of
 // their ids. Call it once every index file is added; Finish does when it
 // was not.
-func (s *ScratchIndex) NumberPacks() {
+func (s *ScratchIndex) NumberPacks() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.numberPacks()
+	return s.numberPacks()
 }
 
-func (s *ScratchIndex) numberPacks() {
-	if s.packOf != nil || len(s.listings) == 0 {
-		return
+func (s *ScratchIndex) numberPacks() error {
+	if s.numbered {
+		return nil
 	}
-	s.packs = make([]uint32, len(s.listings))
-	for i := range s.packs {
-		s.packs[i] = uint32(i)
+	n := s.listings.Len()
+	packs, err := scratchTable[uint32](s, n)
+	if err != nil {
+		return err
+	}
+	packOf, err := scratchTable[uint32](s, n)
+	if err != nil {
+		return err
+	}
+	for i := range packs {
+		packs[i] = uint32(i)
 	}
 	// Stable: of a pack's listings, the first comes first and stays.
-	slices.SortStableFunc(s.packs, func(a, b uint32) int { return bytes.Compare(s.listings[a].ID[:], s.listings[b].ID[:]) })
-	s.packOf = make([]uint32, len(s.listings))
-	n := -1 // compacted in place: n never passes the element read
-	for _, pos := range s.packs {
-		if n < 0 || s.listings[pos].ID != s.listings[s.packs[n]].ID {
-			n++
-			s.packs[n] = pos
+	slices.SortStableFunc(packs, func(a, b uint32) int {
+		ia, ib := s.listings.At(int(a)).ID, s.listings.At(int(b)).ID
+		return bytes.Compare(ia[:], ib[:])
+	})
+	last := -1 // compacted in place: last never passes the element read
+	var lastID id.ID
+	for _, pos := range packs {
+		if pid := s.listings.At(int(pos)).ID; last < 0 || pid != lastID {
+			last++
+			packs[last], lastID = pos, pid
 		}
-		s.packOf[pos] = uint32(n)
+		packOf[pos] = uint32(last)
 	}
-	s.packs = slices.Clip(s.packs[:n+1])
+	s.packs, s.packOf, s.numbered = packs[:last+1], packOf, true
+	return nil
+}
+
+// scratchTable makes a zeroed table of n values outside the Go heap,
+// released by s's Close. Callers hold s.mu.
+func scratchTable[T any](s *ScratchIndex, n int) ([]T, error) {
+	t, free, err := offheap.MakeTable[T](n)
+	if err != nil {
+		return nil, fmt.Errorf("scratch index: %w", err)
+	}
+	s.frees = append(s.frees, free)
+	return t, nil
 }
 
 // Finish writes the index and opens it (ErrListingsOnly for a scratch
@@ -217,7 +249,9 @@ func (s *ScratchIndex) Finish(less func(a, b uint32) bool) (*index.Disk, error) 
 	if s.b == nil {
 		return nil, ErrListingsOnly
 	}
-	s.numberPacks()
+	if err := s.numberPacks(); err != nil {
+		return nil, err
+	}
 	s.b.Prefer(less)
 	path, err := s.b.Finish(nil)
 	if err != nil {
@@ -241,7 +275,10 @@ func (s *ScratchIndex) PackCount() int { return len(s.packs) }
 
 // PackNumber returns the number of pack pid, if an index file lists it.
 func (s *ScratchIndex) PackNumber(pid id.ID) (int, bool) {
-	return slices.BinarySearchFunc(s.packs, pid, func(pos uint32, t id.ID) int { return bytes.Compare(s.listings[pos].ID[:], t[:]) })
+	return slices.BinarySearchFunc(s.packs, pid, func(pos uint32, t id.ID) int {
+		lid := s.listings.At(int(pos)).ID
+		return bytes.Compare(lid[:], t[:])
+	})
 }
 
 // PackOf returns the number of the pack of the listing at pos.
@@ -251,7 +288,7 @@ func (s *ScratchIndex) PackOf(pos uint32) int { return int(s.packOf[pos]) }
 // files are read for (EachPack), and its position.
 func (s *ScratchIndex) Pack(n int) (PackListing, uint32) {
 	pos := s.packs[n]
-	return s.listings[pos], pos
+	return s.listings.At(int(pos)), pos
 }
 
 // IsFirst reports whether the listing at pos is its pack's first.
@@ -269,7 +306,9 @@ var ErrIndexChanged = errors.New("index file changed while it was read")
 // file's packs when it returns nil. Call it once every index file is
 // added (it numbers the packs if NumberPacks was not called).
 func (s *ScratchIndex) EachPack(ctx context.Context, fn func(p index.PackBlobs) error, fileErr func(fid id.ID, err error) error) error {
-	s.NumberPacks()
+	if err := s.NumberPacks(); err != nil {
+		return err
+	}
 	pos := 0
 	for _, f := range s.files {
 		start := pos
@@ -305,15 +344,23 @@ func (s *ScratchIndex) listsAt(file *index.File, start, n int) bool {
 		return false
 	}
 	for i, p := range file.Packs {
-		if p.ID != s.listings[start+i].ID {
+		if p.ID != s.listings.At(start+i).ID {
 			return false
 		}
 	}
 	return true
 }
 
-// Close closes the index and removes its files.
+// Close closes the index, removes its files and releases its tables and
+// those of the StoredPacks made from it, which must not be used after.
 func (s *ScratchIndex) Close() {
+	s.mu.Lock()
+	for _, free := range s.frees {
+		free()
+	}
+	s.frees, s.packs, s.packOf, s.numbered = nil, nil, nil, false
+	s.listings.Free()
+	s.mu.Unlock()
 	if s.b == nil {
 		return // pack listings only: nothing on disk
 	}

@@ -48,15 +48,25 @@ type unindexedPack struct {
 // the scratch index's pack numbers; bad are keys there that name no pack.
 // Call it after the index files are added, before or after Finish.
 func (s *ScratchIndex) ListPacks(ctx context.Context) (*StoredPacks, []string, error) {
-	s.NumberPacks()
-	n := s.PackCount()
-	sp := &StoredPacks{s: s, size: make([]int64, n), modTime: make([]int64, n)}
+	if err := s.NumberPacks(); err != nil {
+		return nil, nil, err
+	}
+	sp := &StoredPacks{s: s}
+	s.mu.Lock()
+	var err error
+	if sp.size, err = scratchTable[int64](s, s.PackCount()); err == nil {
+		sp.modTime, err = scratchTable[int64](s, s.PackCount())
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return nil, nil, err
+	}
 	for i := range sp.size {
 		sp.size[i] = -1
 	}
 	var bad []string
 	var misplaced []ObjectEntry // unindexed packs under a key of their own
-	err := s.r.st.List(ctx, DataPrefix, func(oi store.ObjectInfo) error {
+	err = s.r.st.List(ctx, DataPrefix, func(oi store.ObjectInfo) error {
 		pid, err := IDFromKey(oi.Key)
 		if err != nil {
 			bad = append(bad, oi.Key)

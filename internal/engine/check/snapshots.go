@@ -9,6 +9,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
+	"github.com/cloudstic/cloudstic/internal/repo/offheap"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
@@ -48,7 +49,14 @@ func (c *checker) checkSnapshots(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w := &walker{c: c, seen: c.disk.NewSet(), missing: make(map[id.ID]*missingPack), used: make([]packUse, c.scratch.PackCount())}
+	// Outside the Go heap, as the scratch index's tables: 16 bytes for
+	// each of millions of packs.
+	used, free, err := offheap.MakeTable[packUse](c.scratch.PackCount())
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	defer free()
+	w := &walker{c: c, seen: c.disk.NewSet(), missing: make(map[id.ID]*missingPack), used: used}
 	// The walk visits each tree once, whatever the snapshot's shape; the
 	// Measurer (each tree once too, across snapshots) tells whether the
 	// readers, which expand them, would accept them.

@@ -11,12 +11,13 @@ import (
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/id"
 	"github.com/cloudstic/cloudstic/internal/repo/index"
+	"github.com/cloudstic/cloudstic/internal/repo/offheap"
 	"github.com/cloudstic/cloudstic/internal/repo/pack"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
 
 // action is what prune does with one pack.
-type action int
+type action uint8
 
 const (
 	actKeep    action = iota // used enough: stays as it is
@@ -52,17 +53,35 @@ type plan struct {
 	// repackUsed holds, for each pack to repack, the canonical copies of
 	// its used blobs.
 	repackUsed map[int][]pack.Entry
+	// frees release act and usedBytes, kept outside the Go heap (see
+	// repo.ScratchIndex) like the scratch index's own tables.
+	frees []func()
 	// missing counts used blobs in no index or no pack on the store,
 	// example is the first.
 	missing int
 	example id.ID
 }
 
-// close removes the scratch index.
+// close removes the scratch index and releases the plan's tables.
 func (p *plan) close() {
+	for _, free := range p.frees {
+		free()
+	}
+	p.frees, p.act, p.usedBytes = nil, nil, nil
 	if p.scratch != nil {
 		p.scratch.Close()
 	}
+}
+
+// planTable makes a zeroed table of n values outside the Go heap, which
+// p.close releases.
+func planTable[T any](p *plan, n int) ([]T, error) {
+	t, free, err := offheap.MakeTable[T](n)
+	if err != nil {
+		return nil, fmt.Errorf("prune: %w", err)
+	}
+	p.frees = append(p.frees, free)
+	return t, nil
 }
 
 // loadIndex reads every index file into the scratch index (r's own stays
@@ -93,7 +112,10 @@ func loadIndex(ctx context.Context, r *repo.Repository, files []repo.ObjectEntry
 // mark walks every snapshot's trees and marks the blobs they use.
 func (p *plan) mark(ctx context.Context, r *repo.Repository, roots []id.ID) error {
 	p.used = p.disk.NewSet()
-	p.usedBytes = make([]int64, p.scratch.PackCount())
+	var err error
+	if p.usedBytes, err = planTable[int64](p, p.scratch.PackCount()); err != nil {
+		return err
+	}
 	stack := append([]id.ID(nil), roots...)
 	for len(stack) > 0 {
 		if err := ctx.Err(); err != nil {
@@ -258,7 +280,10 @@ func (p *plan) classify(maxUnused float64) error {
 		return fmt.Errorf("%w: %d blobs used by snapshots are in no index or pack (e.g. %s)", ErrDamaged, p.missing, p.example.Short())
 	}
 	repack := false
-	p.act = make([]action, p.scratch.PackCount())
+	var err error
+	if p.act, err = planTable[action](p, p.scratch.PackCount()); err != nil {
+		return err
+	}
 	for n := range p.act {
 		l, _ := p.scratch.Pack(n)
 		used := p.usedBytes[n]
@@ -287,7 +312,7 @@ func (p *plan) classify(maxUnused float64) error {
 	// Only the packs to repack need their used blobs listed: one pass
 	// over the scratch index's file.
 	p.repackUsed = make(map[int][]pack.Entry)
-	err := p.used.Each(func(rec index.Record) error {
+	err = p.used.Each(func(rec index.Record) error {
 		if n := p.scratch.PackOf(rec.Pack); p.act[n] == actRepack {
 			p.repackUsed[n] = append(p.repackUsed[n], rec.Entry)
 		}
