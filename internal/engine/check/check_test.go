@@ -117,13 +117,7 @@ func TestCheck(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
-			dir := t.TempDir()
-			st := checktest.NewRepo(t, dir)
-			src := t.TempDir()
-			for i := range 4 {
-				checktest.WriteFile(t, src, "f"+string(rune('a'+i)), uint64(i), 400<<10)
-			}
-			sid := checktest.Backup(t, st, src)
+			dir, st, _, sid := checktest.BackedUp(t, 4, 400<<10)
 			var kind, key string
 			if c.damage != nil {
 				kind, key = c.damage(t, dir, st)

@@ -52,13 +52,7 @@ func TestScratchIndex(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
-			dir := t.TempDir()
-			st := checktest.NewRepo(t, dir)
-			src := t.TempDir()
-			for i := range 3 {
-				checktest.WriteFile(t, src, "f"+string(rune('a'+i)), uint64(i), 300<<10)
-			}
-			checktest.Backup(t, st, src)
+			dir, st, _, _ := checktest.BackedUp(t, 3, 300<<10)
 			missing := c.arrange(t, dir, st, checktest.Open(t, st))
 
 			r := checktest.Open(t, st)

@@ -64,13 +64,7 @@ func TestPruneScratchIndex(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
-			dir := t.TempDir()
-			st := checktest.NewRepo(t, dir)
-			src := t.TempDir()
-			for i := range 3 {
-				checktest.WriteFile(t, src, "f"+string(rune('a'+i)), uint64(i), 300<<10)
-			}
-			sid := checktest.Backup(t, st, src)
+			dir, st, src, sid := checktest.BackedUp(t, 3, 300<<10)
 			gone, kept := c.arrange(t, dir, st, checktest.Open(t, st))
 
 			r := checktest.Open(t, st)
@@ -120,13 +114,7 @@ func TestPruneScratchIndex(t *testing.T) {
 // is kept for the margin.
 func TestPruneUnindexedPacks(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	st := checktest.NewRepo(t, dir)
-	src := t.TempDir()
-	for i := range 3 {
-		checktest.WriteFile(t, src, "f"+string(rune('a'+i)), uint64(i), 300<<10)
-	}
-	sid := checktest.Backup(t, st, src)
+	dir, st, src, sid := checktest.BackedUp(t, 3, 300<<10)
 	r := checktest.Open(t, st)
 	packs, _ := checktest.Listings(t, r)
 	i := checktest.FirstDataPack(t, packs)

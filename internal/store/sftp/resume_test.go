@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"errors"
 	"io"
 	"net"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/store"
 	"github.com/cloudstic/cloudstic/internal/store/fault"
+	"github.com/cloudstic/cloudstic/internal/store/storetest"
 )
 
 // resumeEnv is what a fault of TestOpenRangeResumes acts on.
@@ -113,22 +113,11 @@ func TestOpenRangeResumes(t *testing.T) {
 			before := p.Accepted()
 			c.fault(e)
 			_, err = io.Copy(e.got, rc)
-			got := e.got.Bytes()
-			if !bytes.Equal(got, want[:min(len(got), len(want))]) {
-				t.Fatalf("the stream returned wrong bytes (%d read)", len(got))
-			}
-			switch {
-			case c.err == nil && err != nil:
-				t.Fatalf("read after the fault: %v", err)
-			case c.err == nil && len(got) != len(want):
-				t.Fatalf("read %d bytes, want %d", len(got), len(want))
-			case c.err != nil && !errors.Is(err, c.err):
-				t.Fatalf("read after the fault: %v, want %v", err, c.err)
-			}
+			storetest.CheckResumed(t, e.got.Bytes(), want, err, c.err)
 			if n := p.Accepted() - before; n != c.dials {
 				t.Errorf("%d connections after the fault, want %d", n, c.dials)
 			}
-			t.Logf("read %d bytes; error: %v", len(got), err)
+			t.Logf("read %d bytes; error: %v", e.got.Len(), err)
 		})
 	}
 }

@@ -85,3 +85,18 @@ func FirstDataPack(t testing.TB, packs []index.PackBlobs) int {
 	t.Fatal("no data pack")
 	return -1
 }
+
+// BackedUp is a repository in a new directory (dir, st) holding one
+// snapshot (sid) of a new source directory (src) of n files of size
+// bytes, named fa, fb, ...: the common start of the tests that then damage
+// or rearrange the repository.
+func BackedUp(t testing.TB, n, size int) (dir string, st store.Store, src string, sid id.ID) {
+	t.Helper()
+	dir = t.TempDir()
+	st = NewRepo(t, dir)
+	src = t.TempDir()
+	for i := range n {
+		WriteFile(t, src, "f"+string(rune('a'+i)), uint64(i), size)
+	}
+	return dir, st, src, Backup(t, st, src)
+}
