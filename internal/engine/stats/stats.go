@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -85,6 +86,10 @@ type Counter struct {
 	blobs   map[id.ID]bool    // data and tree blobs counted
 	files   map[[32]byte]bool // distinct contents
 	counted map[id.ID]*treeCount
+	// indexErr is the first failure to read the index (its on-disk part
+	// damaged and not rebuilt): the counts would take its blobs for
+	// missing, so Add fails with it instead.
+	indexErr error
 }
 
 // treeCount is what restoring a tree writes below it, each entry once per
@@ -122,6 +127,9 @@ func (c *Counter) Add(ctx context.Context, s snapshot.WithID) error {
 	c.blob(s.Tree, false)
 	if _, err := c.m.Measure(ctx, s.Tree, ""); err != nil {
 		return fmt.Errorf("snapshot %s: %w", s.ID.Short(), err)
+	}
+	if c.indexErr != nil {
+		return fmt.Errorf("snapshot %s: %w", s.ID.Short(), c.indexErr)
 	}
 	root := c.counted[s.Tree]
 	c.t.Snapshots++
@@ -166,7 +174,7 @@ func (c *Counter) countTree(tid id.ID, t *tree.Tree) error {
 		}
 	}
 	c.counted[tid] = tc
-	return nil
+	return c.indexErr
 }
 
 // links counts the hard-link groups below the tree root: each group's
@@ -247,7 +255,11 @@ func (c *Counter) file(n *tree.Node) {
 // blob counts a blob the first time it is seen and returns its stored
 // length, its plain length (0: unknown) and whether it was new.
 func (c *Counter) blob(b id.ID, data bool) (length, plain int64, isNew bool) {
-	loc, ok := c.r.Index().Lookup(b)
+	loc, ok, err := c.r.Index().Find(b)
+	if err != nil {
+		c.indexErr = cmp.Or(c.indexErr, err)
+		return 0, 0, false
+	}
 	if !ok {
 		if !c.blobs[b] {
 			c.blobs[b] = true
