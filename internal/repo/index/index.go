@@ -208,8 +208,9 @@ func (x *Index) Len() int {
 
 // PackEntries returns the blobs an index file listed for a pack (all of
 // them, including blobs whose canonical copy is in another pack), or nil.
-// It knows only the packs held in memory, not an on-disk part's: repair,
-// its caller, loads every index file into memory.
+// It knows only the packs held in memory, not an on-disk part's (repair,
+// its caller once, now reads the index files' listings itself: tests use
+// it to read back what a run wrote).
 func (x *Index) PackEntries(packID id.ID) []pack.Entry {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
