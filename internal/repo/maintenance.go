@@ -43,17 +43,57 @@ const maxPacksPerIndexFile = 4096
 // own, which still fits MaxIndexFileSize (see indexFileTarget).
 func splitIndex(packs []index.PackBlobs) [][]index.PackBlobs {
 	var files [][]index.PackBlobs
-	start, size := 0, index.HeaderLen
+	var sp indexSplitter
+	start := 0
 	for i, p := range packs {
-		n := p.EncodedLen()
-		if i > start && (size+n > indexFileTarget || i-start == maxPacksPerIndexFile) {
+		if sp.add(len(p.Blobs)) {
 			files = append(files, packs[start:i])
-			start, size = i, index.HeaderLen
+			start = i
 		}
-		size += n
 	}
 	if start < len(packs) {
 		files = append(files, packs[start:])
 	}
 	return files
 }
+
+// indexSplitter is splitIndex's rule, one pack at a time.
+type indexSplitter struct {
+	packs, size int
+}
+
+// add adds a pack of blobs blobs and reports whether it starts a new file
+// (never the first pack's).
+func (s *indexSplitter) add(blobs int) bool {
+	n := index.PackRecordLen(blobs)
+	next := s.packs > 0 && (s.size+n > indexFileTarget || s.packs == maxPacksPerIndexFile)
+	if next || s.packs == 0 {
+		s.packs, s.size = 0, index.HeaderLen
+	}
+	s.size += n
+	s.packs++
+	return next
+}
+
+// IndexFileCount counts the index files that calls of WriteIndex would
+// write for packs given one at a time, in the calls' order (EndCall
+// between two calls): prune's test of whether merging the index files
+// would leave fewer of them.
+type IndexFileCount struct {
+	sp    indexSplitter
+	files int
+}
+
+// Add counts a pack of blobs blobs.
+func (c *IndexFileCount) Add(blobs int) {
+	first := c.sp.packs == 0
+	if c.sp.add(blobs) || first {
+		c.files++
+	}
+}
+
+// EndCall ends a call of WriteIndex: the next pack starts a file.
+func (c *IndexFileCount) EndCall() { c.sp = indexSplitter{} }
+
+// Files is the number of files counted.
+func (c *IndexFileCount) Files() int { return c.files }

@@ -5,7 +5,10 @@
 // Options.MaxUnused are repacked (their used blobs are saved into new packs,
 // which get their own index file), the surviving packs are written into a
 // merged index, and only then are the index files read and, last, old
-// packs deleted. A crash at any point leaves every snapshot's blobs
+// packs deleted. With nothing to delete, repack or drop, the index files
+// are merged only when a pack is listed twice or the merge leaves fewer
+// files: an index an earlier prune merged stays as it is (rewriting it
+// would make every host rebuild its on-disk index). A crash at any point leaves every snapshot's blobs
 // reachable through some index file and pack on the store, and no index
 // entry pointing at a deleted pack.
 //

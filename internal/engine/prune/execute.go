@@ -16,9 +16,9 @@ import (
 var errIndexLoaded = errors.New("prune: the repository's index must not be loaded before prune")
 
 // needsWork: something to delete or repack, stale entries to drop, or
-// several index files to merge.
+// index files worth merging (plan.merge).
 func (p *plan) needsWork() bool {
-	return p.count(actDelete)+p.count(actRepack)+p.stalePacks() > 0 || len(p.indexFiles) > 1
+	return p.count(actDelete)+p.count(actRepack)+p.stalePacks() > 0 || p.merge
 }
 
 // summarize fills the counts of the plan, what it keeps and why (and, on a
@@ -155,7 +155,7 @@ func (p *plan) writeMergedIndex(ctx context.Context, w *repo.ExclusiveWriter) (i
 		}
 		batch = append(batch, pb)
 		kept++
-		if len(batch) == mergedIndexBatch {
+		if len(batch) == p.mergeBatch {
 			return flush()
 		}
 		return nil

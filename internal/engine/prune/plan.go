@@ -60,6 +60,10 @@ type plan struct {
 	// example is the first.
 	missing int
 	example id.ID
+	// mergeBatch is Options.mergeBatch, and merge whether the index files
+	// are worth merging even when no pack goes (see needsWork).
+	mergeBatch int
+	merge      bool
 }
 
 // close removes the scratch index and releases the plan's tables.
@@ -208,7 +212,7 @@ func (p *plan) loadTree(ctx context.Context, r *repo.Repository, tid id.ID, f in
 // buildPlan runs the mark phase and decides every pack's fate. The plan
 // it returns must be closed.
 func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time.Time) (_ *plan, err error) {
-	p := &plan{snapshots: make(map[id.ID]bool), cutoff: start.Add(-opts.Margin)}
+	p := &plan{snapshots: make(map[id.ID]bool), cutoff: start.Add(-opts.Margin), mergeBatch: opts.mergeBatch}
 	defer func() {
 		if err != nil {
 			p.close()
@@ -256,7 +260,30 @@ func buildPlan(ctx context.Context, r *repo.Repository, opts Options, start time
 	if err := p.classify(opts.MaxUnused); err != nil {
 		return nil, err
 	}
+	// Merging rewrites every index file (and every host's on-disk index
+	// after it): worth it only when a pack is listed twice, or when it
+	// leaves fewer files. An index a prune merged is left as it is.
+	p.merge = p.scratch.Listings() > p.scratch.PackCount() || p.mergedFiles() < len(p.indexFiles)
 	return p, nil
+}
+
+// mergedFiles counts the index files writeMergedIndex would write: the
+// first listing of each pack kept, in the order EachPack gives them, a
+// batch at a time.
+func (p *plan) mergedFiles() int {
+	var c repo.IndexFileCount
+	inCall := 0
+	for pos := range uint32(p.scratch.Listings()) {
+		if !p.scratch.IsFirst(pos) || !p.keeps(p.scratch.PackOf(pos)) {
+			continue
+		}
+		c.Add(p.scratch.Listing(pos).Blobs)
+		if inCall++; inCall == p.mergeBatch {
+			c.EndCall()
+			inCall = 0
+		}
+	}
+	return c.Files()
 }
 
 // preferred orders packs, by number, by which copy of a duplicated blob

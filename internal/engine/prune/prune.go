@@ -53,6 +53,9 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Progress, when set, counts the objects repacked and deleted.
 	Progress *Progress
+	// mergeBatch is how many packs the merged index gives WriteIndex at
+	// once (default mergedIndexBatch): tests make it small.
+	mergeBatch int
 }
 
 // Progress holds live counters of the repack and delete phases, updated
@@ -150,6 +153,9 @@ func run(ctx context.Context, r *repo.Repository, w *repo.ExclusiveWriter, opts 
 	}
 	if opts.DeleteBatch <= 0 {
 		opts.DeleteBatch = DefaultDeleteBatch
+	}
+	if opts.mergeBatch <= 0 {
+		opts.mergeBatch = mergedIndexBatch
 	}
 	if r.Index().Len() != 0 {
 		return nil, errIndexLoaded

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -161,4 +162,48 @@ func TestPruneUnindexedPacks(t *testing.T) {
 		t.Errorf("the young unindexed pack is gone: %v", err)
 	}
 	checktest.RestoreEqual(t, st, sid, src)
+}
+
+// TestPruneLeavesMergedIndex checks that prune merges the index files of
+// several backups into fewer, and that a prune with nothing to delete
+// leaves an index it merged as it is: rewriting every index file would
+// make every host rebuild its on-disk index for nothing.
+func TestPruneLeavesMergedIndex(t *testing.T) {
+	ctx := context.Background()
+	st := checktest.NewRepo(t, t.TempDir())
+	for i := range 5 {
+		src := t.TempDir()
+		checktest.WriteFile(t, src, "f", uint64(i), 100<<10)
+		checktest.Backup(t, st, src)
+	}
+	opts := prune.WithMergeBatch(prune.Options{}, 4)
+	indexFiles := func() []id.ID {
+		ids, _, err := checktest.Open(t, st).ListIDs(ctx, repo.IndexPrefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	if n := len(indexFiles()); n != 5 {
+		t.Fatalf("%d index files after five backups", n)
+	}
+	first, err := pruneLocked(t, st, checktest.Open(t, st), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := indexFiles()
+	if first.IndexFilesDeleted != 5 || len(merged) >= 5 || first.IndexFilesWritten != len(merged) {
+		t.Fatalf("first prune: %d index files written, %d deleted; %d left; want fewer than 5", first.IndexFilesWritten, first.IndexFilesDeleted, len(merged))
+	}
+	second, err := pruneLocked(t, st, checktest.Open(t, st), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.IndexFilesWritten != 0 || second.IndexFilesDeleted != 0 {
+		t.Errorf("second prune: %d index files written, %d deleted; want the merged index left alone", second.IndexFilesWritten, second.IndexFilesDeleted)
+	}
+	if after := indexFiles(); !slices.Equal(after, merged) {
+		t.Errorf("index files %v, want %v", after, merged)
+	}
+	mustCheck(t, st)
 }

@@ -46,7 +46,11 @@ const HeaderLen = len(magic) + 1 + 4
 
 // EncodedLen is the length of p's record in an encoded file: an encoded
 // file is HeaderLen bytes plus the records of its packs.
-func (p PackBlobs) EncodedLen() int { return packRecord + len(p.Blobs)*entryRecord(version) }
+func (p PackBlobs) EncodedLen() int { return PackRecordLen(len(p.Blobs)) }
+
+// PackRecordLen is the encoded length of the record of a pack of blobs
+// blobs (in the current version).
+func PackRecordLen(blobs int) int { return packRecord + blobs*entryRecord(version) }
 
 // Encode serialises the file (in the current version).
 func (f *File) Encode() []byte {
