@@ -30,11 +30,7 @@ func TestBackupDamagedDiskIndex(t *testing.T) {
 	checktest.Backup(t, st, src)
 	for _, dryRun := range []bool{false, true} {
 		t.Run(fmt.Sprintf("dry run %v", dryRun), func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "index")
-			path := repotest.DamagedDiskIndex(t, checktest.Open(t, st), dir)
-			r := checktest.Open(t, st)
-			r.SetDiskIndex(repo.DiskIndex{Dir: dir, Min: -1})
-			repotest.CloseDiskIndex(t, r)
+			r, path := repotest.OpenDamaged(t, func() *repo.Repository { return checktest.Open(t, st) })
 			if _, err := r.LoadIndex(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -51,7 +47,7 @@ func TestBackupDamagedDiskIndex(t *testing.T) {
 			if err := r.Index().Err(); err != nil {
 				t.Fatal(err)
 			}
-			if got := repotest.DiskIndexFiles(t, dir); len(got) != 1 || got[0] != path {
+			if got := repotest.DiskIndexFiles(t, filepath.Dir(path)); len(got) != 1 || got[0] != path {
 				t.Fatalf("on-disk index files %v, want the rebuilt %s", got, path)
 			}
 		})

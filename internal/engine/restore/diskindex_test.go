@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,11 +40,7 @@ func TestRestoreDamagedDiskIndex(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "index")
-			path := repotest.DamagedDiskIndex(t, checktest.Open(t, st), dir)
-			r := checktest.Open(t, st)
-			r.SetDiskIndex(repo.DiskIndex{Dir: dir, Min: -1})
-			repotest.CloseDiskIndex(t, r)
+			r, path := repotest.OpenDamaged(t, func() *repo.Repository { return checktest.Open(t, st) })
 			if tt.opts.Format == restore.FormatDir && !tt.opts.DryRun {
 				checktest.RestoreEqualWith(t, st, r, sid, src)
 			} else {
@@ -66,18 +61,14 @@ func TestRestoreDamagedDiskIndex(t *testing.T) {
 			if err := r.Index().Err(); err != nil {
 				t.Fatal(err)
 			}
-			if files := repotest.DiskIndexFiles(t, dir); len(files) != 1 || files[0] != path {
+			if files := repotest.DiskIndexFiles(t, filepath.Dir(path)); len(files) != 1 || files[0] != path {
 				t.Fatalf("on-disk index files %v, want the rebuilt %s", files, path)
 			}
 		})
 	}
 	t.Run("rebuild fails", func(t *testing.T) {
 		// Last: it deletes the index files.
-		dir := filepath.Join(t.TempDir(), "index")
-		path := repotest.DamagedDiskIndex(t, checktest.Open(t, st), dir)
-		r := checktest.Open(t, st)
-		r.SetDiskIndex(repo.DiskIndex{Dir: dir, Min: -1})
-		repotest.CloseDiskIndex(t, r)
+		r, path := repotest.OpenDamaged(t, func() *repo.Repository { return checktest.Open(t, st) })
 		if _, err := r.LoadIndex(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -85,15 +76,7 @@ func TestRestoreDamagedDiskIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids, _, err := r.ListIDs(ctx, repo.IndexPrefix)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, fid := range ids {
-			if err := os.Remove(filepath.Join(storeDir, filepath.FromSlash(repo.IndexKey(fid)))); err != nil {
-				t.Fatal(err)
-			}
-		}
+		repotest.DeleteIndexFiles(t, r, storeDir)
 		_, err = restore.Run(ctx, r, checktest.Lease(t, st), s.Tree, restore.Options{Output: t.TempDir(), Format: restore.FormatDir})
 		if !errors.Is(err, index.ErrDiskCorrupt) || errors.Is(err, repo.ErrBlobNotFound) || !strings.Contains(err.Error(), path) {
 			t.Fatalf("restore: %v; want the damaged %s named", err, path)

@@ -3,8 +3,6 @@ package stats_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/engine/check/checktest"
@@ -22,11 +20,7 @@ func TestStatsDamagedDiskIndex(t *testing.T) {
 	ctx := context.Background()
 	storeDir, st, _, sid := checktest.BackedUp(t, 3, 200<<10)
 	count := func(t *testing.T, dropIndexFiles bool) (stats.Totals, error) {
-		dir := filepath.Join(t.TempDir(), "index")
-		repotest.DamagedDiskIndex(t, checktest.Open(t, st), dir)
-		r := checktest.Open(t, st)
-		r.SetDiskIndex(repo.DiskIndex{Dir: dir, Min: -1})
-		repotest.CloseDiskIndex(t, r)
+		r, _ := repotest.OpenDamaged(t, func() *repo.Repository { return checktest.Open(t, st) })
 		if _, err := r.LoadIndex(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -35,15 +29,7 @@ func TestStatsDamagedDiskIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		if dropIndexFiles {
-			ids, _, err := r.ListIDs(ctx, repo.IndexPrefix)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, fid := range ids {
-				if err := os.Remove(filepath.Join(storeDir, filepath.FromSlash(repo.IndexKey(fid)))); err != nil {
-					t.Fatal(err)
-				}
-			}
+			repotest.DeleteIndexFiles(t, r, storeDir)
 		}
 		c := stats.NewCounter(r)
 		err = c.Add(ctx, snapshot.WithID{ID: sid, Snapshot: s})

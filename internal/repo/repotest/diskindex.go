@@ -61,3 +61,32 @@ func DiskIndexFiles(t testing.TB, dir string) []string {
 	}
 	return m
 }
+
+// OpenDamaged damages the on-disk index of the repository open returns
+// (DamagedDiskIndex, in a new directory), and returns that repository
+// opened again to use the damaged file (its index not loaded, the file
+// closed when the test ends) and the file's path.
+func OpenDamaged(t testing.TB, open func() *repo.Repository) (*repo.Repository, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "index")
+	path := DamagedDiskIndex(t, open(), dir)
+	r := open()
+	r.SetDiskIndex(repo.DiskIndex{Dir: dir, Min: -1})
+	CloseDiskIndex(t, r)
+	return r, path
+}
+
+// DeleteIndexFiles deletes the index files r lists from the local store
+// whose root is storeDir, so that a rebuild of the on-disk index fails.
+func DeleteIndexFiles(t testing.TB, r *repo.Repository, storeDir string) {
+	t.Helper()
+	ids, _, err := r.ListIDs(context.Background(), repo.IndexPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fid := range ids {
+		if err := os.Remove(filepath.Join(storeDir, filepath.FromSlash(repo.IndexKey(fid)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
