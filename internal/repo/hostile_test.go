@@ -261,7 +261,7 @@ func TestHugeBlobClaims(t *testing.T) {
 	}
 	t.Run("pack trailer claims a 4 GiB header", func(t *testing.T) {
 		p := put(append(bytes.Repeat([]byte{1}, 100), 0xff, 0xff, 0xff, 0xff))
-		if _, err := r.ReadPackHeader(ctx, p, 104); !errors.Is(err, pack.ErrCorrupt) {
+		if _, err := r.ReadPackHeader(ctx, p, 104, 0); !errors.Is(err, pack.ErrCorrupt) {
 			t.Fatalf("ReadPackHeader: %v, want pack.ErrCorrupt", err)
 		}
 	})
@@ -277,13 +277,13 @@ func TestHugeBlobClaims(t *testing.T) {
 		data := append(bytes.Repeat([]byte{2}, 64), sealed...)
 		data = binary.LittleEndian.AppendUint32(data, uint32(len(sealed)))
 		p := put(data)
-		if _, err := r.ReadPackHeader(ctx, p, int64(len(data))); !errors.Is(err, pack.ErrCorrupt) {
+		if _, err := r.ReadPackHeader(ctx, p, int64(len(data)), 0); !errors.Is(err, pack.ErrCorrupt) {
 			t.Fatalf("ReadPackHeader: %v, want pack.ErrCorrupt", err)
 		}
 	})
 	t.Run("pack shorter than its trailer", func(t *testing.T) {
 		p := put([]byte{1, 2})
-		if _, err := r.ReadPackHeader(ctx, p, 2); !errors.Is(err, pack.ErrCorrupt) {
+		if _, err := r.ReadPackHeader(ctx, p, 2, 0); !errors.Is(err, pack.ErrCorrupt) {
 			t.Fatalf("ReadPackHeader: %v, want pack.ErrCorrupt", err)
 		}
 	})

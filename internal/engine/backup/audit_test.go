@@ -115,7 +115,7 @@ func collectNonces(t *testing.T, dir string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		entries, err := r.ReadPackHeader(ctx, p.ID, int64(len(data)))
+		entries, err := r.ReadPackHeader(ctx, p.ID, int64(len(data)), 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -83,7 +83,7 @@ func (c *checker) isDamaged(pid id.ID) bool {
 
 func (c *checker) checkHeader(ctx context.Context, pid id.ID, size int64, entries []pack.Entry) {
 	key := repo.DescribePack(pid)
-	hdr, err := c.r.ReadPackHeader(ctx, pid, size)
+	hdr, err := c.r.ReadPackHeader(ctx, pid, size, len(entries))
 	if err != nil {
 		c.packError(key, pid, err)
 		return

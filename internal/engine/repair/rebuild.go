@@ -132,7 +132,7 @@ func (rb *rebuilder) readHeaders(ctx context.Context) error {
 	for i := range rb.todo {
 		j := &rb.todo[i]
 		g.Go(func() error {
-			entries, err := rb.r.ReadPackHeader(gctx, j.obj.ID, j.obj.Size)
+			entries, err := rb.r.ReadPackHeader(gctx, j.obj.ID, j.obj.Size, len(j.old))
 			switch {
 			case err == nil:
 				j.read, j.entries = true, entries

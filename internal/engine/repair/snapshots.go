@@ -129,7 +129,7 @@ func proveKey(ctx context.Context, r *repo.Repository) error {
 		return fmt.Errorf("listing packs: %w", err)
 	}
 	for _, p := range packs {
-		_, err := r.ReadPackHeader(ctx, p.ID, p.Size)
+		_, err := r.ReadPackHeader(ctx, p.ID, p.Size, 0)
 		if err == nil {
 			return nil
 		}

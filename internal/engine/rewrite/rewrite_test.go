@@ -162,7 +162,7 @@ func blobsContaining(t *testing.T, st store.Store, needle []byte) int {
 		if err != nil {
 			return err
 		}
-		entries, err := r.ReadPackHeader(ctx, pid, oi.Size)
+		entries, err := r.ReadPackHeader(ctx, pid, oi.Size, 0)
 		if err != nil {
 			return err
 		}

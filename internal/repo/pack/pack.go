@@ -46,6 +46,12 @@ const (
 	// MaxHeaderSize bounds a pack's sealed header: the entry count,
 	// MaxEntries entries of 37 bytes, the seal.
 	MaxHeaderSize = 4 + MaxEntries*37 + crypt.Overhead
+
+	// DefaultHeaderBlobs is how many blobs a reader of a pack's header
+	// expects when it has no better idea (see the repository's
+	// ReadPackHeader): a pack of 16 MiB in chunks of 1 MiB holds ~16, one
+	// of small files' chunks hundreds.
+	DefaultHeaderBlobs = 128
 )
 
 // MaxSize is the largest pack a writer makes in a repository whose packs
@@ -361,8 +367,13 @@ func (b *Builder) FinishedSize(sealedLen int) int {
 	if sealedLen > 0 {
 		n++
 	}
-	return len(b.buf) + sealedLen + 4 + n*37 + crypt.Overhead + 4
+	return len(b.buf) + sealedLen + int(HeaderSize(n)) + 4
 }
+
+// HeaderSize is the length of the sealed header of a pack of n blobs: the
+// entry count, n entries of 37 bytes, the seal. The 4-byte length that
+// follows it is not included.
+func HeaderSize(n int) int64 { return 4 + int64(n)*37 + crypt.Overhead }
 
 // Count is the number of blobs so far.
 func (b *Builder) Count() int { return len(b.entries) }
