@@ -36,8 +36,9 @@ type Info struct {
 	// past its expires_at.
 	Stale bool
 	// Dead: the holder was a process of this host (same boot, same pid
-	// namespace) that no longer exists (List and Break only; judged on
-	// Linux, never elsewhere). break-lock -stale-only removes it at once.
+	// namespace, on Windows session) that no longer exists (List and Break
+	// only; judged on Linux and Windows, never elsewhere). break-lock
+	// -stale-only removes it at once.
 	Dead bool
 	// Size and ModTime are the store's (ModTime by the store's clock).
 	Size    int64

@@ -11,13 +11,17 @@ import (
 // only ever compared within one pid namespace of one boot of one host:
 // never across containers or machines.
 type procID struct {
-	Host   string `json:"host"`
+	Host string `json:"host"`
+	// BootID names the boot: Linux's boot_id, Windows's kernel boot time
+	// ("boot-time:N").
 	BootID string `json:"boot_id"`
-	// PIDNS names the pid namespace ("pid:[4026531836]").
+	// PIDNS names the pid namespace: Linux's "pid:[4026531836]", Windows's
+	// session ("windows-session:1").
 	PIDNS string `json:"pid_ns"`
 	PID   int    `json:"pid"`
-	// Start is the process's start time in clock ticks since boot: a pid
-	// reused by a later process has another.
+	// Start is the process's start time (Linux: clock ticks since boot;
+	// Windows: creation time, 100 ns since 1601): a pid reused by a later
+	// process has another.
 	Start uint64 `json:"start"`
 }
 
@@ -34,7 +38,8 @@ const (
 )
 
 // processes is what the platform tells about its processes
-// (process_linux.go; elsewhere nothing: process_other.go).
+// (process_linux.go, process_windows.go; elsewhere nothing:
+// process_other.go).
 type processes interface {
 	// self identifies this process; ok is false when the platform cannot.
 	self() (p procID, ok bool)

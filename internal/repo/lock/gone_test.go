@@ -1,3 +1,5 @@
+//go:build linux || windows
+
 package lock
 
 import (
@@ -7,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -32,12 +33,12 @@ func TestGoneHelper(t *testing.T) {
 	if _, err := os.Stdout.WriteString("held " + l.Info().Key + "\n"); err != nil {
 		t.Fatal(err)
 	}
-	<-l.Context().Done() // until SIGKILL (or a lost lease)
+	<-l.Context().Done() // until killed (or a lost lease)
 	t.Fatal(context.Cause(l.Context()))
 }
 
 // holdAndKill starts TestGoneHelper on dir, waits until it holds its lock,
-// kills it with SIGKILL and reaps it. It returns the helper's lock key.
+// kills it (SIGKILL, TerminateProcess) and reaps it. It returns the helper's lock key.
 func holdAndKill(t *testing.T, dir string) (key string, pid int) {
 	t.Helper()
 	exe, err := os.Executable()
@@ -55,7 +56,7 @@ func holdAndKill(t *testing.T, dir string) (key string, pid int) {
 		t.Fatal(err)
 	}
 	line, err := bufio.NewReader(out).ReadString('\n')
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait() // killed: its error is the signal
@@ -74,7 +75,7 @@ func TestGoneHolder(t *testing.T) {
 	ctx := context.Background()
 	self, ok := platformProcesses().self()
 	if !ok {
-		t.Skip("/proc is not this pid namespace's: nothing is judged here")
+		t.Skip("this process cannot identify itself (Linux: /proc is not its pid namespace's; Windows: a container): nothing is judged here")
 	}
 	st := local.New(t.TempDir())
 	key, pid := holdAndKill(t, st.Root())
