@@ -13,11 +13,13 @@ import (
 // until Freeze; after that it still accepts connections and keeps them
 // open but forwards nothing in either direction, like a server that hangs
 // or a network path that silently drops packets. With no upstream it never
-// forwards anything: a listener that accepts and never answers.
+// forwards anything: a listener that accepts and never answers. While
+// Refuse is on, it resets every new connection instead.
 type Proxy struct {
 	ln       net.Listener
 	upstream string
 	accepted atomic.Int64
+	refusing atomic.Bool
 
 	mu     sync.Mutex
 	frozen bool
@@ -74,6 +76,14 @@ func (p *Proxy) Thaw() {
 		close(p.thawed)
 	}
 }
+
+// Refuse(true) makes the proxy reset every connection it accepts from now
+// on, before any byte is forwarded, like a server that is restarting or a
+// network that is down: the client's dial or handshake fails with a
+// connection reset (or EOF). Connections open already are left alone (Cut
+// ends them). Refuse(false) goes back to forwarding new connections.
+// Refused connections count in Accepted.
+func (p *Proxy) Refuse(on bool) { p.refusing.Store(on) }
 
 // Cut closes every connection open now, as a network failure or a server
 // restart would, and goes on accepting (and forwarding) new ones.
@@ -145,6 +155,13 @@ func (p *Proxy) accept() {
 			return // closed
 		}
 		p.accepted.Add(1)
+		if p.refusing.Load() {
+			if tc, ok := c.(*net.TCPConn); ok {
+				tc.SetLinger(0) //nolint:errcheck // best effort: without it the client sees EOF, not a reset
+			}
+			c.Close() //nolint:errcheck // refusing; the client sees the reset
+			continue
+		}
 		p.track(c)
 		if p.upstream == "" {
 			continue // hold it open, never answer

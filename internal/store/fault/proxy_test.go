@@ -85,3 +85,61 @@ func TestProxyCut(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyRefuse: while Refuse is on, every new connection is accepted
+// (and counted) and reset before a byte is forwarded; a connection open
+// before is left alone; Refuse(false) forwards new ones again.
+func TestProxyRefuse(t *testing.T) {
+	data := []byte("hello through the proxy")
+	p, err := NewProxy(serveBytes(t, data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close() //nolint:errcheck // test teardown
+	// read dials the proxy and reads until the connection ends; a refused
+	// connection may fail the dial itself (reset during connect).
+	read := func() ([]byte, error) {
+		c, err := net.Dial("tcp", p.Addr())
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close() //nolint:errcheck // test teardown
+		return io.ReadAll(c)
+	}
+	open, err := net.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Close() //nolint:errcheck // test teardown
+	if _, err := io.ReadFull(open, make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name    string
+		refuse  bool
+		wantAll bool // the connection reads all of data; else none of it
+	}{
+		{"refusing", true, false},
+		{"still refusing", true, false},
+		{"forwarding again", false, true},
+	}
+	for i, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			p.Refuse(s.refuse)
+			got, err := read()
+			switch {
+			case s.wantAll && (err != nil || !bytes.Equal(got, data)):
+				t.Fatalf("read %q, %v; want %q", got, err, data)
+			case !s.wantAll && len(got) != 0:
+				t.Fatalf("a refused connection read %q", got)
+			}
+			if n := p.Accepted(); n != int64(i+2) {
+				t.Fatalf("Accepted() = %d, want %d", n, i+2)
+			}
+			t.Logf("read %d bytes, error %v", len(got), err)
+		})
+	}
+	if got, err := io.ReadAll(open); err != nil || !bytes.Equal(got, data[1:]) {
+		t.Fatalf("the connection open before Refuse read %q, %v; want %q", got, err, data[1:])
+	}
+}

@@ -1,12 +1,28 @@
 package sftp
 
 import (
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/clock"
 	"github.com/cloudstic/cloudstic/internal/sshconn"
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
 // DefaultPort is the SSH port used when Config.Port is zero.
 const DefaultPort = sshconn.DefaultPort
+
+// Defaults of Config's reconnect settings: a lost connection whose first
+// redial fails is dialled again after 0.5 s, 1 s, 2 s, 4 s and 8 s, so that
+// a server restarting or a network gone for about 15 s does not fail the
+// command.
+const (
+	// DefaultReconnectRetries is Config.ReconnectRetries when zero.
+	DefaultReconnectRetries = 5
+	// DefaultReconnectBackoff is Config.ReconnectBackoff when zero.
+	DefaultReconnectBackoff = 500 * time.Millisecond
+	// DefaultReconnectTimeout is Config.ReconnectTimeout when zero.
+	DefaultReconnectTimeout = 30 * time.Second
+)
 
 // Config says where the repository is and how to log in.
 type Config struct {
@@ -22,12 +38,43 @@ type Config struct {
 	// CreateDir makes Open create Path (and its parents) when missing;
 	// otherwise a missing Path is ErrNoRepositoryDir.
 	CreateDir bool
-	// Logf, if set, receives debug messages (connects, reconnects).
+	// Logf, if set, receives debug messages (connects, reconnects, each
+	// failed reconnect attempt).
 	Logf func(format string, args ...any)
+	// ReconnectRetries is how many times a reconnect after a lost
+	// connection dials again when its dial failed in a way that may pass
+	// (refused, reset, unreachable, timed out; never a rejected login or
+	// host key): default DefaultReconnectRetries, negative for none (one
+	// dial). A server that stopped answering (store.ErrTimeout from the
+	// keepalive) is not reconnected to at all: the operation fails.
+	ReconnectRetries int
+	// ReconnectBackoff is the wait before the first of those retries,
+	// doubled before each next one (default DefaultReconnectBackoff).
+	ReconnectBackoff time.Duration
+	// ReconnectTimeout bounds a reconnect's retries: none starts when its
+	// wait would end more than ReconnectTimeout after the first dial
+	// began, so a reconnect takes at most ReconnectTimeout plus one
+	// ConnectTimeout (default DefaultReconnectTimeout).
+	ReconnectTimeout time.Duration
+	// Clock times the waits between reconnect attempts (default
+	// clock.Real); tests pass one whose waits they control.
+	Clock clock.Clock
 }
 
-// withDefaults fills in Port and the timeouts.
+// withDefaults fills in Port, the timeouts and the reconnect settings.
 func (c Config) withDefaults() Config {
+	if c.ReconnectRetries == 0 {
+		c.ReconnectRetries = DefaultReconnectRetries
+	}
+	if c.ReconnectBackoff <= 0 {
+		c.ReconnectBackoff = DefaultReconnectBackoff
+	}
+	if c.ReconnectTimeout <= 0 {
+		c.ReconnectTimeout = DefaultReconnectTimeout
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
 	if c.Port == 0 {
 		c.Port = DefaultPort
 	}

@@ -7,9 +7,18 @@
 // ssh-agent, in that order of preference; the server's host key is checked
 // against a known_hosts file unless the caller opts out. One SSH connection
 // carries one SFTP session shared by all goroutines; when it drops, the next
-// failing operation re-dials once and retries. A stream (OpenRange) whose
-// read fails that way opens its file again on the new connection and goes
-// on at the byte it had reached, if the file's size and mtime are unchanged.
+// failing operation dials a new one and runs once more on it. A dial that
+// fails in a way that may pass (refused, reset, unreachable, connect
+// timeout: a server restarting, a network gone for a moment) is tried again
+// after 0.5 s, 1 s, 2 s, 4 s and 8 s by default (Config.ReconnectRetries,
+// ReconnectBackoff, ReconnectTimeout); a rejected login or host key is not.
+// One goroutine dials, without the store's lock: the others that need the
+// connection meanwhile wait for its outcome, and Close or the caller's
+// context ends the waits at once. A server that stopped answering (the
+// keepalive's store.ErrTimeout) is not dialled again by the operation,
+// which fails. A stream (OpenRange) whose read fails on a lost connection
+// opens its file again on the new connection and goes on at the byte it had
+// reached, if the file's size and mtime are unchanged.
 //
 // Writes never expose a partial object: the data goes to a uniquely named
 // temporary file ".tmp-<random hex>" in the key's directory, is fsynced where

@@ -117,7 +117,10 @@ func (r *remoteRange) Read(p []byte) (int, error) {
 	n, err := r.readAt(p)
 	if n == 0 && r.lost(err) && r.mayRetry() {
 		if rerr := r.resume(); rerr != nil {
-			return 0, fmt.Errorf("sftp: read range %s: %w; reopening it: %w", r.key, err, rerr)
+			// The read's error only says the connection was lost, and
+			// may be io.EOF, which store.ExactRange would take for the
+			// end of the file: the reopening's error is the one to test.
+			return 0, fmt.Errorf("sftp: read range %s: %v; reopening it: %w", r.key, err, rerr)
 		}
 		n, err = r.readAt(p)
 	}

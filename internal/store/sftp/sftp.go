@@ -27,9 +27,14 @@ type Store struct {
 	caps  store.Capabilities
 	fsync bool
 
-	mu     sync.Mutex
-	conn   *sshconn.Conn // nil after Close or a failed reconnect
-	closed bool
+	mu      sync.Mutex
+	conn    *sshconn.Conn // nil after Close, during a dial or after a failed one
+	dialing *dialing      // the dial in progress, if any
+	closed  bool
+	// closing is done when Close is called: it ends a dial in progress,
+	// which runs without s.mu.
+	closing    context.Context
+	endClosing context.CancelFunc
 }
 
 var (
@@ -54,6 +59,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		c.Close() //nolint:errcheck // already failing
 		return nil, fmt.Errorf("sftp %s: %w", s.Describe(), err)
 	}
+	s.closing, s.endClosing = context.WithCancel(context.Background())
 	s.logf("sftp: connected to %s (create-if-absent: %v, fsync: %v)", s.Describe(), s.caps.CreateIfAbsent, s.fsync)
 	return s, nil
 }
@@ -114,13 +120,15 @@ func (s *Store) RequestCost() int64 { return store.RemoteRequestCost }
 // never compare-and-swap.
 func (s *Store) Capabilities() store.Capabilities { return s.caps }
 
-// Close ends the connection. Operations after Close fail with ErrClosed.
+// Close ends the connection, and a reconnect in progress (which then fails
+// with ErrClosed). Operations after Close fail with ErrClosed.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	c := s.conn
 	s.conn = nil
 	s.closed = true
 	s.mu.Unlock()
+	s.endClosing()
 	if c == nil {
 		return nil
 	}
@@ -131,51 +139,6 @@ func (s *Store) logf(format string, args ...any) {
 	if s.cfg.Logf != nil {
 		s.cfg.Logf(format, args...)
 	}
-}
-
-// current returns the connection, dialling a new one if a reconnect failed
-// earlier or a cancelled operation closed it. A connection that broke on
-// its own is found out (and replaced) by the operation that uses it.
-func (s *Store) current(ctx context.Context) (*sshconn.Conn, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, ErrClosed
-	}
-	if s.conn != nil && !s.conn.Closed() && !s.conn.TimedOut() {
-		return s.conn, nil
-	}
-	s.conn = nil
-	return s.redialLocked(ctx)
-}
-
-// reconnect replaces the broken connection old, unless another goroutine
-// already did.
-func (s *Store) reconnect(ctx context.Context, old *sshconn.Conn) (*sshconn.Conn, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, ErrClosed
-	}
-	if s.conn != nil && s.conn != old {
-		return s.conn, nil
-	}
-	if s.conn != nil {
-		// The connection is broken; its close error says nothing new.
-		_ = s.conn.Close()
-		s.conn = nil
-	}
-	s.logf("sftp: connection to %s lost; reconnecting", s.cfg.Addr())
-	return s.redialLocked(ctx)
-}
-
-func (s *Store) redialLocked(ctx context.Context) (*sshconn.Conn, error) {
-	c, err := dial(ctx, s.cfg)
-	if err != nil {
-		return nil, fmt.Errorf("sftp reconnect: %w", err)
-	}
-	s.conn = c
-	return c, nil
 }
 
 // run calls fn on c once. If ctx ends while fn is in flight, the connection
