@@ -168,27 +168,22 @@ func (c Config) retryWait(n int, elapsed time.Duration) (time.Duration, bool) {
 	return wait, elapsed+wait <= c.ReconnectTimeout
 }
 
-// notTransient are the dial failures that no wait cures: the server
-// answered and refused the login or showed another host key, or the
-// configuration lacks something.
-var notTransient = []error{
-	sshconn.ErrAuthFailed, sshconn.ErrUnknownHostKey, sshconn.ErrHostKeyMismatch,
-	sshconn.ErrNoCredentials, sshconn.ErrEncryptedKey, sshconn.ErrNoUser,
-	context.Canceled, context.DeadlineExceeded,
-}
-
 // transient reports whether the dial error err may pass by itself: the
 // connect deadline (store.ErrTimeout), a network error (refused,
 // unreachable, a name not resolved) or a connection reset or closed
 // during the handshake.
 func transient(err error) bool {
-	if errors.Is(err, store.ErrTimeout) {
+	switch {
+	case errors.Is(err, store.ErrTimeout):
 		return true
-	}
-	for _, e := range notTransient {
-		if errors.Is(err, e) {
-			return false
-		}
+	case errors.Is(err, sshconn.ErrAuthFailed), errors.Is(err, sshconn.ErrUnknownHostKey),
+		errors.Is(err, sshconn.ErrHostKeyMismatch), errors.Is(err, sshconn.ErrNoCredentials),
+		errors.Is(err, sshconn.ErrEncryptedKey), errors.Is(err, sshconn.ErrNoUser),
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		// No wait cures these: the server answered and refused the
+		// login or showed another host key, the configuration lacks
+		// something, or the caller gave up.
+		return false
 	}
 	var ne net.Error
 	return errors.As(err, &ne) || sshconn.IsConnLost(err)
