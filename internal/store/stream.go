@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 )
@@ -65,10 +64,14 @@ func (e *exactRange) Read(p []byte) (int, error) {
 	}
 	n, err := e.body.Read(p)
 	e.left -= int64(n)
+	// io.EOF is compared, not matched with errors.Is: a Reader returns it
+	// as it is at the end of its data, while an error that merely wraps
+	// it (a stream that failed to resume after a read met the end of a
+	// dropped connection) is a failure whose cause must reach the user.
 	switch {
-	case e.left == 0 && (err == nil || errors.Is(err, io.EOF)):
+	case e.left == 0 && (err == nil || err == io.EOF): //nolint:errorlint // see above
 		return n, nil // the next Read says io.EOF
-	case errors.Is(err, io.EOF):
+	case err == io.EOF: //nolint:errorlint // see above
 		return n, fmt.Errorf("%s: range of %d bytes ended %d bytes early: %w",
 			e.key, e.length, e.left, io.ErrUnexpectedEOF)
 	}

@@ -3,6 +3,7 @@ package store_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 	"testing/iotest"
@@ -10,9 +11,17 @@ import (
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
+// errFailedResume stands for a stream's failure to continue after a
+// dropped connection, whose error also wraps the io.EOF the read met.
+var (
+	errFailedResume = errors.New("reopening the stream failed")
+	errWrapsEOF     = fmt.Errorf("%w after reading: %w", errFailedResume, io.EOF)
+)
+
 // TestExactRange: exactly the range's bytes then io.EOF, whatever the
 // body's read sizes; a body that ends early is io.ErrUnexpectedEOF, and
-// bytes past the range are never read.
+// bytes past the range are never read; an error that only wraps io.EOF
+// is the body's failure, passed on as it is.
 func TestExactRange(t *testing.T) {
 	data := []byte("0123456789")
 	tests := []struct {
@@ -28,6 +37,7 @@ func TestExactRange(t *testing.T) {
 		{"data and EOF together", iotest.DataErrReader(bytes.NewReader(data)), 10, "0123456789", nil},
 		{"body shorter than the range", bytes.NewReader(data), 12, "0123456789", io.ErrUnexpectedEOF},
 		{"empty range", bytes.NewReader(data), 0, "", nil},
+		{"an error wrapping io.EOF is passed on", io.MultiReader(bytes.NewReader(data[:4]), iotest.ErrReader(errWrapsEOF)), 10, "0123", errFailedResume},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
