@@ -168,7 +168,8 @@ type entry struct {
 
 // Run restores the tree rooted at root under lease, a shared (or exclusive)
 // lock on r's store, also on a dry run: a prune must not delete what is
-// being read. A restore that found damage then checks with the store that
+// being read. A restore that found damage or missing data (files, or a
+// tree it could not read) then checks with the store that
 // the lease still holds, so that data a prune deleted after the lock was
 // broken is reported as that, not as damage. A restore that succeeded does
 // not ask: every byte it wrote was verified against its id, and nothing was
@@ -185,7 +186,7 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, root id.ID, 
 		// it left unrestored says nothing of the repository.
 		return res, fmt.Errorf("restore: %w", ierr)
 	}
-	if err == nil || !errors.Is(err, ErrDamaged) {
+	if err == nil || ctx.Err() != nil || !missingData(err) {
 		return res, err
 	}
 	if cerr := lease.Check(ctx); cerr != nil {
@@ -194,6 +195,13 @@ func Run(ctx context.Context, r *repo.Repository, lease *lock.Lock, root id.ID, 
 		return res, fmt.Errorf("after restoring: %w", cerr)
 	}
 	return res, err
+}
+
+// missingData reports whether err says data was missing or damaged: files
+// left unrestored, or a tree (the root's, or one on the way to Path) that
+// could not be read because its pack is gone or does not verify.
+func missingData(err error) bool {
+	return errors.Is(err, ErrDamaged) || errors.Is(err, repo.ErrNotFound) || repo.IsDamage(err)
 }
 
 func run(ctx context.Context, r *repo.Repository, root id.ID, opts Options) (*Result, error) {
