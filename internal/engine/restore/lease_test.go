@@ -25,10 +25,8 @@ func TestRestoreReportsLostLease(t *testing.T) {
 		gone func(root id.ID, r *repo.Repository) id.ID
 	}{
 		{"a data pack", func(_ id.ID, r *repo.Repository) id.ID {
-			var blob id.ID
 			packs, _ := checktest.Listings(t, r)
-			blob = packs[checktest.FirstDataPack(t, packs)].Blobs[0].ID
-			return blob
+			return packs[checktest.FirstDataPack(t, packs)].Blobs[0].ID
 		}},
 		{"the root tree's pack", func(root id.ID, _ *repo.Repository) id.ID { return root }},
 	}
