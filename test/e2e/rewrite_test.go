@@ -132,7 +132,7 @@ func blobsWith(t *testing.T, dir string, needle []byte) int {
 		if err != nil {
 			return err
 		}
-		entries, err := rp.ReadPackHeader(ctx, pid, oi.Size)
+		entries, err := rp.ReadPackHeader(ctx, pid, oi.Size, 0)
 		if err != nil {
 			return err
 		}
