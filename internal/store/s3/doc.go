@@ -11,4 +11,18 @@
 // without honouring them under concurrency. B2 has no conditional writes and
 // keeps old versions of overwritten objects, so for Flavor B2 both
 // capabilities are false and deleting a lock key removes every version.
+//
+// A request that fails in a way that may pass (a connection refused, reset
+// or closed, a 5xx answer, throttling) is sent again by the SDK's retry
+// loop, after waits that double from Config.RetryBackoff up to
+// MaxRetryWait, until Config.RetryTimeout after its first attempt (30 s by
+// default), so that a server restarting or a network gone for a few
+// seconds does not fail the command; Config.Logf gets a line for each
+// retry, and ctx ending ends a wait at once. Open's bucket check and the
+// cleanups after a failure retry for 2 s only. A request that timed out
+// (Config.ConnectTimeout, Config.ResponseTimeout) is never retried: a
+// silent server fails the command within the deadline. A conditional
+// write is retried like any other request: when an attempt whose answer
+// was lost had been applied, the retry is refused (store.ErrExists,
+// store.ErrVersionMismatch) as a write that lost a race would be.
 package s3

@@ -109,7 +109,8 @@ func (s *Store) uploadParts(ctx context.Context, key string, uploadID *string, d
 // caller already has the error that matters, and a leftover upload only
 // costs storage until the bucket's lifecycle rule (if any) removes it.
 func (s *Store) abortMultipart(ctx context.Context, key string, uploadID *string) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
+	// The caller may have given up (Ctrl-C): an outage is not waited out.
+	ctx, cancel := context.WithTimeout(briefRetries(context.WithoutCancel(ctx)), abortTimeout)
 	defer cancel()
 	_, err := s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
 		Bucket: aws.String(s.bucket), Key: aws.String(s.full(key)), UploadId: uploadID,

@@ -114,8 +114,8 @@ func (s *Store) probeCleanup(ctx context.Context, keys []string) func() {
 	return func() {
 		// Cleanup failure only leaves a tiny object behind; it must not
 		// fail Open, but -debug shows it. A key already gone is no
-		// failure.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
+		// failure. Close waits for it: an outage is not waited out.
+		ctx, cancel := context.WithTimeout(briefRetries(context.WithoutCancel(ctx)), abortTimeout)
 		defer cancel()
 		inParallel(len(keys), func(i int) error {
 			err := s.deleteObject(ctx, keys[i], "")

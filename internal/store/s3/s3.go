@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
@@ -37,53 +35,11 @@ const (
 	defaultRegion         = "us-east-1"
 	defaultB2Region       = "us-west-004"
 	defaultMaxConnections = 8
-	// maxAttempts bounds the SDK retryer (first try included).
-	maxAttempts = 5
-	// maxBackoff caps the wait between retries.
-	maxBackoff = 2 * time.Second
 	// multipartThreshold: objects larger than this are uploaded in parts.
 	multipartThreshold = 64 << 20
 	// partSize is the size of each multipart part but the last.
 	partSize = 16 << 20
 )
-
-// Config configures Open.
-type Config struct {
-	// Bucket is the bucket name (required).
-	Bucket string
-	// Prefix, without leading or trailing slash, under which keys are
-	// stored as Prefix + "/" + key. Empty stores keys at the bucket root.
-	Prefix string
-	// Endpoint is a custom endpoint URL; when set, path-style addressing is used.
-	Endpoint string
-	// Region defaults to "us-east-1" (FlavorB2: "us-west-004", and the
-	// endpoint https://s3.<region>.backblazeb2.com when Endpoint is empty).
-	Region string
-	// Profile names a shared-config profile.
-	Profile string
-	// AccessKey and SecretKey are static credentials; when empty, the SDK's
-	// default credential chain is used.
-	AccessKey, SecretKey string
-	// MaxConnections bounds concurrent requests (default 8).
-	MaxConnections int
-	// ConnectTimeout bounds a TCP connect plus the TLS handshake
-	// (default store.DefaultConnectTimeout).
-	ConnectTimeout time.Duration
-	// ResponseTimeout bounds the wait for response headers once a request
-	// has been sent (default store.DefaultResponseTimeout). A request that
-	// times out is not retried: the command fails with store.ErrTimeout.
-	ResponseTimeout time.Duration
-	// Flavor selects provider-specific behaviour.
-	Flavor Flavor
-	// ConditionalWrites limits the capabilities declared to fewer than the
-	// probe finds (FlavorB2 declares none whatever it says).
-	ConditionalWrites ConditionalWrites
-	// Logf, when set, receives one line per HTTP request (method, key,
-	// status, duration, bytes) and the SDK's own log lines; when nil the
-	// SDK logs nothing. It is called from several goroutines at once (the
-	// store's requests run concurrently, the probe's among them).
-	Logf func(format string, args ...any)
-}
 
 // Store is a store.Store on an S3 bucket. It is safe for concurrent use.
 type Store struct {
@@ -108,6 +64,8 @@ type Store struct {
 	partSize           int64
 	// connectTimeout and responseTimeout name the deadlines in errors.
 	connectTimeout, responseTimeout time.Duration
+	// retry times the SDK's retries (see retryer).
+	retry retryPolicy
 
 	requests, bytesUp, bytesDown atomic.Int64
 	// date is the server's clock from its answers' Date headers.
@@ -134,15 +92,7 @@ func open(ctx context.Context, cfg Config, extra ...func(*s3.Options)) (*Store, 
 	if cfg.Bucket == "" {
 		return nil, errors.New("s3: no bucket given")
 	}
-	if cfg.MaxConnections <= 0 {
-		cfg.MaxConnections = defaultMaxConnections
-	}
-	if cfg.ConnectTimeout <= 0 {
-		cfg.ConnectTimeout = store.DefaultConnectTimeout
-	}
-	if cfg.ResponseTimeout <= 0 {
-		cfg.ResponseTimeout = store.DefaultResponseTimeout
-	}
+	cfg = cfg.withDefaults()
 	s := &Store{
 		bucket:             cfg.Bucket,
 		flavor:             cfg.Flavor,
@@ -153,6 +103,7 @@ func open(ctx context.Context, cfg Config, extra ...func(*s3.Options)) (*Store, 
 		partSize:           partSize,
 		connectTimeout:     cfg.ConnectTimeout,
 		responseTimeout:    cfg.ResponseTimeout,
+		retry:              retryPolicy{backoff: cfg.RetryBackoff, timeout: cfg.RetryTimeout},
 	}
 	if p := strings.Trim(cfg.Prefix, "/"); p != "" {
 		s.prefix = p + "/"
@@ -232,8 +183,8 @@ func (s *Store) logCaps(setting ConditionalWrites, why string) {
 	}
 }
 
-// newClient builds the SDK client: bounded retries (none after a timeout),
-// connect and response deadlines,
+// newClient builds the SDK client: retries within Config.RetryTimeout
+// (none after a timeout: see retryer), connect and response deadlines,
 // MaxConnsPerHost = MaxConnections, and the request-logging middleware.
 func (s *Store) newClient(ctx context.Context, cfg Config, extra []func(*s3.Options)) (*s3.Client, error) {
 	region, endpoint := cfg.Region, cfg.Endpoint
@@ -264,18 +215,8 @@ func (s *Store) newClient(ctx context.Context, cfg Config, extra []func(*s3.Opti
 		AccessKey:  cfg.AccessKey,
 		SecretKey:  cfg.SecretKey,
 		HTTPClient: httpClient,
-		Retryer: func() aws.Retryer {
-			return retry.NewStandard(func(o *retry.StandardOptions) {
-				o.MaxAttempts = maxAttempts
-				o.MaxBackoff = maxBackoff
-				o.RateLimiter = ratelimit.None
-				// A server that did not answer within the deadline is
-				// down or hung: retrying would multiply the wait by
-				// maxAttempts before the command fails.
-				o.Retryables = append([]retry.IsErrorRetryable{retry.IsErrorRetryableFunc(noRetryOnTimeout)}, o.Retryables...)
-			})
-		},
-		Logf: cfg.Logf,
+		Retryer:    func() aws.Retryer { return newRetryer(s.retry, cfg.Logf) },
+		Logf:       cfg.Logf,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("s3: %w", err)
@@ -306,7 +247,7 @@ func (s *Store) newClient(ctx context.Context, cfg Config, extra []func(*s3.Opti
 			// Skipped checksum validation (multipart objects, servers
 			// that send none) is normal; don't print it on stderr.
 			o.DisableLogOutputChecksumValidationSkipped = true
-			o.APIOptions = append(o.APIOptions, s.addRequestMiddleware)
+			o.APIOptions = append(o.APIOptions, s.addRequestMiddleware, s.addRetryBudget)
 		},
 	}
 	return s3.NewFromConfig(awsCfg, append(clientOpts, extra...)...), nil
@@ -317,6 +258,8 @@ func (s *Store) newClient(ctx context.Context, cfg Config, extra []func(*s3.Opti
 // body, so an error code telling "no such bucket" from "no such user" (some
 // servers answer 404 for an unknown access key) would be lost.
 func (s *Store) checkBucket(ctx context.Context) error {
+	// A wrong endpoint is reported at once, not after RetryTimeout.
+	ctx = briefRetries(ctx)
 	err := s.withSlot(ctx, func() error {
 		_, err := s.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
 			Bucket: aws.String(s.bucket), Prefix: aws.String(s.prefix), MaxKeys: aws.Int32(1),

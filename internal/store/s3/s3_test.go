@@ -67,8 +67,8 @@ func TestOpenErrors(t *testing.T) {
 				func(err error) bool { return errors.Is(err, ErrAccessDenied) }, "ErrAccessDenied"},
 			{"UnknownAccessKey", func(c *Config) { c.AccessKey = "nobody" + randHex(t, 4) },
 				func(err error) bool { return errors.Is(err, ErrAccessDenied) }, "ErrAccessDenied"},
-			// Connection refused is retried a bounded number of times, then
-			// reported with the cause; the test would hang without the bound.
+			// Connection refused is retried for briefRetryTimeout (Open's
+			// check of the bucket), then reported with the cause.
 			{"Unreachable", func(c *Config) { c.Endpoint = "http://" + closedPort(t) },
 				func(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }, "connection refused"},
 			{"NoBucketName", func(c *Config) { c.Bucket = "" },

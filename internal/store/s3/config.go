@@ -1,0 +1,97 @@
+package s3
+
+import (
+	"time"
+
+	"github.com/cloudstic/cloudstic/internal/store"
+)
+
+// Defaults of Config's retry settings: a request that failed in a way that
+// may pass is sent again after 0.5 s, 1 s, 2 s, 4 s and 8 s, then every
+// 8 s (MaxRetryWait), as long as the wait ends within 30 s of the first
+// attempt: the retries start 0.5, 1.5, 3.5, 7.5, 15.5 and 23.5 s after it,
+// so that a server restarting or a network gone for about 20 s does not
+// fail the command (the SFTP store's reconnects wait alike).
+const (
+	// DefaultRetryBackoff is Config.RetryBackoff when zero.
+	DefaultRetryBackoff = 500 * time.Millisecond
+	// DefaultRetryTimeout is Config.RetryTimeout when zero.
+	DefaultRetryTimeout = 30 * time.Second
+	// MaxRetryWait caps the doubling wait between two attempts.
+	MaxRetryWait = 8 * time.Second
+)
+
+// Config configures Open.
+type Config struct {
+	// Bucket is the bucket name (required).
+	Bucket string
+	// Prefix, without leading or trailing slash, under which keys are
+	// stored as Prefix + "/" + key. Empty stores keys at the bucket root.
+	Prefix string
+	// Endpoint is a custom endpoint URL; when set, path-style addressing is used.
+	Endpoint string
+	// Region defaults to "us-east-1" (FlavorB2: "us-west-004", and the
+	// endpoint https://s3.<region>.backblazeb2.com when Endpoint is empty).
+	Region string
+	// Profile names a shared-config profile.
+	Profile string
+	// AccessKey and SecretKey are static credentials; when empty, the SDK's
+	// default credential chain is used.
+	AccessKey, SecretKey string
+	// MaxConnections bounds concurrent requests (default 8).
+	MaxConnections int
+	// ConnectTimeout bounds a TCP connect plus the TLS handshake
+	// (default store.DefaultConnectTimeout).
+	ConnectTimeout time.Duration
+	// ResponseTimeout bounds the wait for response headers once a request
+	// has been sent (default store.DefaultResponseTimeout). A request that
+	// times out is not retried: the command fails with store.ErrTimeout.
+	ResponseTimeout time.Duration
+	// RetryTimeout bounds the retries of a request that failed in a way
+	// that may pass: a connection refused, reset or closed, a 5xx answer,
+	// throttling (the SDK's standard list; never a timeout, see
+	// ResponseTimeout, nor an answer such as 403 or 404). No retry starts
+	// when its wait would end more than RetryTimeout after the request's
+	// first attempt began (default DefaultRetryTimeout); negative: no
+	// retries. The request then fails with the last attempt's error.
+	// Open's check of the bucket, and the cleanups that run after a
+	// failure or that Close waits for, retry for at most 2 s of it
+	// (briefRetryTimeout): a wrong endpoint is reported at once, as the
+	// SFTP store's first dial is.
+	RetryTimeout time.Duration
+	// RetryBackoff is the wait before the first retry, doubled before each
+	// next one up to MaxRetryWait (default DefaultRetryBackoff).
+	RetryBackoff time.Duration
+	// Flavor selects provider-specific behaviour.
+	Flavor Flavor
+	// ConditionalWrites limits the capabilities declared to fewer than the
+	// probe finds (FlavorB2 declares none whatever it says).
+	ConditionalWrites ConditionalWrites
+	// Logf, when set, receives one line per HTTP request (method, key,
+	// status, duration, bytes), one per retry (the error and the wait)
+	// and the SDK's own log lines; when nil the SDK logs nothing. It is
+	// called from several goroutines at once (the store's requests run
+	// concurrently, the probe's among them).
+	Logf func(format string, args ...any)
+}
+
+// withDefaults fills in the connections, the timeouts and the retry
+// settings.
+func (c Config) withDefaults() Config {
+	if c.MaxConnections <= 0 {
+		c.MaxConnections = defaultMaxConnections
+	}
+	if c.ConnectTimeout <= 0 {
+		c.ConnectTimeout = store.DefaultConnectTimeout
+	}
+	if c.ResponseTimeout <= 0 {
+		c.ResponseTimeout = store.DefaultResponseTimeout
+	}
+	if c.RetryTimeout == 0 {
+		c.RetryTimeout = DefaultRetryTimeout
+	}
+	if c.RetryBackoff <= 0 {
+		c.RetryBackoff = DefaultRetryBackoff
+	}
+	return c
+}
