@@ -274,3 +274,63 @@ func checkPackReads(t *testing.T, x *Index, ordered []PackBlobs, path string, wa
 		t.Fatalf("Packs %d, HasPack %v beside their errors", len(packs), has)
 	}
 }
+
+// TestIndexRebuildStopped: a rebuild that stops because the ctx of the
+// lookup that started it ended is no failure: that lookup returns the
+// ctx's error, Err stays nil, a lookup under an ended ctx starts no
+// rebuild and answers "cannot tell" (never "absent"), and the next lookup
+// with a live ctx rebuilds the part and finds every blob.
+func TestIndexRebuildStopped(t *testing.T) {
+	d, _, ref, blobs := rebuildFixture(t, testKey(t))
+	for _, stopErr := range []error{context.Canceled, errors.New("request cut short")} {
+		t.Run(stopErr.Error(), func(t *testing.T) {
+			bd := openDamaged(t, d, diskDamages[0])
+			var calls atomic.Int32
+			started := make(chan struct{})
+			x := New()
+			x.SetRebuildableBase(bd, func(ctx context.Context, _ *Disk, _ func(PackBlobs)) (*Disk, error) {
+				if calls.Add(1) == 1 {
+					close(started)
+					<-ctx.Done()
+					return nil, stopErr // whatever the error, ctx ended
+				}
+				nd, err := OpenDisk(d.Path(), d.sealer)
+				if nd != nil {
+					t.Cleanup(func() { _ = nd.Close() }) // read-only
+				}
+				return nd, err
+			})
+			ctx, cancel := context.WithCancel(t.Context())
+			stopped := make(chan error, 1)
+			go func() {
+				for _, b := range blobs {
+					if _, _, err := x.Find(ctx, b); err != nil {
+						stopped <- err
+						return
+					}
+				}
+				stopped <- nil
+			}()
+			<-started
+			cancel()
+			if err := <-stopped; !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), bd.Path()) {
+				t.Fatalf("stopped lookup: %v; want context.Canceled naming %s", err, bd.Path())
+			}
+			if x.Err() != nil {
+				t.Fatalf("Err after a stopped rebuild: %v", x.Err())
+			}
+			for _, b := range blobs {
+				if _, ok, err := x.Find(ctx, b); ok || !errors.Is(err, context.Canceled) {
+					t.Fatalf("Find(%s) under an ended ctx: %v, %v", b.Short(), ok, err)
+				}
+			}
+			if n := calls.Load(); n != 1 {
+				t.Fatalf("%d rebuilds under an ended ctx, want none", n-1)
+			}
+			lookUpAll(t, x, ref, blobs, bd.Path(), nil)
+			if n := calls.Load(); n != 2 || x.Base() == nil {
+				t.Fatalf("%d rebuilds, on-disk part %v; want 2 and one", n, x.Base())
+			}
+		})
+	}
+}
