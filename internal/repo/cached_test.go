@@ -101,7 +101,7 @@ func TestCacheSavesDownloads(t *testing.T) {
 				if _, err := r.LoadIndex(ctx); err != nil {
 					t.Fatal(err)
 				}
-				loc, _ := r.Index().Lookup(trees[0])
+				loc, _ := r.Index().Lookup(t.Context(), trees[0])
 				p := filepath.Join(r.Cache().Dir(), filepath.FromSlash(PackKey(loc.Pack)))
 				b, err := os.ReadFile(p)
 				if err != nil {

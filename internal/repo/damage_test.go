@@ -172,7 +172,7 @@ func TestLoadIndexSkipsDamaged(t *testing.T) {
 				t.Fatalf("LoadIndex: %v", err)
 			}
 			wantDamaged(t, damaged, bad)
-			if !fresh.Index().Has(blob) {
+			if !fresh.Index().Has(t.Context(), blob) {
 				t.Error("the good index file's blob is not indexed")
 			}
 

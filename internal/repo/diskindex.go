@@ -125,7 +125,7 @@ func (r *Repository) loadIndexOnDisk(ctx context.Context, objs []ObjectEntry) ([
 	}
 	if base != nil && (reload || missingBytes <= max(r.diskIndex.Delta, base.Size()/16)) {
 		if !reload {
-			r.idx.SetRebuildableBase(base, r.rebuildDiskIndex(ctx))
+			r.idx.SetRebuildableBase(base, r.rebuildDiskIndex())
 		}
 		return r.readIndexFiles(ctx, missing, 8, r.addToIndex, func(id.ID) {})
 	}
@@ -145,7 +145,7 @@ func (r *Repository) buildDiskIndex(ctx context.Context, base *index.Disk, missi
 		// run (pickDiskIndex) removes it.
 		dropDisk(base)
 	}
-	r.idx.SetRebuildableBase(d, r.rebuildDiskIndex(ctx))
+	r.idx.SetRebuildableBase(d, r.rebuildDiskIndex())
 	if r.cache != nil && len(damaged) == 0 {
 		r.retainCachedPacks(d)
 	}

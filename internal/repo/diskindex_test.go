@@ -92,11 +92,11 @@ func TestDiskIndexLifecycle(t *testing.T) {
 		}
 		closeBase(t, r2)
 		for blob, want := range all {
-			if got, ok := r2.Index().Lookup(blob); !ok || got != want {
+			if got, ok := r2.Index().Lookup(t.Context(), blob); !ok || got != want {
 				t.Fatalf("Lookup(%s) = %+v, %v; want %+v", blob.Short(), got, ok, want)
 			}
 		}
-		if r2.Index().Has(id.ID{0xee}) {
+		if r2.Index().Has(t.Context(), id.ID{0xee}) {
 			t.Fatal("an unknown blob is known")
 		}
 		if err := r2.Index().Err(); err != nil {
@@ -180,7 +180,7 @@ func TestDiskIndexLifecycle(t *testing.T) {
 		if got := diskFiles(t, dir); len(got) != 1 || got[0] == built {
 			t.Fatalf("on-disk files %v: the stale %s must go", got, built)
 		}
-		if r2.Index().Has(gone) {
+		if r2.Index().Has(t.Context(), gone) {
 			t.Fatal("a blob of a deleted index file is still known")
 		}
 		built = diskFiles(t, dir)[0]

@@ -20,14 +20,16 @@ import (
 // file. Only a failure to read the index files themselves fails the
 // command, with an error naming the local file.
 
-// rebuildDiskIndex returns the index.Rebuild of the on-disk index that
-// LoadIndex loaded under ctx. The rebuild is not cancelled with ctx
-// (a backup loads its index under a context that ends once it is
-// loaded) but keeps its values; it reads no more than the index files
-// the damaged file covered.
-func (r *Repository) rebuildDiskIndex(ctx context.Context) index.Rebuild {
-	ctx = context.WithoutCancel(ctx)
-	return func(damaged *index.Disk, add func(index.PackBlobs)) (*index.Disk, error) {
+// rebuildDiskIndex returns the index.Rebuild of the on-disk index. It
+// runs under the ctx of the lookup that met the damage (a backup loads
+// its index under a context that ends once it is loaded, so not under
+// LoadIndex's), and stops when that ends: an interrupted command does
+// not wait minutes for it. Stopped, it leaves no file (the damaged one
+// is removed first, the new one is renamed into place only once
+// complete), and the next lookup, or the next run, writes it anew. It
+// reads no more than the index files the damaged file covered.
+func (r *Repository) rebuildDiskIndex() index.Rebuild {
+	return func(ctx context.Context, damaged *index.Disk, add func(index.PackBlobs)) (*index.Disk, error) {
 		files := damaged.Files()
 		// Closed first: where the system refuses to replace an open
 		// file (Windows), the new one takes the same name. Best effort:

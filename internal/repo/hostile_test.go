@@ -299,7 +299,7 @@ func TestHugeBlobClaims(t *testing.T) {
 		if err != nil || len(damaged) != 1 || !errors.Is(damaged[0].Err, index.ErrCorrupt) {
 			t.Fatalf("LoadIndex: damaged %v, error %v; want the file damaged with index.ErrCorrupt", damaged, err)
 		}
-		if r2.Index().Has(id.ID{8}) {
+		if r2.Index().Has(t.Context(), id.ID{8}) {
 			t.Error("the hostile entry was indexed")
 		}
 	})

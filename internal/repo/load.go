@@ -203,7 +203,11 @@ func (r *Repository) LoadIndex(ctx context.Context) (damaged []Damaged, err erro
 	}
 	if r.cache != nil && len(damaged) == 0 {
 		// Only a complete index says which cached packs are gone.
-		r.retainCached(DataPrefix, r.idx.Packs(), PackKey)
+		packs, err := r.idx.Packs(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("listing the index's packs: %w", err)
+		}
+		r.retainCached(DataPrefix, packs, PackKey)
 	}
 	return damaged, nil
 }
@@ -283,7 +287,7 @@ func (r *Repository) LoadBlob(ctx context.Context, blob id.ID) ([]byte, error) {
 // are not). Restores use it for the chunks of large files; a nil dec
 // decodes into fresh memory.
 func (r *Repository) LoadBlobWith(ctx context.Context, dec *pack.Decoder, blob id.ID) ([]byte, error) {
-	loc, ok, err := r.idx.Find(blob)
+	loc, ok, err := r.idx.Find(ctx, blob)
 	if err != nil {
 		return nil, fmt.Errorf("looking up blob %s: %w", blob.Short(), err)
 	}

@@ -51,7 +51,7 @@ func newPackFixture(t *testing.T) *packFixture {
 		t.Fatal(err)
 	}
 	for bid := range f.data {
-		loc, _ := r.Index().Lookup(bid)
+		loc, _ := r.Index().Lookup(t.Context(), bid)
 		f.dataP = loc.Pack
 	}
 	return f
@@ -151,7 +151,7 @@ func TestReadPackRange(t *testing.T) {
 	dec := f.r.Codec().NewDecoder()
 	buf := make([]byte, 0, 64<<10)
 	for bid, want := range f.data {
-		loc, _ := f.r.Index().Lookup(bid)
+		loc, _ := f.r.Index().Lookup(t.Context(), bid)
 		sealed, err := f.r.ReadPackRange(ctx, loc.Pack, int64(loc.Offset), int64(loc.Length), buf)
 		if err != nil {
 			t.Fatal(err)
@@ -164,7 +164,7 @@ func TestReadPackRange(t *testing.T) {
 			t.Fatalf("blob %s: %v", bid.Short(), err)
 		}
 	}
-	loc, _ := f.r.Index().Lookup(f.tree)
+	loc, _ := f.r.Index().Lookup(t.Context(), f.tree)
 	if _, err := f.r.ReadPackRange(ctx, f.dataP, 1<<20, 10, nil); err == nil {
 		t.Fatal("a range past the end of the pack was read")
 	}
@@ -179,14 +179,14 @@ func TestReadPackRange(t *testing.T) {
 func TestLoadTreeAt(t *testing.T) {
 	ctx := context.Background()
 	f := newPackFixture(t)
-	loc, _ := f.r.Index().Lookup(f.tree)
+	loc, _ := f.r.Index().Lookup(t.Context(), f.tree)
 	fresh := f.r.Fresh() // empty index
 	tr, err := fresh.LoadTreeAt(ctx, f.tree, loc)
 	if err != nil || len(tr.Nodes) != 1 || tr.Nodes[0].Name != "f" {
 		t.Fatalf("LoadTreeAt = %+v, %v", tr, err)
 	}
 	for bid := range f.data {
-		wrong, _ := f.r.Index().Lookup(bid)
+		wrong, _ := f.r.Index().Lookup(t.Context(), bid)
 		if _, err := fresh.LoadTreeAt(ctx, f.tree, wrong); !IsDamage(err) {
 			t.Fatalf("tree read from a data blob's location: %v, want damage", err)
 		}

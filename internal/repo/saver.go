@@ -94,9 +94,11 @@ func (w *Writer) NewSaverWith(ctx context.Context, o SaverOptions) *Saver {
 	return s
 }
 
-// Known reports whether the blob is already stored or being saved.
+// Known reports whether the blob is already stored or being saved. A
+// rebuild of a damaged on-disk index it starts runs under the saver's
+// ctx (NewSaver's).
 func (s *Saver) Known(blob id.ID) bool {
-	if s.r.idx.Has(blob) {
+	if s.r.idx.Has(s.ctx, blob) {
 		return true
 	}
 	s.mu.Lock()
@@ -113,7 +115,7 @@ func (s *Saver) Save(ctx context.Context, t pack.BlobType, blob id.ID, data []by
 	}
 	// Unknown only if truly so: an on-disk index that could not be
 	// read fails the backup rather than store its blobs again.
-	if known, err := s.r.idx.Contains(blob); err != nil || known {
+	if known, err := s.r.idx.Contains(ctx, blob); err != nil || known {
 		return false, err
 	}
 	s.mu.Lock()

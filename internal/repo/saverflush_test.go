@@ -130,7 +130,7 @@ func TestSaverFlushWith(t *testing.T) {
 			}
 			if tc.wantFiles > 0 {
 				for _, data := range saved {
-					if !r.Index().Has(r.Key().ID(data)) {
+					if !r.Index().Has(t.Context(), r.Key().ID(data)) {
 						t.Errorf("blob %q not in the index after the flush", data)
 					}
 				}

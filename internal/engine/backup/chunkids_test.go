@@ -89,7 +89,7 @@ func TestChunkIDsInOrder(t *testing.T) {
 				}
 				for _, c := range want {
 					distinct[c] = true
-					if !r.Index().Has(c) {
+					if !r.Index().Has(t.Context(), c) {
 						t.Errorf("%s: chunk %s is not stored", n.Name, c.Short())
 					}
 				}

@@ -168,7 +168,11 @@ func TestInterruptedBackupResumes(t *testing.T) {
 			}
 			unindexed := 0
 			for _, p := range first.packs {
-				if !after.Index().HasPack(p) {
+				has, err := after.Index().HasPack(ctx, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !has {
 					unindexed++
 				}
 			}
@@ -187,7 +191,7 @@ func TestInterruptedBackupResumes(t *testing.T) {
 			}
 			for _, p := range second.packs {
 				for _, e := range final.Index().PackEntries(p) {
-					if after.Index().Has(e.ID) {
+					if after.Index().Has(t.Context(), e.ID) {
 						t.Fatalf("the re-run stored blob %s again (pack %s)", e.ID.Short(), p.Short())
 					}
 				}

@@ -30,7 +30,7 @@ type sink interface {
 // dry run, reading r).
 func newSink(ctx context.Context, r *repo.Repository, wr *repo.Writer, opts Options) sink {
 	if wr == nil {
-		return newDryRun(r)
+		return newDryRun(ctx, r)
 	}
 	return wr.NewSaverWith(ctx, repo.SaverOptions{Uploaders: opts.Uploaders, Compression: opts.Compression,
 		CheckpointPacks: opts.CheckpointPacks, CheckpointAge: opts.CheckpointInterval, Clock: opts.Clock})
@@ -38,16 +38,21 @@ func newSink(ctx context.Context, r *repo.Repository, wr *repo.Writer, opts Opti
 
 // dryRun counts what a real run would store.
 type dryRun struct {
+	// ctx is the run's, for Known's lookups, as repo.Saver's: a rebuild
+	// of a damaged on-disk index they start runs under it.
+	ctx   context.Context
 	r     *repo.Repository
 	mu    sync.Mutex
 	seen  map[id.ID]bool
 	stats repo.SaverStats
 }
 
-func newDryRun(r *repo.Repository) *dryRun { return &dryRun{r: r, seen: make(map[id.ID]bool)} }
+func newDryRun(ctx context.Context, r *repo.Repository) *dryRun {
+	return &dryRun{ctx: ctx, r: r, seen: make(map[id.ID]bool)}
+}
 
 func (d *dryRun) Known(blob id.ID) bool {
-	if d.r.Index().Has(blob) {
+	if d.r.Index().Has(d.ctx, blob) {
 		return true
 	}
 	d.mu.Lock()
@@ -55,9 +60,9 @@ func (d *dryRun) Known(blob id.ID) bool {
 	return d.seen[blob]
 }
 
-func (d *dryRun) Save(_ context.Context, _ pack.BlobType, blob id.ID, data []byte) (bool, error) {
+func (d *dryRun) Save(ctx context.Context, _ pack.BlobType, blob id.ID, data []byte) (bool, error) {
 	// As repo.Saver: an on-disk index that cannot be read fails the run.
-	if known, err := d.r.Index().Contains(blob); err != nil || known {
+	if known, err := d.r.Index().Contains(ctx, blob); err != nil || known {
 		return false, err
 	}
 	d.mu.Lock()

@@ -69,7 +69,7 @@ func TestFind(t *testing.T) {
 		{"one snapshot", find.Options{Patterns: []string{"new.txt"}}, []string{"2 /docs/new.txt"}, 15},
 		{"no match", find.Options{Patterns: []string{"*.doc"}}, nil, 15},
 	}
-	dataPacks := walktest.DataPacks(r.Repository)
+	dataPacks := walktest.DataPacks(t, r.Repository)
 	if len(dataPacks) == 0 {
 		t.Fatal("the backup wrote no data pack")
 	}

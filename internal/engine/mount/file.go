@@ -85,7 +85,7 @@ func (f *fileEntry) blobAt(ctx context.Context, pos int64) (i int, start, next i
 		return 0, 0, 0, fmt.Errorf("the file has %d bytes but no blobs", f.node.Size)
 	}
 	if len(f.starts) == 0 {
-		f.starts = f.indexedStarts()
+		f.starts = f.indexedStarts(ctx)
 	}
 	for {
 		// The last known start belongs to a blob whose size may be unknown.
@@ -109,12 +109,12 @@ func (f *fileEntry) blobAt(ctx context.Context, pos int64) (i int, start, next i
 // sizes in the index, when it records them all and they add up to the
 // file's size (the tree's, which its id vouches for); otherwise only the
 // first blob's start, and the others are learnt by reading.
-func (f *fileEntry) indexedStarts() []int64 {
+func (f *fileEntry) indexedStarts(ctx context.Context) []int64 {
 	content := f.node.Content
 	starts := make([]int64, 1, len(content))
 	end := int64(0)
 	for i, b := range content {
-		loc, ok := f.m.r.Index().Lookup(b)
+		loc, ok := f.m.r.Index().Lookup(ctx, b)
 		if !ok || loc.Plain == 0 {
 			return starts[:1] // an older index file's blob, or one the read will report
 		}

@@ -101,7 +101,7 @@ func TestReadOnlyTheFilesPacks(t *testing.T) {
 		must(t, os.WriteFile(filepath.Join(src, name), data, 0o644))
 	}
 	snap := r.Backup(t, src, "h", time.Now())
-	dataPacks := walktest.DataPacks(r.Repository)
+	dataPacks := walktest.DataPacks(t, r.Repository)
 	if len(dataPacks) < 2 {
 		t.Fatalf("%d data packs: the test needs several", len(dataPacks))
 	}
@@ -113,7 +113,7 @@ func TestReadOnlyTheFilesPacks(t *testing.T) {
 		must(t, err)
 		out := map[id.ID]bool{}
 		for _, b := range n.Content {
-			loc, ok := r.Index().Lookup(b)
+			loc, ok := r.Index().Lookup(t.Context(), b)
 			if !ok {
 				t.Fatalf("blob of %s not in the index", name)
 			}
@@ -188,7 +188,7 @@ func TestMiddleReadFetchesOnlyItsPack(t *testing.T) {
 	for _, b := range n.Content {
 		blob, err := r.LoadBlob(context.Background(), b)
 		must(t, err)
-		loc, _ := r.Index().Lookup(b)
+		loc, _ := r.Index().Lookup(t.Context(), b)
 		packs[loc.Pack] = true
 		if start <= off && off < start+int64(len(blob)) {
 			want = loc.Pack

@@ -91,7 +91,7 @@ func lie(t *testing.T, r *repo.Writer, st store.Store, blob id.ID) {
 	must(t, err)
 	_, err = fresh.LoadIndex(ctx)
 	must(t, err)
-	fresh.Index().Each(func(b id.ID, loc index.Location) { found = found || (b == blob && loc.Plain > 1000) })
+	must(t, fresh.Index().Each(func(b id.ID, loc index.Location) { found = found || (b == blob && loc.Plain > 1000) }))
 	if !found {
 		t.Fatal("the rewritten index does not hold the wrong size")
 	}

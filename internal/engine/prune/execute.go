@@ -215,7 +215,13 @@ func (p *plan) repack(ctx context.Context, w *repo.ExclusiveWriter, opts Options
 	res.PacksWritten = int(st.PacksStored)
 	res.IndexFilesWritten = int(st.IndexFiles)
 	res.BytesWritten = st.BytesAdded
-	for _, pid := range w.Index().Packs() {
+	// Every pack the index names is kept: a pack the repack wrote that
+	// went unlisted would be deleted with the packs it replaced.
+	packs, err := w.Index().Packs(ctx)
+	if err != nil {
+		return written, fmt.Errorf("listing the packs the repack wrote: %w", err)
+	}
+	for _, pid := range packs {
 		written.packs[pid] = true
 	}
 	return written, nil

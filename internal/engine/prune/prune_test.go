@@ -56,7 +56,7 @@ func onlyBytes(t *testing.T, st store.Store, a id.ID, others ...id.ID) int64 {
 	var n int64
 	for b := range blobs(a) {
 		if !used[b] {
-			loc, _ := r.Index().Lookup(b) // every blob of a loaded snapshot is indexed
+			loc, _ := r.Index().Lookup(t.Context(), b) // every blob of a loaded snapshot is indexed
 			n += int64(loc.Length)
 		}
 	}

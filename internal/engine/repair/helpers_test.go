@@ -124,7 +124,11 @@ func (f *fixture) entries(t *testing.T) (map[id.ID][]pack.Entry, []repo.Damaged)
 		t.Fatal(err)
 	}
 	out := map[id.ID][]pack.Entry{}
-	for _, p := range r.Index().Packs() {
+	packs, err := r.Index().Packs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range packs {
 		out[p] = r.Index().PackEntries(p)
 	}
 	return out, damaged

@@ -3,6 +3,7 @@ package restore
 import (
 	"cmp"
 	"container/list"
+	"context"
 	"slices"
 
 	"github.com/cloudstic/cloudstic/internal/repo"
@@ -107,8 +108,8 @@ func newBatcher(r *repo.Repository, workers int, span uint64) *batcher {
 
 // add takes a file and returns the jobs that are ready to send: the file
 // itself when it cannot join a batch, and batches closed to make room.
-func (b *batcher) add(e entry) []job {
-	p, ok := b.locate(e)
+func (b *batcher) add(ctx context.Context, e entry) []job {
+	p, ok := b.locate(ctx, e)
 	if !ok {
 		return []job{{file: e}}
 	}
@@ -194,23 +195,23 @@ func (c *batch) job() job {
 // locate returns e as a file of a batch (see locateIn). A file of several
 // chunks joins only on a store whose requests are dear: on a local one its
 // own read costs little, and alone it is written by a worker of its own.
-func (b *batcher) locate(e entry) (pending, bool) {
+func (b *batcher) locate(ctx context.Context, e entry) (pending, bool) {
 	if len(e.node.Content) > 1 && b.maxFiles > 0 {
 		return pending{}, false
 	}
-	return locateIn(b.r, e, b.span)
+	return locateIn(ctx, b.r, e, b.span)
 }
 
 // locateIn returns e as a file of a batch: when all its chunks are in r's
 // index, in one pack, within span bytes of each other.
-func locateIn(r *repo.Repository, e entry, span uint64) (pending, bool) {
+func locateIn(ctx context.Context, r *repo.Repository, e entry, span uint64) (pending, bool) {
 	content := e.node.Content
 	if len(content) == 0 {
 		return pending{}, false
 	}
 	p := pending{e: e, locs: make([]index.Location, 0, len(content))}
 	for i, blob := range content {
-		loc, ok := r.Index().Lookup(blob)
+		loc, ok := r.Index().Lookup(ctx, blob)
 		if !ok || (i > 0 && loc.Pack != p.locs[0].Pack) {
 			return pending{}, false
 		}

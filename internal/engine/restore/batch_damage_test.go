@@ -71,7 +71,7 @@ func TestBatchedRestoreIsolatesDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	loc, ok := r.Index().Lookup(r.Key().ID(victim))
+	loc, ok := r.Index().Lookup(t.Context(), r.Key().ID(victim))
 	if !ok {
 		t.Fatal("victim blob not indexed")
 	}

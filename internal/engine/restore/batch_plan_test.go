@@ -112,7 +112,7 @@ func dataPacks(t *testing.T, r *repo.Repository, root id.ID) map[string]struct{}
 				visit(n.Subtree)
 			case tree.TypeFile:
 				for _, c := range n.Content {
-					loc, ok := r.Index().Lookup(c)
+					loc, ok := r.Index().Lookup(t.Context(), c)
 					if !ok {
 						t.Fatalf("%s: blob %s not in the index", n.Name, c.Short())
 					}
@@ -216,7 +216,7 @@ func corruptMiddleChunk(t *testing.T, r *repo.Repository, root id.ID, dir, name 
 		if len(n.Content) < 3 {
 			t.Fatalf("%s has %d chunks, want several", name, len(n.Content))
 		}
-		loc, _ := r.Index().Lookup(n.Content[len(n.Content)/2])
+		loc, _ := r.Index().Lookup(t.Context(), n.Content[len(n.Content)/2])
 		packFile := filepath.Join(dir, filepath.FromSlash(repo.PackKey(loc.Pack)))
 		raw, err := os.ReadFile(packFile)
 		if err != nil {

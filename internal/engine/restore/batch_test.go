@@ -80,7 +80,7 @@ func TestBatcher(t *testing.T) {
 			b := newBatcher(r, 1, span)
 			var jobs []job
 			for _, f := range tc.files {
-				jobs = append(jobs, b.add(f)...)
+				jobs = append(jobs, b.add(t.Context(), f)...)
 			}
 			jobs = append(jobs, b.flush()...)
 			var got []int
@@ -133,7 +133,7 @@ func TestBatcherBoundsWindow(t *testing.T) {
 	for i := range b.window + 10 {
 		p, blob := id.ID{1, byte(i)}, id.ID{2, byte(i)}
 		r.Index().Add(p, []pack.Entry{{ID: blob, Offset: 0, Length: 100}})
-		count(b.add(entry{rel: "f", node: tree.Node{Type: tree.TypeFile, Content: []id.ID{blob}}}))
+		count(b.add(t.Context(), entry{rel: "f", node: tree.Node{Type: tree.TypeFile, Content: []id.ID{blob}}}))
 		files++
 		if b.held > b.window || b.lru.Len() != len(b.groups) {
 			t.Fatalf("%d files held in %d groups (%d listed) after %d packs", b.held, len(b.groups), b.lru.Len(), i+1)

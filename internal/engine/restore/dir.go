@@ -232,7 +232,7 @@ func (d *dirRestore) visit(e entry) error {
 		if segs := d.segments(&e); segs != nil {
 			return d.sendLarge(e, segs)
 		}
-		return d.send(d.batches.add(e))
+		return d.send(d.batches.add(d.ctx, e))
 	}
 	return nil
 }
@@ -383,7 +383,7 @@ func (d *dirRestore) dryRun(start entry) (*Result, error) {
 			for _, b := range e.node.Content {
 				// A local index that cannot be read is no damage of
 				// the repository: it fails the restore.
-				known, err := d.r.Index().Contains(b)
+				known, err := d.r.Index().Contains(d.ctx, b)
 				if err != nil {
 					return err
 				}

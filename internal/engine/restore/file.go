@@ -31,18 +31,22 @@ func (d *dirRestore) file(e entry, buf *writeBuffers) {
 
 // chunkRun writes the chunks content starts with that lie back to back
 // in one pack (at most d.span bytes of them: read whole, or streamed with
-// d.stream), and returns how many.
+// d.stream), and returns how many. The run is written at the locations
+// its lookups found: a second lookup could fail (an on-disk index whose
+// rebuild was stopped) and give none.
 func (d *dirRestore) chunkRun(content []id.ID, buf *writeBuffers, cw *contentWriter) (int, error) {
-	first, ok := d.r.Index().Lookup(content[0])
-	n, end := 1, uint64(first.Offset)+uint64(first.Length)
-	for ok && n < len(content) {
-		loc, found := d.r.Index().Lookup(content[n])
+	first, ok := d.r.Index().Lookup(d.ctx, content[0])
+	locs := []index.Location{first}
+	end := uint64(first.Offset) + uint64(first.Length)
+	for ok && len(locs) < len(content) {
+		loc, found := d.r.Index().Lookup(d.ctx, content[len(locs)])
 		next := uint64(loc.Offset) + uint64(loc.Length)
 		if !found || loc.Pack != first.Pack || uint64(loc.Offset) != end || next-uint64(first.Offset) > d.span {
 			break
 		}
-		n, end = n+1, next
+		locs, end = append(locs, loc), next
 	}
+	n := len(locs)
 	if !ok {
 		// Not in the index: LoadBlobWith says so.
 		dec := d.decoders.get()
@@ -54,16 +58,15 @@ func (d *dirRestore) chunkRun(content []id.ID, buf *writeBuffers, cw *contentWri
 		return 1, cw.write(data)
 	}
 	if d.stream {
-		return n, d.streamRun(first, content[:n], end, buf, cw)
+		return n, d.streamRun(locs, content[:n], end, buf, cw)
 	}
 	data, err := d.readPack(first.Pack, uint64(first.Offset), end, buf.packBuffer())
 	if err != nil {
 		return 0, fmt.Errorf("chunks %s... in pack %s: %w", content[0].Short(), first.Pack.Short(), err)
 	}
-	for _, blob := range content[:n] {
-		loc, _ := d.r.Index().Lookup(blob)
-		off := uint64(loc.Offset) - uint64(first.Offset)
-		if err := d.decodeWrite(data[off:off+uint64(loc.Length)], blob, cw); err != nil {
+	for i, blob := range content[:n] {
+		off := uint64(locs[i].Offset) - uint64(first.Offset)
+		if err := d.decodeWrite(data[off:off+uint64(locs[i].Length)], blob, cw); err != nil {
 			return 0, err
 		}
 	}

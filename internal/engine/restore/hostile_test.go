@@ -90,7 +90,7 @@ func (f *fixture) node(t *testing.T, rel string) tree.Node {
 func (f *fixture) locate(t *testing.T, blob id.ID) (string, index.Location) {
 	t.Helper()
 	r, _ := f.open(t)
-	loc, ok := r.Index().Lookup(blob)
+	loc, ok := r.Index().Lookup(t.Context(), blob)
 	if !ok {
 		t.Fatalf("blob %s not indexed", blob.Short())
 	}
@@ -229,7 +229,7 @@ func (f *fixture) filesInPackOf(t *testing.T, blob id.ID, fromBlob bool) []strin
 	var out []string
 	for _, rel := range f.files {
 		for _, b := range f.node(t, rel).Content {
-			l, _ := r.Index().Lookup(b)
+			l, _ := r.Index().Lookup(t.Context(), b)
 			if l.Pack == loc.Pack && (!fromBlob || l.Offset >= loc.Offset) {
 				out = append(out, rel)
 				break

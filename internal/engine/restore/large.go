@@ -67,7 +67,7 @@ func (d *dirRestore) segments(e *entry) []segment {
 	var off, start int64
 	first := 0
 	for i, blob := range e.node.Content {
-		loc, ok := d.r.Index().Lookup(blob)
+		loc, ok := d.r.Index().Lookup(d.ctx, blob)
 		if !ok || loc.Plain == 0 {
 			return nil
 		}

@@ -22,9 +22,10 @@ import (
 // concurrent blob workers interleave the chunks of files.
 const maxOpenFiles = 32
 
-// streamRun writes run, chunks lying back to back in one pack from first
-// up to end, from one stream of them.
-func (d *dirRestore) streamRun(first index.Location, run []id.ID, end uint64, buf *writeBuffers, cw *contentWriter) error {
+// streamRun writes run, chunks lying back to back in one pack at locs
+// (locs[i] is run[i]'s) up to end, from one stream of them.
+func (d *dirRestore) streamRun(locs []index.Location, run []id.ID, end uint64, buf *writeBuffers, cw *contentWriter) error {
+	first := locs[0]
 	readErr := func(err error) error {
 		return fmt.Errorf("chunks %s... in pack %s: %w", run[0].Short(), first.Pack.Short(), err)
 	}
@@ -35,9 +36,8 @@ func (d *dirRestore) streamRun(first index.Location, run []id.ID, end uint64, bu
 	// Closing a stream read to its end, or abandoned after an error that
 	// is returned, has nothing more to report.
 	defer rc.Close() //nolint:errcheck // see above
-	for _, blob := range run {
-		loc, _ := d.r.Index().Lookup(blob)
-		sealed, err := readChunk(rc, loc, buf)
+	for i, blob := range run {
+		sealed, err := readChunk(rc, locs[i], buf)
 		if err != nil {
 			return readErr(err)
 		}
@@ -71,7 +71,7 @@ func readChunk(r io.Reader, loc index.Location, buf *writeBuffers) ([]byte, erro
 // order of its chunks in the pack; any other as file does (which is also
 // how streamBatch restores the files it could not).
 func (d *dirRestore) streamFile(e entry, buf *writeBuffers) {
-	p, ok := locateIn(d.r, e, d.span)
+	p, ok := locateIn(d.ctx, d.r, e, d.span)
 	if !ok {
 		d.file(e, buf)
 		return

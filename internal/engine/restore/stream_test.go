@@ -130,7 +130,7 @@ func TestStreamedBatchIsolatesDamage(t *testing.T) {
 		t.Fatalf("Run = %v, %d files, verify failed %v; want %d files", err, got.Files, got.VerifyFailed, n)
 	}
 
-	loc, ok := r.Index().Lookup(node.Content[len(node.Content)/2])
+	loc, ok := r.Index().Lookup(t.Context(), node.Content[len(node.Content)/2])
 	if !ok {
 		t.Fatal("victim chunk not indexed")
 	}

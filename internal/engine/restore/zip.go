@@ -107,7 +107,7 @@ func zipEntry(ctx context.Context, r *repo.Repository, zw *zip.Writer, e entry, 
 	}
 	// Check the data first: a zip entry cannot be taken back once begun.
 	for _, b := range n.Content {
-		known, err := r.Index().Contains(b)
+		known, err := r.Index().Contains(ctx, b)
 		if err != nil {
 			return err // the local index, not the repository (see dirRestore)
 		}

@@ -146,7 +146,7 @@ func indexHas(t *testing.T, st store.Store, blob id.ID) bool {
 	if _, err := r.LoadIndex(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return r.Index().Has(blob)
+	return r.Index().Has(t.Context(), blob)
 }
 
 // blobsContaining reads every pack in the store, decrypts every blob its

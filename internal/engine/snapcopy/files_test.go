@@ -50,7 +50,7 @@ func TestCopyManyFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	node := lookupFile(t, r, sid, "f07")
-	loc, ok := r.Index().Lookup(node.Content[0])
+	loc, ok := r.Index().Lookup(t.Context(), node.Content[0])
 	if !ok {
 		t.Fatal("f07's first blob is not indexed")
 	}

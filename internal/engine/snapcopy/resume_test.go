@@ -68,8 +68,8 @@ func TestCopyResumesWithinSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range first.packs {
-		if !after.Index().HasPack(p) {
-			t.Fatalf("pack %s, stored before the interruption, is in no index file", p.Short())
+		if has, err := after.Index().HasPack(t.Context(), p); err != nil || !has {
+			t.Fatalf("pack %s, stored before the interruption, is in no index file (%v)", p.Short(), err)
 		}
 	}
 	second := &cancelAfterPacks{Store: dst}
@@ -82,7 +82,7 @@ func TestCopyResumesWithinSnapshot(t *testing.T) {
 	}
 	for _, p := range second.packs {
 		for _, e := range final.Index().PackEntries(p) {
-			if after.Index().Has(e.ID) {
+			if after.Index().Has(t.Context(), e.ID) {
 				t.Fatalf("the re-run stored blob %s again", e.ID.Short())
 			}
 		}

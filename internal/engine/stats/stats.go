@@ -90,6 +90,9 @@ type Counter struct {
 	// damaged and not rebuilt): the counts would take its blobs for
 	// missing, so Add fails with it instead.
 	indexErr error
+	// ctx is Add's, for the index lookups of the Measurer's callbacks
+	// (a rebuild of a damaged on-disk index runs under it).
+	ctx context.Context
 }
 
 // treeCount is what restoring a tree writes below it, each entry once per
@@ -124,6 +127,8 @@ func (c *Counter) Totals() Totals { return c.t }
 
 // Add counts one snapshot.
 func (c *Counter) Add(ctx context.Context, s snapshot.WithID) error {
+	c.ctx = ctx
+	defer func() { c.ctx = nil }()
 	c.blob(s.Tree, false)
 	if _, err := c.m.Measure(ctx, s.Tree, ""); err != nil {
 		return fmt.Errorf("snapshot %s: %w", s.ID.Short(), err)
@@ -255,7 +260,7 @@ func (c *Counter) file(n *tree.Node) {
 // blob counts a blob the first time it is seen and returns its stored
 // length, its plain length (0: unknown) and whether it was new.
 func (c *Counter) blob(b id.ID, data bool) (length, plain int64, isNew bool) {
-	loc, ok, err := c.r.Index().Find(b)
+	loc, ok, err := c.r.Index().Find(c.ctx, b)
 	if err != nil {
 		c.indexErr = cmp.Or(c.indexErr, err)
 		return 0, 0, false

@@ -52,7 +52,7 @@ func TestCounter(t *testing.T) {
 	s2 := r.Backup(t, src, "h", time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC))
 
 	var storedData, storedTrees, dataBlobs, treeBlobs int64
-	r.Index().Each(func(_ id.ID, loc index.Location) {
+	if err := r.Index().Each(func(_ id.ID, loc index.Location) {
 		if loc.Type == pack.DataBlob {
 			storedData += int64(loc.Length)
 			dataBlobs++
@@ -60,7 +60,9 @@ func TestCounter(t *testing.T) {
 			storedTrees += int64(loc.Length)
 			treeBlobs++
 		}
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 
 	r.Rec.Reset()
 	c := stats.NewCounter(r.Repository)
@@ -113,7 +115,7 @@ func TestCounter(t *testing.T) {
 	if r := got.DedupRatio(); r < 3.8 || r > 4 {
 		t.Errorf("dedup ratio %.2f, want about 4 (the large file is in both snapshots twice)", r)
 	}
-	dataPacks := walktest.DataPacks(r.Repository)
+	dataPacks := walktest.DataPacks(t, r.Repository)
 	for p := range r.Rec.PackReads() {
 		if dataPacks[p] {
 			t.Errorf("stats read data pack %s", p.Short())
@@ -141,7 +143,7 @@ func TestUniqueDataFromPlainSizes(t *testing.T) {
 	write(t, filepath.Join(src, "b"), b)
 	r.Backup(t, src, "h", time.Now())
 	var plain int64 // of every distinct data blob, decoded
-	r.Index().Each(func(blob id.ID, loc index.Location) {
+	if err := r.Index().Each(func(blob id.ID, loc index.Location) {
 		if loc.Type != pack.DataBlob {
 			return
 		}
@@ -150,7 +152,9 @@ func TestUniqueDataFromPlainSizes(t *testing.T) {
 			t.Fatal(err)
 		}
 		plain += int64(len(data))
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	c := stats.NewCounter(r.Repository)
 	snaps, _, err := r.Snapshots(ctx)
 	if err != nil {

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -22,13 +23,29 @@ import (
 // lookup that failed is retried once. Without one, or when the rebuild
 // fails, the failure is kept for Err and Find and Contains return it for
 // every blob the memory does not hold (Lookup and Has answer "unknown").
+//
+// The rebuild runs under the ctx of the lookup that started it, so that
+// it stops when the command is interrupted (at 100 M blobs on a remote
+// store it reads the index files for minutes). A rebuild stopped so is
+// not a failure: the part is left to be rebuilt (broken), every lookup
+// that reads it gets the failure again, and the next one whose ctx is
+// live rebuilds it under that ctx. So a lookup that was waiting for a
+// rebuild another lookup's ctx stopped either rebuilds it itself or, its
+// own ctx ended too, returns that ctx's error; none reports a blob of the
+// part absent. A lookup waits for a rebuild under way whatever its own
+// ctx (the lookups of a command share its ctx, which an interruption
+// ends for all). The Rebuild writes the new file under a temporary name
+// and renames it only when it is complete: stopped, it leaves the
+// damaged file or none, never a file a later run would trust.
 
 // Rebuild replaces the damaged on-disk part of an index: it discards
 // damaged, which could not be read, and returns a new part
 // covering the same index files, or nil after giving every pack of those
 // files to add, which puts them in memory (add may be called from several
-// goroutines). It runs while the index is locked: it must not use it.
-type Rebuild func(damaged *Disk, add func(PackBlobs)) (*Disk, error)
+// goroutines). It runs while the index is locked: it must not use it. It
+// stops when ctx ends, returning an error, and may then be called again
+// with the same damaged part (already closed, its file perhaps removed).
+type Rebuild func(ctx context.Context, damaged *Disk, add func(PackBlobs)) (*Disk, error)
 
 // SetBase gives the index an on-disk part, whose blobs every lookup also
 // consults, and no Rebuild. Call it before adding anything.
@@ -39,7 +56,7 @@ func (x *Index) SetBase(d *Disk) { x.SetRebuildableBase(d, nil) }
 func (x *Index) SetRebuildableBase(d *Disk, rebuild Rebuild) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.base, x.rebuild, x.baseErr = d, rebuild, nil
+	x.base, x.rebuild, x.baseErr, x.broken = d, rebuild, nil, nil
 }
 
 // Base returns the on-disk part, nil when there is none.
@@ -58,11 +75,15 @@ func (x *Index) Err() error {
 }
 
 // readBase runs fn on the on-disk part, if any, and returns its error or
-// the failure kept from before (then without running it). Callers hold
-// x.mu, for reading at least, which guards x.base and x.baseErr.
+// the failure kept from before, or the one that left the part to be
+// rebuilt (then without running it). Callers hold x.mu, for reading at
+// least, which guards x.base, x.baseErr and x.broken.
 func (x *Index) readBase(fn func(d *Disk) error) error {
 	if x.baseErr != nil {
 		return x.baseErr
+	}
+	if x.broken != nil {
+		return x.broken
 	}
 	if x.base == nil {
 		return nil
@@ -71,9 +92,11 @@ func (x *Index) readBase(fn func(d *Disk) error) error {
 }
 
 // repairBase handles cause, a failure to read the on-disk part d: it
-// rebuilds the part, unless another lookup did so already, and returns
-// the failure kept for Err if it could not. Callers hold no lock.
-func (x *Index) repairBase(d *Disk, cause error) error {
+// rebuilds the part under ctx, unless another lookup did so already, and
+// returns the failure kept for Err if it could not, or ctx's error if
+// ctx ended first (the part is then left to be rebuilt: see Rebuild).
+// Callers hold no lock.
+func (x *Index) repairBase(ctx context.Context, d *Disk, cause error) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.base != d || x.baseErr != nil {
@@ -88,22 +111,44 @@ func (x *Index) repairBase(d *Disk, cause error) error {
 		}
 		return cause
 	}
-	// No lookup reads d any more (x.mu is held): the part is rebuilt, or
-	// its blobs are added to memory, with no part to consult meanwhile.
-	x.base = nil
+	if x.broken != nil {
+		cause = x.broken // the first failure, which named the damage
+	}
+	if ctx.Err() != nil {
+		return x.stopped(ctx, d, cause)
+	}
+	// No lookup reads d any more (x.mu is held, and readBase returns
+	// x.broken): the part is rebuilt, or its blobs are added to memory
+	// (Add's baseHas finds none in the part meanwhile).
+	x.broken = cause
 	var addMu sync.Mutex
-	nd, err := x.rebuild(d, func(p PackBlobs) {
+	nd, err := x.rebuild(ctx, d, func(p PackBlobs) {
 		addMu.Lock()
 		defer addMu.Unlock()
 		x.add(p.ID, p.Blobs)
 	})
+	if err != nil && ctx.Err() != nil {
+		// Stopped, whatever the error it ended with (a store's request
+		// cut short by ctx need not wrap its error).
+		return x.stopped(ctx, d, cause)
+	}
+	x.broken = nil
 	if err != nil {
 		// cause names the file, as every error of Disk's reads does.
+		x.base = nil
 		x.baseErr = fmt.Errorf("%w; rebuilding this local on-disk index failed: %w", cause, err)
 		return x.baseErr
 	}
 	x.base = nd
 	return nil
+}
+
+// stopped leaves the on-disk part d, which cause could not read, to be
+// rebuilt by the next lookup (see Rebuild), and returns ctx's error.
+// Callers hold x.mu.
+func (x *Index) stopped(ctx context.Context, d *Disk, cause error) error {
+	x.broken = cause
+	return fmt.Errorf("rebuilding the local on-disk index %s: %w", d.Path(), ctx.Err())
 }
 
 // baseHas reports whether the on-disk part holds blob. A failure to read
@@ -141,8 +186,8 @@ func (x *Index) baseLookup(blob *id.ID) (Location, bool, error) {
 // retry runs try under a read lock and, when it fails to read the
 // on-disk part, repairs the part (repairBase) and runs it once more. try
 // sets its results afresh on each run and returns the part's failure
-// (readBase's).
-func (x *Index) retry(try func() error) error {
+// (readBase's). A repair runs under ctx.
+func (x *Index) retry(ctx context.Context, try func() error) error {
 	for retried := false; ; retried = true {
 		x.mu.RLock()
 		d, kept := x.base, x.baseErr
@@ -151,7 +196,7 @@ func (x *Index) retry(try func() error) error {
 		if err == nil || kept != nil || retried {
 			return err
 		}
-		if err := x.repairBase(d, err); err != nil {
+		if err := x.repairBase(ctx, d, err); err != nil {
 			return err
 		}
 	}
@@ -159,11 +204,12 @@ func (x *Index) retry(try func() error) error {
 
 // Packs returns the ids of every pack the index names, the on-disk
 // part's first, then in the order they were added. With an on-disk part
-// it reads that part's whole pack table; when the part cannot be read
-// (nor rebuilt: see Err) only the packs held in memory are returned.
-func (x *Index) Packs() []id.ID {
+// it reads that part's whole pack table (repairing it as Find does,
+// under ctx); when the part cannot be read, nor rebuilt, it returns
+// Find's error and no packs: those held in memory are not all of them.
+func (x *Index) Packs(ctx context.Context) ([]id.ID, error) {
 	var out []id.ID
-	_ = x.retry(func() error { // see above
+	err := x.retry(ctx, func() error {
 		var onDisk []id.ID
 		err := x.readBase(func(d *Disk) error {
 			return d.EachPack(func(p id.ID) error {
@@ -172,7 +218,7 @@ func (x *Index) Packs() []id.ID {
 			})
 		})
 		if err != nil {
-			onDisk = nil
+			return err
 		}
 		// A pack listed by two index files is in the table twice.
 		slices.SortFunc(onDisk, compareIDs)
@@ -183,19 +229,23 @@ func (x *Index) Packs() []id.ID {
 				out = append(out, p)
 			}
 		}
-		return err
+		return nil
 	})
-	return out
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func compareIDs(a, b id.ID) int { return bytes.Compare(a[:], b[:]) }
 
 // HasPack reports whether the index names a pack (with an on-disk part,
-// by reading that part's pack table; false when it cannot be read).
-func (x *Index) HasPack(packID id.ID) bool {
+// by reading that part's pack table, repaired as Find does). Its error is
+// Find's: it says nothing of whether the pack is named.
+func (x *Index) HasPack(ctx context.Context, packID id.ID) (bool, error) {
 	errFound := errors.New("found")
 	found := false
-	_ = x.retry(func() error { // false, as documented
+	err := x.retry(ctx, func() error {
 		if _, found = x.packPos[packID]; found {
 			return nil
 		}
@@ -212,16 +262,18 @@ func (x *Index) HasPack(packID id.ID) bool {
 		}
 		return err
 	})
-	return found
+	return found && err == nil, err
 }
 
 // Each calls fn for every blob's canonical location, in blob id order
 // (merging the delta first), holding a read lock: the on-disk part's
 // entries and those held in memory, a blob in both once. A failure to
-// read the on-disk part ends the part's walk (no rebuild: fn has seen
-// some of it already); it is meant for tests and tools over small
+// read the on-disk part (or one kept from before: see Err) ends the walk
+// and is returned, wrapping ErrDiskCorrupt for a damaged file: fn has
+// then seen only some of the blobs. There is no rebuild (fn has seen
+// some of the part already); it is meant for tests and tools over small
 // repositories.
-func (x *Index) Each(fn func(blob id.ID, loc Location)) {
+func (x *Index) Each(fn func(blob id.ID, loc Location)) error {
 	x.Merge()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -240,7 +292,7 @@ func (x *Index) Each(fn func(blob id.ID, loc Location)) {
 			fn(loc.ID, loc)
 		}
 	}
-	_ = x.readBase(func(d *Disk) error { // see above
+	err := x.readBase(func(d *Disk) error {
 		return d.eachRecord(func(e *entry) error {
 			emitMem(&e.id)
 			p, err := d.pack(e.pack)
@@ -251,5 +303,9 @@ func (x *Index) Each(fn func(blob id.ID, loc Location)) {
 			return nil
 		})
 	})
+	if err != nil {
+		return err
+	}
 	emitMem(nil)
+	return nil
 }

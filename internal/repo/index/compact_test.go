@@ -87,7 +87,7 @@ func TestIndexMatchesMap(t *testing.T) {
 			x.Merge()
 			checkLookups(t, x, ref)
 			var each []id.ID
-			x.Each(func(b id.ID, loc Location) {
+			mustEach(t, x, func(b id.ID, loc Location) {
 				if loc != ref[b] {
 					t.Fatalf("Each: %s at %+v, want %+v", b.Short(), loc, ref[b])
 				}
@@ -111,13 +111,13 @@ func checkLookups(t *testing.T, x *Index, ref map[id.ID]Location) {
 		t.Fatalf("Len %d, want %d", x.Len(), len(ref))
 	}
 	for b, want := range ref {
-		if got, ok := x.Lookup(b); !ok || got != want {
+		if got, ok := x.Lookup(t.Context(), b); !ok || got != want {
 			t.Fatalf("Lookup(%s) = %+v %v, want %+v", b.Short(), got, ok, want)
 		}
 	}
 	rng := rand.New(rand.NewPCG(9, 9))
 	for i := 0; i < 100; i++ {
-		if b := randomID(rng, i%2 == 0); x.Has(b) {
+		if b := randomID(rng, i%2 == 0); x.Has(t.Context(), b) {
 			t.Fatalf("Has(%s) for a blob never added", b.Short())
 		}
 	}
@@ -130,10 +130,10 @@ func TestRepeatedPack(t *testing.T) {
 	x.Add(old, []pack.Entry{{ID: blob, Offset: 0, Length: 10}})
 	x.Add(newer, []pack.Entry{{ID: blob, Offset: 5, Length: 10}})
 	x.Add(old, []pack.Entry{{ID: id.ID{0x43}, Length: 10}}) // a known pack: ignored
-	if x.Has(id.ID{0x43}) || len(x.Packs()) != 2 {
+	if x.Has(t.Context(), id.ID{0x43}) || len(mustPacks(t, x)) != 2 {
 		t.Fatalf("a second listing of a known pack was added")
 	}
-	if loc, _ := x.Lookup(blob); loc.Pack != old {
+	if loc, _ := x.Lookup(t.Context(), blob); loc.Pack != old {
 		t.Fatalf("first added copy: pack %s", loc.Pack.Short())
 	}
 	if x.Len() != 1 {
@@ -164,7 +164,7 @@ func BenchmarkIndex(b *testing.B) {
 	x, ids := benchIndex(1_000_000)
 	b.Run("Lookup", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, ok := x.Lookup(ids[(i*7919)%len(ids)]); !ok {
+			if _, ok := x.Lookup(b.Context(), ids[(i*7919)%len(ids)]); !ok {
 				b.Fatal("missing")
 			}
 		}
@@ -176,7 +176,7 @@ func BenchmarkIndex(b *testing.B) {
 	}
 	b.Run("HasMiss", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if x.Has(misses[i%len(misses)]) {
+			if x.Has(b.Context(), misses[i%len(misses)]) {
 				b.Fatal("found")
 			}
 		}

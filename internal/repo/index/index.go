@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"slices"
 	"sort"
 	"sync"
@@ -43,6 +44,7 @@ type Index struct {
 	base      *Disk   // nil: every entry is in memory (see SetBase)
 	rebuild   Rebuild // replaces base when it cannot be read; nil: none
 	baseErr   error   // a failure to read base that was not repaired
+	broken    error   // a failure to read base, whose rebuild is under way or was stopped
 }
 
 // New returns an empty index.
@@ -145,11 +147,13 @@ func (x *Index) location(pos int) Location {
 // blob (the copy Each reports too), else the in-memory one. An error
 // means the on-disk part could not be read, nor rebuilt (see Rebuild): it
 // wraps the failure (ErrDiskCorrupt for a damaged file) and names the
-// file, and says nothing of whether the repository has the blob.
-func (x *Index) Find(blob id.ID) (Location, bool, error) {
+// file, or ctx's error when ctx ended before the part was rebuilt (the
+// rebuild runs under ctx), and says nothing of whether the repository
+// has the blob.
+func (x *Index) Find(ctx context.Context, blob id.ID) (Location, bool, error) {
 	var loc Location
 	var ok bool
-	err := x.retry(func() error {
+	err := x.retry(ctx, func() error {
 		var err error
 		loc, ok, err = x.baseLookup(&blob)
 		if !ok {
@@ -165,15 +169,15 @@ func (x *Index) Find(blob id.ID) (Location, bool, error) {
 // Lookup is Find reporting a failure to read the on-disk part as an
 // unknown blob: for callers to whom an unknown blob only costs time.
 // Where "unknown" would be reported as missing data, call Find.
-func (x *Index) Lookup(blob id.ID) (Location, bool) {
-	loc, ok, err := x.Find(blob)
+func (x *Index) Lookup(ctx context.Context, blob id.ID) (Location, bool) {
+	loc, ok, err := x.Find(ctx, blob)
 	return loc, ok && err == nil
 }
 
 // Contains reports whether the blob is known; its error is Find's.
-func (x *Index) Contains(blob id.ID) (bool, error) {
+func (x *Index) Contains(ctx context.Context, blob id.ID) (bool, error) {
 	var ok bool
-	err := x.retry(func() error {
+	err := x.retry(ctx, func() error {
 		if _, ok = x.find(&blob); ok {
 			return nil
 		}
@@ -189,8 +193,8 @@ func (x *Index) Contains(blob id.ID) (bool, error) {
 // Has is Contains reporting a failure to read the on-disk part as an
 // unknown blob (a backup then stores it again, which is safe); see
 // Lookup.
-func (x *Index) Has(blob id.ID) bool {
-	ok, err := x.Contains(blob)
+func (x *Index) Has(ctx context.Context, blob id.ID) bool {
+	ok, err := x.Contains(ctx, blob)
 	return ok && err == nil
 }
 

@@ -34,10 +34,10 @@ func TestRoundTrip(t *testing.T) {
 	for _, p := range got.Packs {
 		x.Add(p.ID, p.Blobs)
 	}
-	if x.Len() != 3 || len(x.Packs()) != 3 {
-		t.Fatalf("Len %d packs %d", x.Len(), len(x.Packs()))
+	if x.Len() != 3 || len(mustPacks(t, x)) != 3 {
+		t.Fatalf("Len %d packs %d", x.Len(), len(mustPacks(t, x)))
 	}
-	loc, ok := x.Lookup(id.ID{3})
+	loc, ok := x.Lookup(t.Context(), id.ID{3})
 	if !ok || loc.Pack != (id.ID{1}) || loc.Offset != 100 || loc.Length != 50 || loc.Type != pack.TreeBlob {
 		t.Fatalf("Lookup = %+v %v", loc, ok)
 	}
@@ -143,4 +143,32 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("re-encoded file decodes to %+v, %v", again, err)
 		}
 	})
+}
+
+// mustPacks is x.Packs, failing the test on its error.
+func mustPacks(t testing.TB, x *Index) []id.ID {
+	t.Helper()
+	p, err := x.Packs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// mustHasPack is x.HasPack, failing the test on its error.
+func mustHasPack(t testing.TB, x *Index, p id.ID) bool {
+	t.Helper()
+	has, err := x.HasPack(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return has
+}
+
+// mustEach is x.Each, failing the test on its error.
+func mustEach(t testing.TB, x *Index, fn func(blob id.ID, loc Location)) {
+	t.Helper()
+	if err := x.Each(fn); err != nil {
+		t.Fatal(err)
+	}
 }

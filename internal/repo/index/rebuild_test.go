@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -145,8 +146,8 @@ func findAllWindows(t *testing.T, bd *Disk, blobs []id.ID) {
 // naming the file, never "unknown" passed off as an answer.
 func TestIndexRebuildsDamagedBase(t *testing.T) {
 	d, ordered, ref, blobs := rebuildFixture(t, testKey(t))
-	good := func(*Disk, func(PackBlobs)) (*Disk, error) { return OpenDisk(d.Path(), d.sealer) }
-	intoMemory := func(_ *Disk, add func(PackBlobs)) (*Disk, error) {
+	good := func(context.Context, *Disk, func(PackBlobs)) (*Disk, error) { return OpenDisk(d.Path(), d.sealer) }
+	intoMemory := func(_ context.Context, _ *Disk, add func(PackBlobs)) (*Disk, error) {
 		var wg sync.WaitGroup
 		for _, p := range ordered {
 			wg.Go(func() { add(p) }) // add must take several goroutines
@@ -155,7 +156,7 @@ func TestIndexRebuildsDamagedBase(t *testing.T) {
 		return nil, nil
 	}
 	errStore := errors.New("store unreachable")
-	failing := func(*Disk, func(PackBlobs)) (*Disk, error) { return nil, errStore }
+	failing := func(context.Context, *Disk, func(PackBlobs)) (*Disk, error) { return nil, errStore }
 	tests := []struct {
 		name    string
 		rebuild Rebuild
@@ -172,12 +173,12 @@ func TestIndexRebuildsDamagedBase(t *testing.T) {
 				bd := openDamaged(t, d, dd)
 				var calls atomic.Int32
 				x := New()
-				x.SetRebuildableBase(bd, func(damaged *Disk, add func(PackBlobs)) (*Disk, error) {
+				x.SetRebuildableBase(bd, func(ctx context.Context, damaged *Disk, add func(PackBlobs)) (*Disk, error) {
 					calls.Add(1)
 					if damaged != bd {
 						t.Errorf("rebuild of %v, want the damaged part", damaged)
 					}
-					nd, err := tt.rebuild(damaged, add)
+					nd, err := tt.rebuild(ctx, damaged, add)
 					if nd != nil {
 						t.Cleanup(func() { _ = nd.Close() }) // read-only
 					}
@@ -187,7 +188,7 @@ func TestIndexRebuildsDamagedBase(t *testing.T) {
 					// Lookups before the failure answer from the
 					// blocks they read: from it on, none does.
 					failed := slices.ContainsFunc(blobs, func(b id.ID) bool {
-						_, _, err := x.Find(b)
+						_, _, err := x.Find(t.Context(), b)
 						return err != nil
 					})
 					if !failed {
@@ -204,9 +205,7 @@ func TestIndexRebuildsDamagedBase(t *testing.T) {
 				if !errors.Is(x.Err(), tt.wantErr) || (tt.wantErr == nil) != (x.Err() == nil) {
 					t.Fatalf("Err: %v, want %v", x.Err(), tt.wantErr)
 				}
-				if tt.wantErr == nil && len(x.Packs()) != len(ordered) || !x.HasPack(ordered[0].ID) && tt.wantErr == nil {
-					t.Fatalf("Packs: %d of %d", len(x.Packs()), len(ordered))
-				}
+				checkPackReads(t, x, ordered, bd.Path(), tt.wantErr)
 			})
 		}
 	}
@@ -224,17 +223,17 @@ func lookUpAll(t *testing.T, x *Index, ref map[id.ID]Location, blobs []id.ID, pa
 		wg.Go(func() {
 			for i := g; i < len(blobs); i += 3 { // two goroutines per blob
 				b := blobs[i]
-				loc, ok, err := x.Find(b)
-				has, cerr := x.Contains(b)
+				loc, ok, err := x.Find(t.Context(), b)
+				has, cerr := x.Contains(t.Context(), b)
 				switch {
 				case wantErr == nil && (err != nil || !ok || loc != ref[b] || !has || cerr != nil):
 					t.Errorf("Find(%s) = %+v, %v, %v; Contains %v, %v; want %+v", b.Short(), loc, ok, err, has, cerr, ref[b])
-				case wantErr == nil && !x.Has(b):
+				case wantErr == nil && !x.Has(t.Context(), b):
 					t.Errorf("Has(%s) = false", b.Short())
 				case wantErr != nil && (!errors.Is(err, wantErr) || !errors.Is(err, ErrDiskCorrupt) ||
 					!strings.Contains(err.Error(), path) || ok || !errors.Is(cerr, wantErr)):
 					t.Errorf("Find(%s) = %v, %v; Contains %v; want %v naming %s", b.Short(), ok, err, cerr, wantErr, path)
-				case wantErr != nil && x.Has(b):
+				case wantErr != nil && x.Has(t.Context(), b):
 					t.Errorf("Has(%s) = true after a failed rebuild", b.Short())
 				}
 				if t.Failed() {
@@ -247,5 +246,91 @@ func lookUpAll(t *testing.T, x *Index, ref map[id.ID]Location, blobs []id.ID, pa
 	wg.Wait()
 	if errs.Load() > 0 {
 		t.FailNow()
+	}
+}
+
+// checkPackReads checks Packs, HasPack and Each after lookUpAll: every
+// pack and blob, or, with wantErr, each failing with it and with
+// ErrDiskCorrupt, naming path, rather than answering from memory alone.
+func checkPackReads(t *testing.T, x *Index, ordered []PackBlobs, path string, wantErr error) {
+	t.Helper()
+	packs, perr := x.Packs(t.Context())
+	has, herr := x.HasPack(t.Context(), ordered[0].ID)
+	n := 0
+	eerr := x.Each(func(id.ID, Location) { n++ })
+	if wantErr == nil {
+		if perr != nil || herr != nil || eerr != nil || len(packs) != len(ordered) || !has || n != x.Len() {
+			t.Fatalf("Packs %d of %d (%v), HasPack %v (%v), Each %d of %d (%v)",
+				len(packs), len(ordered), perr, has, herr, n, x.Len(), eerr)
+		}
+		return
+	}
+	for what, err := range map[string]error{"Packs": perr, "HasPack": herr, "Each": eerr} {
+		if !errors.Is(err, wantErr) || !errors.Is(err, ErrDiskCorrupt) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: %v; want %v naming %s", what, err, wantErr, path)
+		}
+	}
+	if packs != nil || has {
+		t.Fatalf("Packs %d, HasPack %v beside their errors", len(packs), has)
+	}
+}
+
+// TestIndexRebuildStopped: a rebuild that stops because the ctx of the
+// lookup that started it ended is no failure: that lookup returns the
+// ctx's error, Err stays nil, a lookup under an ended ctx starts no
+// rebuild and answers "cannot tell" (never "absent"), and the next lookup
+// with a live ctx rebuilds the part and finds every blob.
+func TestIndexRebuildStopped(t *testing.T) {
+	d, _, ref, blobs := rebuildFixture(t, testKey(t))
+	for _, stopErr := range []error{context.Canceled, errors.New("request cut short")} {
+		t.Run(stopErr.Error(), func(t *testing.T) {
+			bd := openDamaged(t, d, diskDamages[0])
+			var calls atomic.Int32
+			started := make(chan struct{})
+			x := New()
+			x.SetRebuildableBase(bd, func(ctx context.Context, _ *Disk, _ func(PackBlobs)) (*Disk, error) {
+				if calls.Add(1) == 1 {
+					close(started)
+					<-ctx.Done()
+					return nil, stopErr // whatever the error, ctx ended
+				}
+				nd, err := OpenDisk(d.Path(), d.sealer)
+				if nd != nil {
+					t.Cleanup(func() { _ = nd.Close() }) // read-only
+				}
+				return nd, err
+			})
+			ctx, cancel := context.WithCancel(t.Context())
+			stopped := make(chan error, 1)
+			go func() {
+				for _, b := range blobs {
+					if _, _, err := x.Find(ctx, b); err != nil {
+						stopped <- err
+						return
+					}
+				}
+				stopped <- nil
+			}()
+			<-started
+			cancel()
+			if err := <-stopped; !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), bd.Path()) {
+				t.Fatalf("stopped lookup: %v; want context.Canceled naming %s", err, bd.Path())
+			}
+			if x.Err() != nil {
+				t.Fatalf("Err after a stopped rebuild: %v", x.Err())
+			}
+			for _, b := range blobs {
+				if _, ok, err := x.Find(ctx, b); ok || !errors.Is(err, context.Canceled) {
+					t.Fatalf("Find(%s) under an ended ctx: %v, %v", b.Short(), ok, err)
+				}
+			}
+			if n := calls.Load(); n != 1 {
+				t.Fatalf("%d rebuilds under an ended ctx, want none", n-1)
+			}
+			lookUpAll(t, x, ref, blobs, bd.Path(), nil)
+			if n := calls.Load(); n != 2 || x.Base() == nil {
+				t.Fatalf("%d rebuilds, on-disk part %v; want 2 and one", n, x.Base())
+			}
+		})
 	}
 }

@@ -87,13 +87,17 @@ func (r *Repo) WriteHostile(t testing.TB) Hostile {
 }
 
 // DataPacks returns the packs holding file contents.
-func DataPacks(r *repo.Repository) map[id.ID]bool {
+func DataPacks(t testing.TB, r *repo.Repository) map[id.ID]bool {
+	t.Helper()
 	out := map[id.ID]bool{}
-	r.Index().Each(func(_ id.ID, loc index.Location) {
+	err := r.Index().Each(func(_ id.ID, loc index.Location) {
 		if loc.Type == pack.DataBlob {
 			out[loc.Pack] = true
 		}
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return out
 }
 
