@@ -54,7 +54,7 @@ func TestRestoreReportsLostLease(t *testing.T) {
 			if _, err := lock.Break(ctx, st, false, lock.Options{}); err != nil {
 				t.Fatal(err)
 			}
-			loc, ok := r.Index().Lookup(tt.gone(snap.Tree, r))
+			loc, ok := r.Index().Lookup(ctx, tt.gone(snap.Tree, r))
 			if !ok {
 				t.Fatal("the blob to lose is not indexed")
 			}
