@@ -85,7 +85,10 @@ type ObjectInfo struct {
 	ModTime time.Time
 	// Version identifies the exact content of this write (S3 ETag, a content
 	// hash on local disk). Pass it to PutOptions.IfVersion for compare-and-swap.
-	// Empty when the store cannot tell.
+	// Empty when the store cannot tell. In a List it may be coarser: the
+	// local store then gives inode, mtime and size without reading the
+	// object, which a compare-and-swap refuses (ErrVersionMismatch), so a
+	// version meant for IfVersion must come from Put or Stat.
 	Version string
 }
 

@@ -19,5 +19,7 @@
 //
 // An object's Version is derived from its inode, mtime and size (plus a
 // hash of the content for small objects): every write creates a new file,
-// so every write gets a new version.
+// so every write gets a new version. List gives the version without the
+// hash, so that a listing reads no object; compare-and-swap takes the
+// version from Put or Stat.
 package local

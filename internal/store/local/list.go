@@ -130,13 +130,13 @@ func (s *Store) entryInfo(key, p string, d fs.DirEntry) (store.ObjectInfo, bool,
 			return store.ObjectInfo{}, false, store.NotDirectory(p, fi.Mode())
 		}
 		// Listed so that callers see it (reading it fails, naming it).
-		return store.ObjectInfo{Key: key, Size: fi.Size(), ModTime: fi.ModTime(), Version: coarseVersion(fi)}, true, nil
 	}
-	oi, err := objectInfo(key, p, fi)
-	if errors.Is(err, store.ErrNotFound) {
-		return store.ObjectInfo{}, false, nil
-	}
-	return oi, err == nil, err
+	// The coarse version, from the directory entry alone: a listing never
+	// reads the objects it names. Hashing each small object's content, as
+	// Stat does for compare-and-swap, made every listing of snapshots/ or
+	// data/ read every object under 64 KiB (every snapshot, every small
+	// tree pack) just to fill in a field no caller of List compares.
+	return store.ObjectInfo{Key: key, Size: fi.Size(), ModTime: fi.ModTime(), Version: coarseVersion(fi)}, true, nil
 }
 
 var _ store.TempCleaner = (*Store)(nil)
