@@ -7,17 +7,22 @@ import (
 )
 
 // Defaults of Config's retry settings: a request that failed in a way that
-// may pass is sent again after 0.5 s, 1 s, 2 s, 4 s and 8 s, then every
-// 8 s (MaxRetryWait), as long as the wait ends within 30 s of the first
-// attempt: the retries start 0.5, 1.5, 3.5, 7.5, 15.5 and 23.5 s after it,
-// so that a server restarting or a network gone for about 20 s does not
-// fail the command (the SFTP store's reconnects wait alike).
+// may pass is sent again after nominal waits of 0.5 s, 1 s, 2 s, 4 s and
+// 8 s, then every 8 s (MaxRetryWait), each wait drawn at random between
+// half the nominal one and the nominal one (jitter, so that hosts that met
+// the same outage do not come back in lock-step), as long as the wait ends
+// within 30 s of the first attempt: with the nominal waits the retries
+// start 0.5, 1.5, 3.5, 7.5, 15.5 and 23.5 s after it (with the shortest
+// draws, 0.25, 0.75... and the tenth at 27.75 s), so that a server
+// restarting or a network gone for about 20 s does not fail the command
+// (the SFTP store's reconnects wait alike).
 const (
 	// DefaultRetryBackoff is Config.RetryBackoff when zero.
 	DefaultRetryBackoff = 500 * time.Millisecond
 	// DefaultRetryTimeout is Config.RetryTimeout when zero.
 	DefaultRetryTimeout = 30 * time.Second
-	// MaxRetryWait caps the doubling wait between two attempts.
+	// MaxRetryWait caps the doubling nominal wait between two attempts
+	// (the wait taken is drawn between half of it and it).
 	MaxRetryWait = 8 * time.Second
 )
 
@@ -59,8 +64,10 @@ type Config struct {
 	// (briefRetryTimeout): a wrong endpoint is reported at once, as the
 	// SFTP store's first dial is.
 	RetryTimeout time.Duration
-	// RetryBackoff is the wait before the first retry, doubled before each
-	// next one up to MaxRetryWait (default DefaultRetryBackoff).
+	// RetryBackoff is the nominal wait before the first retry, doubled
+	// before each next one up to MaxRetryWait (default
+	// DefaultRetryBackoff). Each wait taken is drawn at random between
+	// half the nominal one and the nominal one (see store.Backoff).
 	RetryBackoff time.Duration
 	// Flavor selects provider-specific behaviour.
 	Flavor Flavor

@@ -15,8 +15,10 @@
 // A request that fails in a way that may pass (a connection refused, reset
 // or closed, a 5xx answer, throttling) is sent again by the SDK's retry
 // loop, after waits that double from Config.RetryBackoff up to
-// MaxRetryWait, until Config.RetryTimeout after its first attempt (30 s by
-// default), so that a server restarting or a network gone for a few
+// MaxRetryWait, each drawn at random between half of it and it (jitter:
+// hosts that met the same outage do not all come back at once; see
+// store.Backoff), until Config.RetryTimeout after its first attempt (30 s
+// by default), so that a server restarting or a network gone for a few
 // seconds does not fail the command; Config.Logf gets a line for each
 // retry, and ctx ending ends a wait at once. Open's bucket check and the
 // cleanups after a failure retry for 2 s only. A request that timed out

@@ -171,14 +171,16 @@ func TestOutage(t *testing.T) {
 				if !errors.As(err, &ne) || errors.Is(err, store.ErrTimeout) || errors.Is(err, context.Canceled) {
 					t.Fatalf("error %v, want the network error", err)
 				}
-				// Waits of 0.1, 0.2, 0.4 and 0.8 s; the next, 1.6 s,
-				// would end past the 2 s.
-				if took < time.Second || took > 5*time.Second {
-					t.Errorf("request failed after %v, want about 1.5 s", took)
+				// Nominal waits of 0.1, 0.2, 0.4, 0.8 and 1.6 s, each
+				// drawn between half of it and it: four end within
+				// 0.75 to 1.5 s, the fifth within the 2 s only when
+				// the draws were short.
+				if took < 750*time.Millisecond || took > 5*time.Second {
+					t.Errorf("request failed after %v, want 0.75 to about 2 s", took)
 				}
 				// (3 if the attempts were slow.)
-				if n := log.count(); n < 3 || n > 4 {
-					t.Errorf("%d retries logged, want 4:\n%s", n, log)
+				if n := log.count(); n < 3 || n > 5 {
+					t.Errorf("%d retries logged, want 4 or 5:\n%s", n, log)
 				}
 			}},
 		{"cancelled in a wait", func(c *Config) { c.RetryBackoff = time.Minute; c.RetryTimeout = 0 }, 0, true,
@@ -336,35 +338,4 @@ func TestBriefRetries(t *testing.T) {
 			})
 		}
 	})
-}
-
-// TestRetryPolicy: the waits double from RetryBackoff up to MaxRetryWait,
-// and the SDK's count of attempts never ends the retries before the time
-// budget does.
-func TestRetryPolicy(t *testing.T) {
-	cases := []struct {
-		name        string
-		p           retryPolicy
-		waits       []time.Duration
-		maxAttempts int
-	}{
-		{"defaults", retryPolicy{DefaultRetryBackoff, DefaultRetryTimeout},
-			[]time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 8 * time.Second, 8 * time.Second},
-			// Retries 0.5, 1.5, 3.5, 7.5, 15.5 and 23.5 s after the start.
-			8},
-		{"no retries", retryPolicy{DefaultRetryBackoff, -1}, []time.Duration{500 * time.Millisecond}, 2},
-		{"wait past the budget", retryPolicy{time.Minute, time.Second}, []time.Duration{MaxRetryWait}, 2},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			for i, want := range c.waits {
-				if got := c.p.wait(i + 1); got != want {
-					t.Errorf("wait(%d) = %v, want %v", i+1, got, want)
-				}
-			}
-			if got := c.p.maxAttempts(); got != c.maxAttempts {
-				t.Errorf("maxAttempts = %d, want %d", got, c.maxAttempts)
-			}
-		})
-	}
 }

@@ -65,7 +65,7 @@ type Store struct {
 	// connectTimeout and responseTimeout name the deadlines in errors.
 	connectTimeout, responseTimeout time.Duration
 	// retry times the SDK's retries (see retryer).
-	retry retryPolicy
+	retry store.Backoff
 
 	requests, bytesUp, bytesDown atomic.Int64
 	// date is the server's clock from its answers' Date headers.
@@ -103,7 +103,7 @@ func open(ctx context.Context, cfg Config, extra ...func(*s3.Options)) (*Store, 
 		partSize:           partSize,
 		connectTimeout:     cfg.ConnectTimeout,
 		responseTimeout:    cfg.ResponseTimeout,
-		retry:              retryPolicy{backoff: cfg.RetryBackoff, timeout: cfg.RetryTimeout},
+		retry:              retryBackoff(cfg),
 	}
 	if p := strings.Trim(cfg.Prefix, "/"); p != "" {
 		s.prefix = p + "/"

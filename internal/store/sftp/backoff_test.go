@@ -14,9 +14,10 @@ import (
 	"github.com/cloudstic/cloudstic/internal/store"
 )
 
-// TestRetryWait: the waits double from ReconnectBackoff, stop after
-// ReconnectRetries, and none ends past ReconnectTimeout (dials that time
-// out use the time up sooner).
+// TestRetryWait: the nominal waits double from ReconnectBackoff (a jitter
+// of 1 draws them exactly, 0 half as long), stop after ReconnectRetries,
+// and none drawn ends past ReconnectTimeout (dials that time out use the
+// time up sooner).
 func TestRetryWait(t *testing.T) {
 	def := Config{}.withDefaults()
 	ms := time.Millisecond
@@ -25,26 +26,32 @@ func TestRetryWait(t *testing.T) {
 		cfg     Config
 		n       int
 		elapsed time.Duration
+		jitter  float64
 		want    time.Duration // 0: no retry
 	}{
-		{"first", def, 1, 0, 500 * ms},
-		{"second", def, 2, 500 * ms, time.Second},
-		{"fifth", def, 5, 7500 * ms, 8 * time.Second},
-		{"past the retries", def, 6, 15500 * ms, 0},
-		{"dials timed out", def, 3, 21 * time.Second, 2 * time.Second},
-		{"past the timeout", def, 3, 29 * time.Second, 0},
-		{"no retries", Config{ReconnectRetries: -1}.withDefaults(), 1, 0, 0},
-		{"many retries", Config{ReconnectRetries: 100}.withDefaults(), 90, 0, 0},
-		{"custom", Config{ReconnectRetries: 3, ReconnectBackoff: 100 * ms, ReconnectTimeout: time.Second}.withDefaults(), 3, 500 * ms, 400 * ms},
+		{"first", def, 1, 0, 1, 500 * ms},
+		{"first, shortest", def, 1, 0, 0, 250 * ms},
+		{"second", def, 2, 500 * ms, 1, time.Second},
+		{"fifth", def, 5, 7500 * ms, 1, 8 * time.Second},
+		{"fifth, shortest", def, 5, 7500 * ms, 0, 4 * time.Second},
+		{"past the retries", def, 6, 15500 * ms, 0, 0},
+		{"dials timed out", def, 3, 21 * time.Second, 1, 2 * time.Second},
+		{"past the timeout", def, 3, 29 * time.Second, 1, 0},
+		{"short draw within the timeout", def, 3, 29 * time.Second, 0, time.Second},
+		{"no retries", Config{ReconnectRetries: -1}.withDefaults(), 1, 0, 0, 0},
+		{"many retries", Config{ReconnectRetries: 100}.withDefaults(), 90, 0, 0, 0},
+		{"custom", Config{ReconnectRetries: 3, ReconnectBackoff: 100 * ms, ReconnectTimeout: time.Second}.withDefaults(), 3, 500 * ms, 1, 400 * ms},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, ok := c.cfg.retryWait(c.n, c.elapsed)
+			cfg := c.cfg
+			cfg.jitter = func() float64 { return c.jitter }
+			got, ok := cfg.backoff().Wait(c.n, c.elapsed)
 			if !ok {
 				got = 0
 			}
 			if got != c.want {
-				t.Fatalf("retryWait(%d, %v) = %v, %v; want %v", c.n, c.elapsed, got, ok, c.want)
+				t.Fatalf("Wait(%d, %v) = %v, %v; want %v", c.n, c.elapsed, got, ok, c.want)
 			}
 		})
 	}

@@ -12,9 +12,11 @@ import (
 const DefaultPort = sshconn.DefaultPort
 
 // Defaults of Config's reconnect settings: a lost connection whose first
-// redial fails is dialled again after 0.5 s, 1 s, 2 s, 4 s and 8 s, so that
-// a server restarting or a network gone for about 15 s does not fail the
-// command.
+// redial fails is dialled again after nominal waits of 0.5 s, 1 s, 2 s, 4 s
+// and 8 s, each drawn between half of it and it (jitter, so that hosts
+// that lost the same server do not all dial it again at once), so that a
+// server restarting or a network gone for about 8 s (up to 15 s when the
+// draws are long) does not fail the command.
 const (
 	// DefaultReconnectRetries is Config.ReconnectRetries when zero.
 	DefaultReconnectRetries = 5
@@ -48,8 +50,11 @@ type Config struct {
 	// dial). A server that stopped answering (store.ErrTimeout from the
 	// keepalive) is not reconnected to at all: the operation fails.
 	ReconnectRetries int
-	// ReconnectBackoff is the wait before the first of those retries,
-	// doubled before each next one (default DefaultReconnectBackoff).
+	// ReconnectBackoff is the nominal wait before the first of those
+	// retries, doubled before each next one (default
+	// DefaultReconnectBackoff). Each wait taken is drawn at random
+	// between half the nominal one and the nominal one (see
+	// store.Backoff).
 	ReconnectBackoff time.Duration
 	// ReconnectTimeout bounds a reconnect's retries: none starts when its
 	// wait would end more than ReconnectTimeout after the first dial
@@ -59,6 +64,10 @@ type Config struct {
 	// Clock times the waits between reconnect attempts (default
 	// clock.Real); tests pass one whose waits they control.
 	Clock clock.Clock
+	// jitter is the random source of the reconnect waits
+	// (store.Backoff.Rand; nil: math/rand/v2): tests set it for exact
+	// waits.
+	jitter func() float64
 }
 
 // withDefaults fills in Port, the timeouts and the reconnect settings.

@@ -10,8 +10,11 @@
 // failing operation dials a new one and runs once more on it. A dial that
 // fails in a way that may pass (refused, reset, unreachable, connect
 // timeout: a server restarting, a network gone for a moment) is tried again
-// after 0.5 s, 1 s, 2 s, 4 s and 8 s by default (Config.ReconnectRetries,
-// ReconnectBackoff, ReconnectTimeout); a rejected login or host key is not.
+// after nominal waits of 0.5 s, 1 s, 2 s, 4 s and 8 s by default
+// (Config.ReconnectRetries, ReconnectBackoff, ReconnectTimeout), each drawn
+// at random between half of it and it, so that hosts that lost the same
+// server do not all dial it again at once (store.Backoff); a rejected login
+// or host key is not.
 // One goroutine dials, without the store's lock: the others that need the
 // connection meanwhile wait for its outcome, and Close or the caller's
 // context ends the waits at once. A server that stopped answering (the

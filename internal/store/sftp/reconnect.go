@@ -122,9 +122,10 @@ func (s *Store) dialUnlock(ctx context.Context, lostConn bool) (*sshconn.Conn, e
 }
 
 // redial dials, and with backoff dials again after a failure that may
-// pass, waiting Config.ReconnectBackoff, then twice as long each time,
-// within Config.ReconnectRetries and Config.ReconnectTimeout. Each failed
-// attempt is logged; ctx ending stops the waits at once.
+// pass, waiting about Config.ReconnectBackoff, then twice as long each
+// time (jittered: Config.backoff), within Config.ReconnectRetries and
+// Config.ReconnectTimeout. Each failed attempt is logged; ctx ending stops
+// the waits at once.
 func (s *Store) redial(ctx context.Context, backoff bool) (*sshconn.Conn, error) {
 	clk := s.cfg.Clock
 	start := clk.Mono()
@@ -140,7 +141,7 @@ func (s *Store) redial(ctx context.Context, backoff bool) (*sshconn.Conn, error)
 			return nil, ctx.Err()
 		}
 		elapsed := clk.Mono() - start
-		wait, ok := s.cfg.retryWait(n, elapsed)
+		wait, ok := s.cfg.backoff().Wait(n, elapsed)
 		if !backoff || !ok || !transient(err) {
 			if n > 1 {
 				return nil, fmt.Errorf("gave up after %d attempts in %v: %w", n, elapsed.Round(time.Millisecond), err)
@@ -154,18 +155,12 @@ func (s *Store) redial(ctx context.Context, backoff bool) (*sshconn.Conn, error)
 	}
 }
 
-// retryWait returns the wait before retry n (1 for the first) of a
-// reconnect that began elapsed ago, and false when none is left: n is past
-// ReconnectRetries or the wait would end past ReconnectTimeout.
-func (c Config) retryWait(n int, elapsed time.Duration) (time.Duration, bool) {
-	if n > c.ReconnectRetries {
-		return 0, false
-	}
-	wait := c.ReconnectBackoff
-	for i := 1; i < n && wait <= c.ReconnectTimeout; i++ {
-		wait *= 2
-	}
-	return wait, elapsed+wait <= c.ReconnectTimeout
+// backoff returns the rule of a reconnect's retries (see store.Backoff):
+// waits that double from ReconnectBackoff, each drawn between half of it
+// and it, at most ReconnectRetries of them, none ending past
+// ReconnectTimeout.
+func (c Config) backoff() store.Backoff {
+	return store.Backoff{First: c.ReconnectBackoff, Budget: c.ReconnectTimeout, Retries: c.ReconnectRetries, Rand: c.jitter}
 }
 
 // transient reports whether the dial error err may pass by itself: the

@@ -147,7 +147,8 @@ func outageOps(data []byte) []outageOp {
 
 // TestReconnectOutage: the server refuses connections for a while after
 // the connection is lost. An operation whose connection is cut waits with
-// exponential backoff (0.5 s, 1 s, 2 s...) between dials and succeeds when
+// exponential backoff (nominal waits of 0.5 s, 1 s, 2 s..., each drawn
+// between half of it and it) between dials and succeeds when
 // the server is back; four at once share one series of dials. If the
 // server stays down, the operation fails after the default number of
 // retries with an error that wraps the dial's: a connection reset, or
@@ -211,8 +212,21 @@ func TestReconnectOutage(t *testing.T) {
 				if n := p.Accepted() - before; n != o.dials {
 					t.Errorf("%d dials after the cut, want %d", n, o.dials)
 				}
-				if got := clk.Waits(); fmt.Sprint(got) != fmt.Sprint(o.waits) {
-					t.Errorf("waits %v, want %v", got, o.waits)
+				// Each wait is drawn between half the nominal one
+				// and it.
+				got := clk.Waits()
+				if len(got) != len(o.waits) {
+					t.Fatalf("waits %v, want %d within half of and %v", got, len(o.waits), o.waits)
+				}
+				jittered := false
+				for i, nominal := range o.waits {
+					if got[i] < nominal/2 || got[i] > nominal {
+						t.Errorf("wait %d = %v, want within [%v, %v] (waits %v)", i+1, got[i], nominal/2, nominal, got)
+					}
+					jittered = jittered || got[i] != nominal
+				}
+				if !jittered {
+					t.Errorf("waits %v: each the nominal one, no jitter", got)
 				}
 			})
 		}
