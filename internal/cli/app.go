@@ -101,7 +101,7 @@ func (g *globals) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.DurationVar(&g.lockWait, "lock-wait", 0, "when the repository is locked, or a lock request times out, retry for this long (e.g. 5m) instead of failing at once")
 	fs.IntVar(&g.storeConns, "store-connections", 8, "concurrent store requests (S3, SFTP)")
 	g.timeouts.register(fs, getenv)
-	fs.BoolVar(&g.noCache, "no-cache", false, "do not use the local metadata cache of remote repositories (also CLOUDSTIC_NO_CACHE=1)")
+	fs.BoolVar(&g.noCache, "no-cache", false, "do not use the local metadata cache (also CLOUDSTIC_NO_CACHE=1)")
 	g.s3.register(fs, getenv)
 	fs.BoolVar(&g.sftpInsecure, "store-sftp-insecure", false, "INSECURE: accept any SSH host key of an sftp:// store")
 	g.prof.register(fs, getenv)

@@ -22,6 +22,13 @@ const testPlatformKey = "00112233445566778899aabbccddeeff00112233445566778899aab
 // cache in dir.
 func cachedRepo(t *testing.T, st *local.Store, dir string) (*Repository, *wrap.Logging) {
 	t.Helper()
+	return cachedRepoMode(t, st, dir, false)
+}
+
+// cachedRepoMode is cachedRepo, the cache used for its derived files only
+// (SetDerivedCache, as a local store's) when derivedOnly.
+func cachedRepoMode(t *testing.T, st *local.Store, dir string, derivedOnly bool) (*Repository, *wrap.Logging) {
+	t.Helper()
 	counted := wrap.NewLogging(st, nil)
 	r, err := Open(context.Background(), counted, Credentials{PlatformKey: testPlatformKey})
 	if err != nil {
@@ -34,7 +41,11 @@ func cachedRepo(t *testing.T, st *local.Store, dir string) (*Repository, *wrap.L
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.SetCache(c)
+	if derivedOnly {
+		r.SetDerivedCache(c)
+	} else {
+		r.SetCache(c)
+	}
 	return r, counted
 }
 

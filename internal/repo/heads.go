@@ -19,7 +19,8 @@ const headsFile = "snapshot-heads"
 
 // SnapshotHeads returns the heads of every snapshot, oldest first: what
 // finding a backup's parent needs (a backup then loads only its parent).
-// It lists snapshots/ and, with a metadata cache, takes the heads of the
+// It lists snapshots/ and, with a metadata cache (or a cache of derived
+// files only: SetDerivedCache), takes the heads of the
 // snapshots it has seen before from one file of the cache, sealed like
 // the repository's objects, so that a repository of many snapshots costs
 // one small read instead of reading and decoding every snapshot; it loads
@@ -79,7 +80,7 @@ func (r *Repository) SnapshotHeads(ctx context.Context) ([]snapshot.Head, []Dama
 			damaged = append(damaged, Damaged{Key: SnapshotKey(sid), Err: bad[i]})
 		}
 	}
-	if r.cache != nil && (loaded || len(known) != len(out)) {
+	if r.derivedCache() != nil && (loaded || len(known) != len(out)) {
 		// Best effort: a failed write only costs reading the snapshots
 		// again next time.
 		_ = r.saveCachedHeads(out)
@@ -93,10 +94,11 @@ func (r *Repository) SnapshotHeads(ctx context.Context) ([]snapshot.Head, []Dama
 // cachedHeads reads the heads file of the cache, by snapshot id; empty
 // when there is no cache or no usable file.
 func (r *Repository) cachedHeads() map[id.ID]snapshot.Head {
-	if r.cache == nil {
+	c := r.derivedCache()
+	if c == nil {
 		return nil
 	}
-	sealed, err := r.cache.GetDerived(headsFile)
+	sealed, err := c.GetDerived(headsFile)
 	if err != nil {
 		return nil
 	}
@@ -125,5 +127,5 @@ func (r *Repository) saveCachedHeads(list []snapshot.Head) error {
 	if err != nil {
 		return err
 	}
-	return r.cache.PutDerived(headsFile, sealed)
+	return r.derivedCache().PutDerived(headsFile, sealed)
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -21,8 +23,22 @@ import (
 // the only request, and the cached snapshot objects are not read (they are
 // removed here, so reading one would cost a GET). New snapshots are loaded,
 // deleted ones dropped, and a damaged heads file is rebuilt. Every answer
-// equals the heads of Snapshots.
+// equals the heads of Snapshots. The same holds with a cache of derived
+// files only, a local store's, which copies no snapshot.
 func TestSnapshotHeads(t *testing.T) {
+	for _, derivedOnly := range []bool{false, true} {
+		name := "metadata cache"
+		if derivedOnly {
+			name = "derived files only"
+		}
+		t.Run(name, func(t *testing.T) { testSnapshotHeads(t, derivedOnly) })
+	}
+}
+
+// testSnapshotHeads checks the store requests SnapshotHeads makes with a
+// metadata cache, or with a cache of derived files only (a local store's,
+// which never copies the snapshots themselves).
+func testSnapshotHeads(t *testing.T, derivedOnly bool) {
 	ctx := context.Background()
 	st := local.New(t.TempDir())
 	if _, _, err := Init(ctx, st, InitOptions{Credentials: Credentials{PlatformKey: testPlatformKey}, Now: time.Unix(0, 0)}); err != nil {
@@ -46,7 +62,7 @@ func TestSnapshotHeads(t *testing.T) {
 	}
 	dropCachedSnapshots := func(r *Repository) {
 		t.Helper()
-		if err := os.RemoveAll(filepath.Join(r.Cache().Dir(), "snapshots")); err != nil {
+		if err := os.RemoveAll(filepath.Join(r.derivedCache().Dir(), "snapshots")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -67,14 +83,14 @@ func TestSnapshotHeads(t *testing.T) {
 		{"after the deletion", dropCachedSnapshots, 1},
 		{"damaged heads file", func(r *Repository) {
 			dropCachedSnapshots(r)
-			if err := r.Cache().PutDerived(headsFile, []byte("not sealed")); err != nil {
+			if err := r.derivedCache().PutDerived(headsFile, []byte("not sealed")); err != nil {
 				t.Fatal(err)
 			}
 		}, 1 + 20},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, counted := cachedRepo(t, st, cacheDir)
+			r, counted := cachedRepoMode(t, st, cacheDir, derivedOnly)
 			tc.change(r)
 			before := counted.Counts().Requests
 			heads, _, err := r.SnapshotHeads(ctx)
@@ -90,6 +106,9 @@ func TestSnapshotHeads(t *testing.T) {
 			}
 			if want := snapshot.Heads(snaps); !reflect.DeepEqual(heads, want) {
 				t.Errorf("heads differ from those of Snapshots:\n got %v\nwant %v", heads, want)
+			}
+			if _, err := os.Stat(filepath.Join(r.derivedCache().Dir(), "snapshots")); derivedOnly && !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("a cache of derived files only holds copies of snapshots (%v)", err)
 			}
 		})
 	}

@@ -51,5 +51,5 @@ func (r *Repository) Under(lease *lock.Lock) (*Repository, error) {
 // fencedBy is the view of r through lease's fence.
 func (r *Repository) fencedBy(lease *lock.Lock) *Repository {
 	return &Repository{st: lease.Fence(r.st), cfg: r.cfg, authenticated: r.authenticated,
-		key: r.key, codec: r.codec, idx: r.idx, cache: r.cache, diskIndex: r.diskIndex, damage: r.damage, reqCost: r.reqCost}
+		key: r.key, codec: r.codec, idx: r.idx, cache: r.cache, derived: r.derived, diskIndex: r.diskIndex, damage: r.damage, reqCost: r.reqCost}
 }

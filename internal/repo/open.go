@@ -76,8 +76,13 @@ type Repository struct {
 	codec         *pack.Codec
 	idx           *index.Index
 	cache         *cache.Cache // nil: no local metadata cache
-	diskIndex     DiskIndex    // Dir "": the index is held in memory
-	damage        *damageLog   // nil: damaged objects are only returned (see WatchDamage)
+	// derived is a cache used only for its derived files (the snapshot
+	// heads), beside or instead of cache: a local store's objects are not
+	// worth a copy on the same disk, but its heads file spares reading
+	// every snapshot. Nil: none.
+	derived   *cache.Cache
+	diskIndex DiskIndex  // Dir "": the index is held in memory
+	damage    *damageLog // nil: damaged objects are only returned (see WatchDamage)
 	// reqCost is what the store declares a request costs
 	// (store.RequestCost), taken before any wrapper that hides it.
 	reqCost int64
@@ -116,13 +121,29 @@ func (r *Repository) Cache() *cache.Cache { return r.cache }
 // off). Call it before loading anything.
 func (r *Repository) SetCache(c *cache.Cache) { r.cache = c }
 
+// SetDerivedCache sets a cache that is used only for the files derived
+// from the repository's objects (see SnapshotHeads), never for copies of
+// the objects: for a store whose objects are as cheap to read as a copy
+// would be (a local disk), but whose snapshots are too many to read on
+// every backup. The metadata cache, when set, serves for both.
+func (r *Repository) SetDerivedCache(c *cache.Cache) { r.derived = c }
+
+// derivedCache returns the cache of derived files: the metadata cache,
+// else the one SetDerivedCache set; nil when there is neither.
+func (r *Repository) derivedCache() *cache.Cache {
+	if r.cache != nil {
+		return r.cache
+	}
+	return r.derived
+}
+
 // Fresh returns a view of r with an empty index, sharing its store, keys
 // and cache. A long-running reader (the web dashboard) loads the index
 // anew into a fresh view for each request, so that it never looks up a
 // pack a prune has deleted since an earlier load.
 func (r *Repository) Fresh() *Repository {
 	return &Repository{st: r.st, cfg: r.cfg, authenticated: r.authenticated,
-		key: r.key, codec: r.codec, idx: index.New(), cache: r.cache, diskIndex: r.diskIndex, damage: r.damage, reqCost: r.reqCost}
+		key: r.key, codec: r.codec, idx: index.New(), cache: r.cache, derived: r.derived, diskIndex: r.diskIndex, damage: r.damage, reqCost: r.reqCost}
 }
 
 func newRepository(st store.Store, cfg Config, key *crypt.Key) (*Repository, error) {

@@ -36,8 +36,9 @@ type Options struct {
 	// encryption off must not get the next backup in plaintext.
 	CredentialsGiven bool
 	// Cache, when set, is where the metadata cache of a remote
-	// repository lives (nil: no cache; local stores never get one), and
-	// where any repository keeps a large index on disk (useDiskIndex).
+	// repository lives (nil: no cache; a local store's repository keeps
+	// only derived files there, never copies of its objects: useCache),
+	// and where any repository keeps a large index on disk (useDiskIndex).
 	Cache *cache.Options
 	// KnownDir is where this host remembers the repositories it opened
 	// encrypted (cache.Known; the cache directory, also when nothing is
@@ -254,11 +255,14 @@ func Location(st store.Store, o StoreOptions) string {
 }
 
 // useCache gives a repository in a remote store its local metadata cache
-// of index files, snapshots and tree packs. Local stores get none: a copy
-// on the same disk saves nothing. A cache that cannot be opened is left
-// out: it only ever saves downloads.
+// of index files, snapshots and tree packs. Local stores get the cache's
+// derived files only (repo.SetDerivedCache): a copy of their objects on
+// the same disk would save nothing, but the snapshot heads file spares a
+// backup reading every snapshot, thousands in a repository many hosts back
+// up into. A cache that cannot be opened is left out: it only ever saves
+// reads.
 func useCache(r *repo.Repository, o Options) {
-	if o.Cache == nil || IsLocal(o.Store.URI) {
+	if o.Cache == nil {
 		return
 	}
 	c, err := cache.Open(*o.Cache, r.Config().ID)
@@ -266,6 +270,10 @@ func useCache(r *repo.Repository, o Options) {
 		if o.Debugf != nil {
 			o.Debugf("metadata cache not used: %v", err)
 		}
+		return
+	}
+	if IsLocal(o.Store.URI) {
+		r.SetDerivedCache(c)
 		return
 	}
 	r.SetCache(c)
