@@ -152,6 +152,15 @@ func (a *app) infof(format string, args ...any) {
 	fmt.Fprintln(a.io.Stderr, termtext.Sprintf(format, args...))
 }
 
+// notef prints a line about a store riding out a failure (a retry, a
+// reconnect) on stderr, also in -json mode (stdout is the JSON document's);
+// -quiet leaves it out (storeOptions).
+func (a *app) notef(format string, args ...any) {
+	a.errMu.Lock()
+	defer a.errMu.Unlock()
+	fmt.Fprintln(a.io.Stderr, termtext.Sprintf(format, args...))
+}
+
 func (a *app) debugf(format string, args ...any) {
 	a.errMu.Lock()
 	defer a.errMu.Unlock()

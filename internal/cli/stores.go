@@ -65,6 +65,12 @@ func (a *app) storeOptions(forInit bool) (operation.StoreOptions, error) {
 	if a.g.debug {
 		o.Logf = a.debugf
 	}
+	if !a.g.quiet {
+		// A store riding out an outage says so (each retry, reconnect
+		// and resumed read): a command that seems stuck for 30 s is
+		// then explained without -debug, as restic does.
+		o.Notef = a.notef
+	}
 	return o, nil
 }
 

@@ -52,6 +52,10 @@ type StoreOptions struct {
 	// Logf, when set, gets one line per store request and the lock
 	// protocol in use (-debug).
 	Logf func(format string, args ...any)
+	// Notef, when set, gets the lines of a remote store riding out a
+	// failure: each retry and its wait, a reconnect, a read resumed, a
+	// retry given up (nil: Logf gets them).
+	Notef func(format string, args ...any)
 	// TestWrapper, when set, wraps the store below the request logging
 	// and the lock. Only test/crash's fault-injecting binary sets it.
 	TestWrapper func(store.Store) store.Store
@@ -160,7 +164,7 @@ func openBackend(ctx context.Context, o StoreOptions) (store.Store, error) {
 		cfg.InsecureIgnoreHostKey, cfg.AgentSocket = o.SFTP.InsecureIgnoreHostKey, o.SFTP.AgentSocket
 		cfg.ConnectTimeout, cfg.ResponseTimeout = o.SFTP.ConnectTimeout, o.SFTP.ResponseTimeout
 		cfg.CreateDir = o.Create
-		cfg.Logf = o.Logf
+		cfg.Logf, cfg.Notef = o.Logf, o.Notef
 		st, err := sftp.Open(ctx, cfg)
 		if errors.Is(err, sftp.ErrNoRepositoryDir) {
 			return nil, fmt.Errorf("%w at %s (the remote directory does not exist)", ErrNoRepository, uri)
@@ -185,7 +189,7 @@ func openS3(ctx context.Context, o StoreOptions) (store.Store, error) {
 	}
 	cfg := o.S3
 	cfg.Bucket, cfg.Prefix = bucket, strings.Trim(prefix, "/")
-	cfg.MaxConnections, cfg.Logf = o.Connections, o.Logf
+	cfg.MaxConnections, cfg.Logf, cfg.Notef = o.Connections, o.Logf, o.Notef
 	if scheme == "b2" {
 		cfg.Flavor = s3.FlavorB2
 		cfg.Region = o.B2.Region

@@ -75,11 +75,25 @@ type Config struct {
 	// probe finds (FlavorB2 declares none whatever it says).
 	ConditionalWrites ConditionalWrites
 	// Logf, when set, receives one line per HTTP request (method, key,
-	// status, duration, bytes), one per retry (the error and the wait)
-	// and the SDK's own log lines; when nil the SDK logs nothing. It is
-	// called from several goroutines at once (the store's requests run
-	// concurrently, the probe's among them).
+	// status, duration, bytes) and the SDK's own log lines; when nil the
+	// SDK logs nothing. It is called from several goroutines at once (the
+	// store's requests run concurrently, the probe's among them).
 	Logf func(format string, args ...any)
+	// Notef, when set, receives the lines that tell how the store rides
+	// out a failure, which a user wants to see without a request log:
+	// each retry (the error and the wait), a retry given up, a read
+	// resumed after a broken connection. Nil: Logf receives them. Called
+	// from several goroutines at once, like Logf.
+	Notef func(format string, args ...any)
+}
+
+// notef returns the receiver of the lines Notef describes: Notef, else
+// Logf (nil when neither is set).
+func (c Config) notef() func(format string, args ...any) {
+	if c.Notef != nil {
+		return c.Notef
+	}
+	return c.Logf
 }
 
 // withDefaults fills in the connections, the timeouts and the retry

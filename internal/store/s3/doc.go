@@ -19,7 +19,7 @@
 // hosts that met the same outage do not all come back at once; see
 // store.Backoff), until Config.RetryTimeout after its first attempt (30 s
 // by default), so that a server restarting or a network gone for a few
-// seconds does not fail the command; Config.Logf gets a line for each
+// seconds does not fail the command; Config.Notef (else Logf) gets a line for each
 // retry, and ctx ending ends a wait at once. Open's bucket check and the
 // cleanups after a failure retry for 2 s only. A request that timed out
 // (Config.ConnectTimeout, Config.ResponseTimeout) is never retried: a

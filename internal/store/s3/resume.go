@@ -53,8 +53,8 @@ func (b *slotBody) resumable(err error) bool {
 func (b *slotBody) resume() error {
 	// The connection is broken: its close error says nothing new.
 	_ = b.body.Close()
-	if b.s.logf != nil {
-		b.s.logf("s3: reading %s again from offset %d after a broken connection", b.key, b.off)
+	if b.s.notef != nil {
+		b.s.notef("s3: reading %s again from offset %d after a broken connection", b.key, b.off)
 	}
 	return b.get()
 }

@@ -59,6 +59,8 @@ type Store struct {
 	sem       chan struct{}
 	clock     clock.Clock
 	logf      func(format string, args ...any)
+	// notef gets the lines about riding out failures (Config.notef).
+	notef func(format string, args ...any)
 	// multipartThreshold and partSize are fields so tests can lower them.
 	multipartThreshold int64
 	partSize           int64
@@ -99,6 +101,7 @@ func open(ctx context.Context, cfg Config, extra ...func(*s3.Options)) (*Store, 
 		sem:                make(chan struct{}, cfg.MaxConnections),
 		clock:              clock.Real{},
 		logf:               cfg.Logf,
+		notef:              cfg.notef(),
 		multipartThreshold: multipartThreshold,
 		partSize:           partSize,
 		connectTimeout:     cfg.ConnectTimeout,
@@ -215,7 +218,7 @@ func (s *Store) newClient(ctx context.Context, cfg Config, extra []func(*s3.Opti
 		AccessKey:  cfg.AccessKey,
 		SecretKey:  cfg.SecretKey,
 		HTTPClient: httpClient,
-		Retryer:    func() aws.Retryer { return newRetryer(s.retry, cfg.Logf) },
+		Retryer:    func() aws.Retryer { return newRetryer(s.retry, cfg.notef()) },
 		Logf:       cfg.Logf,
 	})
 	if err != nil {

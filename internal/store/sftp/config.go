@@ -40,9 +40,15 @@ type Config struct {
 	// CreateDir makes Open create Path (and its parents) when missing;
 	// otherwise a missing Path is ErrNoRepositoryDir.
 	CreateDir bool
-	// Logf, if set, receives debug messages (connects, reconnects, each
-	// failed reconnect attempt).
+	// Logf, if set, receives debug messages (connects, the SSH
+	// library's own lines).
 	Logf func(format string, args ...any)
+	// Notef, if set, receives the lines that tell how the store rides out
+	// a failure, which a user wants to see without debug messages: a
+	// connection lost, each failed reconnect attempt and its wait, the
+	// reconnect, a read resumed on a new connection. Nil: Logf receives
+	// them.
+	Notef func(format string, args ...any)
 	// ReconnectRetries is how many times a reconnect after a lost
 	// connection dials again when its dial failed in a way that may pass
 	// (refused, reset, unreachable, timed out; never a rejected login or

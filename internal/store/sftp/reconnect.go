@@ -89,7 +89,7 @@ func (s *Store) dialUnlock(ctx context.Context, lostConn bool) (*sshconn.Conn, e
 		s.conn = nil
 	}
 	if lostConn {
-		s.logf("sftp: connection to %s lost; reconnecting", s.cfg.Addr())
+		s.notef("sftp: connection to %s lost; reconnecting", s.cfg.Addr())
 	}
 	d := &dialing{done: make(chan struct{}), backoff: lostConn}
 	s.dialing = d
@@ -133,7 +133,7 @@ func (s *Store) redial(ctx context.Context, backoff bool) (*sshconn.Conn, error)
 		c, err := dial(ctx, s.cfg)
 		if err == nil {
 			if n > 1 {
-				s.logf("sftp: reconnected to %s at attempt %d", s.cfg.Addr(), n)
+				s.notef("sftp: reconnected to %s at attempt %d", s.cfg.Addr(), n)
 			}
 			return c, nil
 		}
@@ -148,7 +148,7 @@ func (s *Store) redial(ctx context.Context, backoff bool) (*sshconn.Conn, error)
 			}
 			return nil, err
 		}
-		s.logf("sftp: reconnect attempt %d to %s failed: %v; trying again in %v", n, s.cfg.Addr(), err, wait)
+		s.notef("sftp: reconnect attempt %d to %s failed: %v; trying again in %v", n, s.cfg.Addr(), err, wait)
 		if err := clock.Sleep(ctx, clk, wait); err != nil {
 			return nil, err
 		}

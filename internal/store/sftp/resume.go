@@ -52,7 +52,7 @@ func (r *remoteRange) resume() error {
 	// The old handle went with its connection: closing it only fails.
 	_ = r.f.Close()
 	r.c, r.f = c, f
-	r.s.logf("sftp: reading %s again from offset %d on a new connection", r.key, r.off)
+	r.s.notef("sftp: reading %s again from offset %d on a new connection", r.key, r.off)
 	return nil
 }
 

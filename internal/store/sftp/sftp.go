@@ -141,6 +141,17 @@ func (s *Store) logf(format string, args ...any) {
 	}
 }
 
+// notef passes a line about riding out a failure to Config.Notef, else to
+// Config.Logf.
+func (s *Store) notef(format string, args ...any) {
+	switch {
+	case s.cfg.Notef != nil:
+		s.cfg.Notef(format, args...)
+	case s.cfg.Logf != nil:
+		s.cfg.Logf(format, args...)
+	}
+}
+
 // run calls fn on c once. If ctx ends while fn is in flight, the connection
 // is closed so that fn returns; other operations on it then reconnect.
 func (s *Store) run(ctx context.Context, c *sshconn.Conn, fn func(*sftp.Client) error) error {
