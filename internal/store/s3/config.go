@@ -82,8 +82,10 @@ type Config struct {
 	// Notef, when set, receives the lines that tell how the store rides
 	// out a failure, which a user wants to see without a request log:
 	// each retry (the error and the wait), a retry given up, a read
-	// resumed after a broken connection. Nil: Logf receives them. Called
-	// from several goroutines at once, like Logf.
+	// resumed after a broken connection. Nil: Logf receives them. The
+	// retries of the requests that retry for 2 s only (Open's bucket
+	// check, cleanups) go to Logf alone: their failure is one error.
+	// Called from several goroutines at once, like Logf.
 	Notef func(format string, args ...any)
 }
 

@@ -281,9 +281,9 @@ func TestBriefRetries(t *testing.T) {
 		{"Open's bucket check", func(t *testing.T, e testEnv) (time.Duration, *retryLog, error) {
 			p, endpoint := newProxy(t, e)
 			p.Refuse(true)
-			log := newRetryLog()
+			log, notes := newRetryLog(), newRetryLog()
 			cfg := e.config(t, FlavorS3)
-			cfg.Endpoint, cfg.Logf = endpoint, log.logf
+			cfg.Endpoint, cfg.Logf, cfg.Notef = endpoint, log.logf, notes.logf
 			cfg.RetryBackoff = 100 * time.Millisecond
 			start := time.Now()
 			s, err := Open(context.Background(), cfg)
@@ -294,6 +294,11 @@ func TestBriefRetries(t *testing.T) {
 			var ne net.Error
 			if !errors.As(err, &ne) {
 				t.Errorf("Open: %v, want the network error", err)
+			}
+			// A wrong endpoint is one error line: the brief retries
+			// are in the request log only, not in Notef's lines.
+			if n := notes.count(); n != 0 {
+				t.Errorf("%d brief retries noted, want them in the request log only:\n%s", n, notes)
 			}
 			return time.Since(start), log, err
 		}},

@@ -95,7 +95,11 @@ func (r *retryer) RetryDelay(attempt int, opErr error) (time.Duration, error) {
 // request's budget, and otherwise logs the attempt's error and the wait.
 func (r *retryer) GetRetryToken(ctx context.Context, opErr error) (func(error) error, error) {
 	if rs, ok := ctx.Value(retryStateKey{}).(*retryState); ok {
-		if err := rs.next(awsmiddleware.GetOperationName(ctx), opErr, r.logf); err != nil {
+		logf := r.logf
+		if rs.logf != nil {
+			logf = rs.logf
+		}
+		if err := rs.next(awsmiddleware.GetOperationName(ctx), opErr, logf); err != nil {
 			return nil, err
 		}
 	}
@@ -133,6 +137,10 @@ type retryState struct {
 	// gaveUp, set when a retry was refused, is the request's error: the
 	// last attempt's, with how long it was tried when it was retried.
 	gaveUp error
+	// logf, when set, gets this request's retry lines instead of the
+	// retryer's receiver (Config.Notef): a brief request's go to the
+	// request log only (see retryBudget).
+	logf func(format string, args ...any)
 }
 
 // next decides on retry n of a request whose attempt n failed with err,
@@ -204,6 +212,13 @@ func (s *Store) retryBudget(ctx context.Context, in middleware.FinalizeInput, ne
 	rs := &retryState{start: time.Now(), backoff: s.retry}
 	if brief, _ := ctx.Value(briefRetriesKey{}).(bool); brief && rs.backoff.Budget >= 0 {
 		rs.backoff.Budget = min(rs.backoff.Budget, briefRetryTimeout)
+		// Its failure is reported within 2 s, and is usually a wrong
+		// endpoint: one error line says it all, so its retries go to the
+		// request log (-debug) only.
+		rs.logf = func(string, ...any) {}
+		if s.logf != nil {
+			rs.logf = s.logf
+		}
 	}
 	out, md, err := next.HandleFinalize(context.WithValue(ctx, retryStateKey{}, rs), in)
 	var ae *attemptError
