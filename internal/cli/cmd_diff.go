@@ -4,8 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cloudstic/cloudstic/internal/engine/diff"
-	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
@@ -13,10 +12,10 @@ import (
 )
 
 // diffChange is one line of `diff`.
-type diffChange = diff.Change
+type diffChange = operation.DiffChange
 
 // diffSummary totals a diff; bytes count regular files only.
-type diffSummary = diff.Summary
+type diffSummary = operation.DiffSummary
 
 func runDiff(ctx context.Context, a *app, args []string) error {
 	fs := a.flags()
@@ -32,22 +31,17 @@ func runDiff(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	snaps, err := r.IndexedSnapshots(ctx)
-	if err != nil {
-		return err
-	}
-	s1, s2, err := diffSnapshots(snaps, pos)
-	if err != nil {
-		return err
-	}
+	var s1, s2 snapshot.WithID
 	var changes []diffChange
-	if err := diff.Trees(ctx, r.Reader(), s1.Tree, s2.Tree, "", func(c diffChange) { changes = append(changes, c) }); err != nil {
-		if treewalk.IsBounds(err) {
-			return fmt.Errorf("snapshots %s and %s: %w", s1.ID.Short(), s2.ID.Short(), err)
-		}
+	err = operation.Diff(ctx, r, operation.NoLock, func(snaps []snapshot.WithID) (snapshot.WithID, snapshot.WithID, error) {
+		var err error
+		s1, s2, err = diffSnapshots(snaps, pos)
+		return s1, s2, err
+	}, func(c diffChange) { changes = append(changes, c) })
+	if err != nil {
 		return err
 	}
-	sum := diff.Summarize(changes)
+	sum := operation.SummarizeDiff(changes)
 	if a.g.json {
 		a.writeJSON(diffResult{skippedDamage: a.skipped(), Snapshot1: s1.ID.String(), Snapshot2: s2.ID.String(),
 			Changes: nonNilChanges(changes), Summary: sum, Ref1: s1.ID.String(), Ref2: s2.ID.String(), CSChanges: diffCSChanges(changes)})

@@ -5,14 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"golang.org/x/term"
 
-	"github.com/cloudstic/cloudstic/internal/engine/dump"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
-	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
-	"github.com/cloudstic/cloudstic/internal/repo"
+	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
 
@@ -26,7 +25,7 @@ func runDump(ctx context.Context, a *app, args []string) error {
 	if len(pos) != 2 {
 		return usageErr("give a snapshot and a path: dump SNAPSHOT|latest PATH (PATH / is the whole snapshot)")
 	}
-	if *archive != "" && *archive != dump.FormatTar && *archive != dump.FormatZip {
+	if *archive != "" && *archive != operation.FormatTar && *archive != operation.FormatZip {
 		return usageErr("-archive %q: want tar or zip", *archive)
 	}
 	r, err := a.openRepo(ctx)
@@ -34,47 +33,31 @@ func runDump(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	return operation.WithSharedLock(ctx, r, "dump", func(ctx context.Context, rr *repo.Repository) error {
-		return a.dump(ctx, rr, pos[0], pos[1], *archive)
-	})
+	return a.dump(ctx, r, pos[0], pos[1], *archive)
 }
 
-func (a *app) dump(ctx context.Context, r *repo.Repository, ref, p, archive string) error {
-	snaps, err := operation.IndexedSnapshots(ctx, r)
-	if err != nil {
-		return err
-	}
-	snap, err := repo.FindSnapshot(snaps, ref, nil)
-	if err != nil {
-		return err
-	}
-	rel := treewalk.Relative(snap.Snapshot, p)
-	n, err := treewalk.Lookup(ctx, r, snap.Tree, rel)
-	if errors.Is(err, treewalk.ErrNotFound) || errors.Is(err, treewalk.ErrNotDir) {
+func (a *app) dump(ctx context.Context, r *operation.Repo, ref, p, archive string) error {
+	out := bufio.NewWriterSize(a.io.Stdout, 256<<10)
+	snap, opened, err := operation.Dump(ctx, r, "dump", operation.DumpRequest{Ref: ref, Path: p, FromSource: true,
+		Open: func(_ snapshot.WithID, n *tree.Node) (string, io.Writer, error) {
+			if archive == "" {
+				switch n.Type {
+				case tree.TypeFile:
+				case tree.TypeDir:
+					archive = operation.FormatTar
+				default:
+					return "", nil, fmt.Errorf("%s is a %s, not a file: give -archive tar to get it as an archive entry", p, n.Type)
+				}
+			}
+			if archive != "" && a.stdoutIsTerminal() {
+				return "", nil, usageErr("will not write a %s archive to a terminal: redirect stdout to a file or a pipe", archive)
+			}
+			return archive, out, nil
+		}})
+	if !opened && (errors.Is(err, operation.ErrNotFound) || errors.Is(err, operation.ErrNotDir)) {
 		return fmt.Errorf("snapshot %s has no %s (%w): run 'cloudstic ls %s' to see its files", snap.ID.Short(), p, err, snap.ID.Short())
 	}
-	if err != nil {
-		return err
-	}
-	if archive == "" {
-		switch n.Type {
-		case tree.TypeFile:
-		case tree.TypeDir:
-			archive = dump.FormatTar
-		default:
-			return fmt.Errorf("%s is a %s, not a file: give -archive tar to get it as an archive entry", p, n.Type)
-		}
-	}
-	if archive != "" && a.stdoutIsTerminal() {
-		return usageErr("will not write a %s archive to a terminal: redirect stdout to a file or a pipe", archive)
-	}
-	out := bufio.NewWriterSize(a.io.Stdout, 256<<10)
-	if archive == "" {
-		err = dump.Contents(ctx, r, &n, out)
-	} else {
-		err = dump.Archive(ctx, r, treewalk.Root(snap.Tree, snap.Root), rel, archive, out)
-	}
-	if treewalk.IsBounds(err) {
+	if opened && operation.IsBounds(err) {
 		return fmt.Errorf("snapshot %s: %w", snap.ID.Short(), err)
 	}
 	if err != nil {

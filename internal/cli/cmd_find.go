@@ -10,10 +10,8 @@ import (
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/clock"
-	"github.com/cloudstic/cloudstic/internal/engine/find"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/frontend"
-	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 	"github.com/cloudstic/cloudstic/internal/termtext"
@@ -33,11 +31,11 @@ func runFind(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := find.Options{Patterns: pos, PathPrefix: *prefix, IgnoreCase: *ignoreCase}
+	opts := operation.FindOptions{Patterns: pos, PathPrefix: *prefix, IgnoreCase: *ignoreCase}
 	if *maxResults < 0 {
 		return usageErr("-max-results %d: give a number of files, or 0 for no limit", *maxResults)
 	}
-	if err := find.CheckPatterns(pos); err != nil {
+	if err := operation.CheckFindPatterns(pos); err != nil {
 		return usageErr("%v", err)
 	}
 	now := clock.Real{}.Now()
@@ -57,31 +55,24 @@ func runFind(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	return operation.WithSharedLock(ctx, r, "find", func(ctx context.Context, rr *repo.Repository) error {
-		q := newFindQuery(opts, *newer, *older, snapRefs, *maxResults)
-		return a.find(ctx, rr, q, opts)
-	})
+	return a.find(ctx, r, newFindQuery(opts, *newer, *older, snapRefs, *maxResults), opts)
 }
 
 // defaultFindMaxResults is Cloudstic's default -max-results.
 const defaultFindMaxResults = 1000
 
-func (a *app) find(ctx context.Context, r *repo.Repository, q findQuery, opts find.Options) error {
+func (a *app) find(ctx context.Context, r *operation.Repo, q findQuery, opts operation.FindOptions) error {
 	start := clock.Real{}.Now()
-	all, err := operation.IndexedSnapshots(ctx, r)
-	if err != nil {
-		return err
-	}
-	snaps := all
-	if len(q.Snapshots) > 0 {
-		if snaps, err = pickSnapshots(all, q.Snapshots); err != nil {
-			return err
-		}
-	}
-	seq := seqNumbers(all)
-	res := findResult{Query: q, SnapshotsSearched: len(snaps), Matches: []*findMatch{}, GroupedBy: "file"}
+	res := findResult{Query: q, Matches: []*findMatch{}, GroupedBy: "file"}
 	byKey := map[findKey]*findMatch{}
-	stats, err := find.RunStats(ctx, r, snaps, opts, func(m find.Match) error {
+	var seq func(snapshot.WithID) int
+	found, err := operation.Find(ctx, r, "find", func(all []snapshot.WithID) ([]snapshot.WithID, error) {
+		seq = seqNumbers(all)
+		if len(q.Snapshots) > 0 {
+			return operation.PickSnapshots(all, q.Snapshots)
+		}
+		return all, nil
+	}, opts, func(m operation.FindMatch) error {
 		k := findKey{m.Snapshot.Source, strings.TrimPrefix(m.Path, "/"), m.Node.Type}
 		f := byKey[k]
 		if f == nil {
@@ -101,7 +92,8 @@ func (a *app) find(ctx context.Context, r *repo.Repository, q findQuery, opts fi
 	if err != nil {
 		return err
 	}
-	res.EntriesScanned = stats.Entries
+	res.SnapshotsSearched = len(found.Searched)
+	res.EntriesScanned = found.Entries
 	sort.SliceStable(res.Matches, func(i, j int) bool {
 		if res.Matches[i].SourceURI != res.Matches[j].SourceURI {
 			return res.Matches[i].SourceURI < res.Matches[j].SourceURI
@@ -150,26 +142,6 @@ func printFindFile(a *app, f *findMatch) {
 	}
 }
 
-// pickSnapshots resolves snapshot references, keeping the repository's
-// order (oldest first) and dropping repeats.
-func pickSnapshots(snaps []snapshot.WithID, refs []string) ([]snapshot.WithID, error) {
-	want := map[string]bool{}
-	for _, ref := range refs {
-		s, err := repo.FindSnapshot(snaps, ref, nil)
-		if err != nil {
-			return nil, err
-		}
-		want[s.ID.String()] = true
-	}
-	var out []snapshot.WithID
-	for _, s := range snaps {
-		if want[s.ID.String()] {
-			out = append(out, s)
-		}
-	}
-	return out, nil
-}
-
 // parseTimeFlag reads an absolute time (date, date and time in local
 // time, or RFC 3339) or an age (Go duration, or whole days as Nd / weeks
 // as Nw) counted back from now. Empty gives the zero time.
@@ -197,7 +169,7 @@ func parseTimeFlag(name, v string, now time.Time) (time.Time, error) {
 }
 
 // applySizeFlag adds one -size bound to opts.
-func applySizeFlag(opts *find.Options, v string) error {
+func applySizeFlag(opts *operation.FindOptions, v string) error {
 	sign := ""
 	num := v
 	if strings.HasPrefix(v, "+") || strings.HasPrefix(v, "-") {

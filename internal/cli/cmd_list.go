@@ -2,16 +2,13 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
 	"time"
 
-	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/frontend"
-	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 	"github.com/cloudstic/cloudstic/internal/termtext"
 )
@@ -62,26 +59,11 @@ func runLs(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	snaps, err := r.IndexedSnapshots(ctx)
-	if err != nil {
-		return err
-	}
-	snap, err := repo.FindSnapshot(snaps, ref, nil)
-	if err != nil {
-		return err
-	}
 	l := lister{a: a, long: *long, entries: []lsEntry{}}
-	if len(pos) <= 1 {
-		err = treewalk.Walk(ctx, r.Reader(), snap.Tree, "", l.print)
-	}
 	// restic's ls SNAPSHOT PATH...: each path and what is below it.
-	for _, arg := range pos[min(1, len(pos)):] {
-		if err = l.under(ctx, r.Reader(), snap.Snapshot, arg); err != nil {
-			break
-		}
-	}
+	snap, err := operation.List(ctx, r, operation.NoLock, ref, pos[min(1, len(pos)):], l.print)
 	if err != nil {
-		return fmt.Errorf("snapshot %s: %w", snap.ID.Short(), err)
+		return err
 	}
 	if a.g.json {
 		a.writeJSON(lsResult{skippedDamage: a.skipped(), SnapshotID: snap.ID.String(), Entries: l.entries})
@@ -95,32 +77,6 @@ type lister struct {
 	long    bool
 	entries []lsEntry
 }
-
-// under lists the entry at arg (a path from the snapshot root, or under
-// the snapshot's source directory) and, for a directory, everything below
-// it. A path the snapshot does not hold is an error naming it.
-func (l *lister) under(ctx context.Context, r *repo.Repository, s *snapshot.Snapshot, arg string) error {
-	p := treewalk.Relative(s, arg)
-	n, err := treewalk.Lookup(ctx, r, s.Tree, p)
-	if errors.Is(err, treewalk.ErrNotFound) || errors.Is(err, treewalk.ErrNotDir) {
-		return fmt.Errorf("%s: %w", arg, errNotInSnapshot)
-	}
-	if err != nil {
-		return err
-	}
-	if p != "" {
-		if err := l.print(p, &n); err != nil {
-			return err
-		}
-	}
-	if n.Type != tree.TypeDir {
-		return nil
-	}
-	return treewalk.Walk(ctx, r, n.Subtree, p, l.print)
-}
-
-// errNotInSnapshot is ls's answer for a path the snapshot does not hold.
-var errNotInSnapshot = errors.New("no such file or directory in the snapshot")
 
 // print prints one entry at p (or keeps it for -json).
 func (l *lister) print(p string, n *tree.Node) error {

@@ -9,10 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
-	"github.com/cloudstic/cloudstic/internal/engine/stats"
 	"github.com/cloudstic/cloudstic/internal/frontend"
-	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
 
 // statsModes are the values of stats -mode, as restic names them.
@@ -21,7 +18,7 @@ func statsModes() []string {
 }
 
 // growthRow is one snapshot of stats -growth.
-type growthRow = stats.GrowthRow
+type growthRow = operation.GrowthRow
 
 func runStats(ctx context.Context, a *app, args []string) error {
 	fs := a.flags()
@@ -39,31 +36,17 @@ func runStats(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	return operation.WithSharedLock(ctx, r, "stats", func(ctx context.Context, rr *repo.Repository) error {
-		snaps, err := operation.IndexedSnapshots(ctx, rr)
-		if err != nil {
-			return err
-		}
-		if len(pos) > 0 {
-			if snaps, err = pickSnapshots(snaps, pos); err != nil {
-				return err
-			}
-		}
-		if *growth {
-			return a.statsGrowth(ctx, rr, snaps)
-		}
-		return a.stats(ctx, rr, snaps, *mode)
-	})
+	if *growth {
+		return a.statsGrowth(ctx, r, pos)
+	}
+	return a.stats(ctx, r, pos, *mode)
 }
 
-func (a *app) stats(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID, mode string) error {
-	c := stats.NewCounter(r)
-	for _, s := range snaps {
-		if err := c.Add(ctx, s); err != nil {
-			return err
-		}
+func (a *app) stats(ctx context.Context, r *operation.Repo, refs []string, mode string) error {
+	t, err := operation.Stats(ctx, r, "stats", operation.Refs(refs...))
+	if err != nil {
+		return err
 	}
-	t := c.Totals()
 	if a.g.json {
 		a.writeJSON(statsResult{skippedDamage: a.skipped(), Mode: mode, Totals: t, DedupRatio: round2(t.DedupRatio()),
 			CompressionRatio: round2(t.CompressionRatio()), SpaceRatio: round2(t.SpaceRatio())})
@@ -111,8 +94,8 @@ func estimated(b bool) string {
 
 func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
 
-func (a *app) statsGrowth(ctx context.Context, r *repo.Repository, snaps []snapshot.WithID) error {
-	rows, err := stats.Growth(ctx, r, snaps)
+func (a *app) statsGrowth(ctx context.Context, r *operation.Repo, refs []string) error {
+	rows, err := operation.Growth(ctx, r, "stats", operation.Refs(refs...))
 	if err != nil {
 		return err
 	}

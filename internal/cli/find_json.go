@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cloudstic/cloudstic/internal/engine/find"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
@@ -58,7 +58,7 @@ type findSizeCompare struct {
 // One pattern is Cloudstic's name or path (by whether it holds a "/");
 // several have no Cloudstic field and are only in Patterns. The size is
 // Cloudstic's only when it is one bound or an exact size.
-func newFindQuery(opts find.Options, newer, older string, refs []string, maxResults int) findQuery {
+func newFindQuery(opts operation.FindOptions, newer, older string, refs []string, maxResults int) findQuery {
 	q := findQuery{IgnoreCase: opts.IgnoreCase, Newer: newer, Older: older, Snapshots: refs,
 		MaxResults: maxResults, Patterns: opts.Patterns, PathPrefix: opts.PathPrefix, MinSize: opts.MinSize}
 	if len(opts.Patterns) == 1 {

@@ -6,7 +6,7 @@ import (
 	"github.com/cloudstic/cloudstic/internal/engine/check"
 	"github.com/cloudstic/cloudstic/internal/engine/forget"
 	"github.com/cloudstic/cloudstic/internal/engine/fsmeta"
-	"github.com/cloudstic/cloudstic/internal/engine/stats"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
@@ -20,10 +20,10 @@ import (
 type statsResult struct {
 	CompressionRatio float64 `json:"compression_ratio"`
 	skippedDamage
-	DedupRatio float64      `json:"dedup_ratio"`
-	Mode       string       `json:"mode"`
-	SpaceRatio float64      `json:"space_ratio"`
-	Totals     stats.Totals `json:"totals"`
+	DedupRatio float64               `json:"dedup_ratio"`
+	Mode       string                `json:"mode"`
+	SpaceRatio float64               `json:"space_ratio"`
+	Totals     operation.StatsTotals `json:"totals"`
 }
 
 // errorResult is the document of a failed command.

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/cloudstic/cloudstic/internal/engine/check"
-	"github.com/cloudstic/cloudstic/internal/engine/diff"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/prune"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
@@ -79,9 +79,9 @@ type diffChangeCS struct {
 // of metadata only is an M too, as in Cloudstic).
 func diffLetter(change string) string {
 	switch change {
-	case diff.Added:
+	case operation.DiffAdded:
 		return "A"
-	case diff.Removed:
+	case operation.DiffRemoved:
 		return "D"
 	}
 	return "M"

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,8 +9,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/cloudstic/cloudstic/internal/engine/dump"
-	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
@@ -74,26 +72,8 @@ func (s *Server) handleBrowse(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := browsePage{Path: cleanPath(r.URL.Query().Get("path"))}
-	err := s.read(r.Context(), i, "ui", func(ctx context.Context, rr *repo.Repository, snaps []snapshot.WithID) error {
-		snap, err := repo.FindSnapshot(snaps, ref, nil)
-		if err != nil {
-			return err
-		}
-		page.Snap = snap
-		n, err := treewalk.Lookup(ctx, rr, snap.Tree, page.Path)
-		if err != nil {
-			return err
-		}
-		if n.Type != tree.TypeDir {
-			return fmt.Errorf("%s: %w", page.Path, treewalk.ErrNotDir)
-		}
-		t, err := rr.LoadTree(ctx, n.Subtree)
-		if err != nil {
-			return err
-		}
-		page.Entries = t.Nodes
-		return nil
-	})
+	var err error
+	page.Snap, page.Entries, err = operation.Browse(r.Context(), s.fresh(i), "ui", ref, page.Path)
 	if err != nil {
 		s.pathError(w, r, page.Path, err)
 		return
@@ -104,7 +84,7 @@ func (s *Server) handleBrowse(w http.ResponseWriter, r *http.Request) {
 
 // pathError answers a path the snapshot does not have with 404.
 func (s *Server) pathError(w http.ResponseWriter, r *http.Request, p string, err error) {
-	if errors.Is(err, treewalk.ErrNotFound) || errors.Is(err, treewalk.ErrNotDir) {
+	if errors.Is(err, operation.ErrNotFound) || errors.Is(err, operation.ErrNotDir) {
 		s.errorPage(w, r, http.StatusNotFound, "Not found", fmt.Sprintf("The snapshot has no directory /%s (%v).", p, err))
 		return
 	}
@@ -125,34 +105,31 @@ func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request) {
 	}
 	p := cleanPath(r.URL.Query().Get("path"))
 	started := false
-	err := s.read(r.Context(), i, "ui-download", func(ctx context.Context, rr *repo.Repository, snaps []snapshot.WithID) error {
-		snap, err := repo.FindSnapshot(snaps, ref, nil)
-		if err != nil {
-			return err
-		}
-		n, err := treewalk.Lookup(ctx, rr, snap.Tree, p)
-		if err != nil {
-			return err
-		}
-		name := path.Base("/" + p)
-		if p == "" {
-			name = "snapshot-" + snap.ID.Short()
-		}
-		// The response starts with the first byte, so that an error
-		// before it (a directory refused by the tree bounds) still gets
-		// an error page.
-		out := &startOnWrite{w: w, started: &started}
-		switch n.Type {
-		case tree.TypeFile:
-			out.start = func() { startDownload(w, name, "application/octet-stream") }
-			return out.finish(dump.Contents(ctx, rr, &n, out))
-		case tree.TypeDir:
-			out.start = func() { startDownload(w, name+".zip", "application/zip") }
-			return out.finish(dump.Archive(ctx, rr, treewalk.Root(snap.Tree, snap.Root), p, dump.FormatZip, out))
-		default:
-			return fmt.Errorf("/%s is a %s: %w", p, n.Type, errNotDownloadable)
-		}
-	})
+	var out *startOnWrite
+	_, _, err := operation.Dump(r.Context(), s.fresh(i), "ui-download", operation.DumpRequest{Ref: ref, Path: p,
+		Open: func(snap snapshot.WithID, n *tree.Node) (string, io.Writer, error) {
+			name := path.Base("/" + p)
+			if p == "" {
+				name = "snapshot-" + snap.ID.Short()
+			}
+			// The response starts with the first byte, so that an error
+			// before it (a directory refused by the tree bounds) still
+			// gets an error page.
+			out = &startOnWrite{w: w, started: &started}
+			switch n.Type {
+			case tree.TypeFile:
+				out.start = func() { startDownload(w, name, "application/octet-stream") }
+				return "", out, nil
+			case tree.TypeDir:
+				out.start = func() { startDownload(w, name+".zip", "application/zip") }
+				return operation.FormatZip, out, nil
+			default:
+				return "", nil, fmt.Errorf("/%s is a %s: %w", p, n.Type, errNotDownloadable)
+			}
+		}})
+	if out != nil && out.start != nil {
+		err = out.finish(err)
+	}
 	switch {
 	case err == nil:
 	case started:

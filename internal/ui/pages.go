@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
-	"github.com/cloudstic/cloudstic/internal/engine/stats"
 	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
@@ -60,11 +59,11 @@ func (s *Server) handleRepo(w http.ResponseWriter, r *http.Request) {
 // growthCache is the growth rows of one list of snapshots.
 type growthCache struct {
 	key  string // the snapshot ids, in order
-	rows []stats.GrowthRow
+	rows []operation.GrowthRow
 }
 
 // handleGrowth draws the repository's size and deduplication ratio after
-// each snapshot. Counting reads every distinct tree once (stats.Counter:
+// each snapshot. Counting reads every distinct tree once (the engine's stats.Counter:
 // its cost follows the trees stored, not the snapshots' logical size),
 // and the rows are kept until the list of snapshots changes.
 func (s *Server) handleGrowth(w http.ResponseWriter, r *http.Request) {
@@ -72,30 +71,31 @@ func (s *Server) handleGrowth(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var rows []stats.GrowthRow
-	err := s.read(r.Context(), i, "ui", func(ctx context.Context, rr *repo.Repository, snaps []snapshot.WithID) error {
+	var rows []operation.GrowthRow
+	var key string
+	cached := false
+	computed, err := operation.Growth(r.Context(), s.fresh(i), "ui", func(snaps []snapshot.WithID) ([]snapshot.WithID, error) {
 		snapshot.SortByTime(snaps)
 		ids := make([]string, len(snaps))
 		for j, sn := range snaps {
 			ids[j] = sn.ID.String()
 		}
-		key := strings.Join(ids, ",")
+		key = strings.Join(ids, ",")
 		s.mu.Lock()
 		c, ok := s.growth[i]
 		s.mu.Unlock()
 		if ok && c.key == key {
-			rows = c.rows
-			return nil
+			rows, cached = c.rows, true
+			return nil, nil // nothing to count
 		}
-		var err error
-		if rows, err = stats.Growth(ctx, rr, snaps); err != nil {
-			return err
-		}
+		return snaps, nil
+	})
+	if err == nil && !cached {
+		rows = computed
 		s.mu.Lock()
 		s.growth[i] = growthCache{key: key, rows: rows}
 		s.mu.Unlock()
-		return nil
-	})
+	}
 	if err != nil {
 		s.readError(w, r, err)
 		return

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cloudstic/cloudstic/internal/engine/stats"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
@@ -85,7 +85,7 @@ func timelineSVG(snaps []snapshot.WithID) template.HTML {
 
 // growthSVG draws the stored size (filled) and the deduplication ratio
 // (a line, right axis) after each snapshot.
-func growthSVG(rows []stats.GrowthRow) string {
+func growthSVG(rows []operation.GrowthRow) string {
 	const top, bottom, height = 34, 180, 210 // top leaves room for the header line above the top tick
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" xmlns="http://www.w3.org/2000/svg" font-family="sans-serif" font-size="12">`, plotWidth, height)

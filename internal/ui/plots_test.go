@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cloudstic/cloudstic/internal/engine/stats"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 )
 
 func TestSizeTicks(t *testing.T) {
@@ -35,7 +35,7 @@ func TestSizeTicks(t *testing.T) {
 // with sizes, and the ratio at the same heights.
 func TestGrowthAxis(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	rows := []stats.GrowthRow{{Time: t0, StoredSize: 1 << 20}, {Time: t0.Add(time.Hour), StoredSize: 3 << 20}}
+	rows := []operation.GrowthRow{{Time: t0, StoredSize: 1 << 20}, {Time: t0.Add(time.Hour), StoredSize: 3 << 20}}
 	svg := growthSVG(rows)
 	for _, want := range []string{`class="grid"`, ">0 B</text>", ">1.0 MiB</text>", ">2.0 MiB</text>", ">3.0 MiB</text>", "x</text>"} {
 		if !strings.Contains(svg, want) {

@@ -12,10 +12,7 @@ import (
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/engine/restore"
-	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/frontend"
-	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 	"github.com/cloudstic/cloudstic/internal/repo/tree"
 )
 
@@ -211,18 +208,12 @@ func (s *Server) runRestore(ctx context.Context, i int, ref, target string, opts
 // ends in "/". A path the snapshot does not have fails here, before the
 // job starts.
 func (s *Server) restorePathKind(ctx context.Context, i int, ref string, opts *restore.Options) error {
-	return s.read(ctx, i, "ui", func(ctx context.Context, rr *repo.Repository, snaps []snapshot.WithID) error {
-		snap, err := repo.FindSnapshot(snaps, ref, nil)
-		if err != nil {
-			return err
-		}
-		n, err := treewalk.Lookup(ctx, rr, snap.Tree, opts.Path)
-		if err != nil {
-			return err
-		}
-		if n.Type == tree.TypeDir {
-			opts.Path += "/"
-		}
-		return nil
-	})
+	_, n, err := operation.Lookup(ctx, s.fresh(i), "ui", ref, opts.Path)
+	if err != nil {
+		return err
+	}
+	if n.Type == tree.TypeDir {
+		opts.Path += "/"
+	}
+	return nil
 }

@@ -7,10 +7,8 @@ import (
 	"strconv"
 
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
-	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
 	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
-	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
 )
 
 // routes registers every page. {repo} is the repository's position in
@@ -57,26 +55,12 @@ func parseRepoIndex(v string, n int) (int, bool) {
 	return i, true
 }
 
-// readFunc reads a repository: rr is a fresh view with its index loaded,
-// snaps its snapshots oldest first. Damaged index files and snapshots are
-// left out (the repository page lists the damaged snapshots).
-type readFunc func(ctx context.Context, rr *repo.Repository, snaps []snapshot.WithID) error
-
-// read runs fn under a shared lock named op, as the CLI's read commands
-// do: a prune must not delete what the page reads.
-func (s *Server) read(ctx context.Context, i int, op string, fn readFunc) error {
-	rr := s.cfg.Repos[i].Repo.Fresh()
-	return operation.WithSharedLock(ctx, rr, op, func(ctx context.Context, view *repo.Repository) error {
-		if _, err := view.LoadIndex(ctx); err != nil {
-			return err
-		}
-		snaps, _, err := view.Snapshots(ctx)
-		if err != nil {
-			return err
-		}
-		return fn(ctx, view, snaps)
-	})
-}
+// fresh returns repository i on a fresh view, for a page to read under a
+// shared lock (the read operations of package operation take it), as the
+// CLI's read commands do: a prune must not delete what the page reads.
+// Damaged index files and snapshots are left out (the repository page
+// lists the damaged snapshots).
+func (s *Server) fresh(i int) *operation.Repo { return s.cfg.Repos[i].Repo.Fresh() }
 
 // readError answers a failed read: a missing snapshot is a 404, a lock
 // held by someone else a 409 naming the holder, anything else a 500.
@@ -86,7 +70,7 @@ func (s *Server) readError(w http.ResponseWriter, r *http.Request, err error) {
 		s.errorPage(w, r, http.StatusNotFound, "No such snapshot", frontend.OneLine(err.Error()))
 	case errors.Is(err, operation.ErrLocked):
 		s.errorPage(w, r, http.StatusConflict, "Repository locked", frontend.OneLine(err.Error()))
-	case treewalk.IsBounds(err):
+	case operation.IsBounds(err):
 		s.errorPage(w, r, http.StatusUnprocessableEntity, "Snapshot refused", frontend.OneLine(err.Error()))
 	case errors.Is(err, context.Canceled):
 		// The browser went away.

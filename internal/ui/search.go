@@ -1,15 +1,11 @@
 package ui
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 
-	"github.com/cloudstic/cloudstic/internal/engine/diff"
-	"github.com/cloudstic/cloudstic/internal/engine/find"
-	"github.com/cloudstic/cloudstic/internal/engine/treewalk"
+	"github.com/cloudstic/cloudstic/internal/engine/operation"
 	"github.com/cloudstic/cloudstic/internal/frontend"
 	"github.com/cloudstic/cloudstic/internal/repo"
 	"github.com/cloudstic/cloudstic/internal/repo/snapshot"
@@ -24,11 +20,22 @@ const (
 // errEnough stops a search that found a page's worth.
 var errEnough = errors.New("enough results")
 
+// errNoChoice stops a diff page whose two snapshots are not chosen yet.
+var errNoChoice = errors.New("no snapshots chosen")
+
+// newestFirst sorts snaps newest first: the order of the pages' lists and
+// searches.
+func newestFirst(snaps []snapshot.WithID) ([]snapshot.WithID, error) {
+	snapshot.SortByTime(snaps)
+	slices.Reverse(snaps)
+	return snaps, nil
+}
+
 // findPage is the result of a file-name search.
 type findPage struct {
 	Query      string
 	IgnoreCase bool
-	Matches    []find.Match
+	Matches    []operation.FindMatch
 	More       bool // stopped at maxFindResults
 }
 
@@ -45,22 +52,18 @@ func (s *Server) handleFind(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusOK, "find", pd)
 		return
 	}
-	opts := find.Options{Patterns: []string{page.Query}, IgnoreCase: page.IgnoreCase}
-	if err := find.CheckPatterns(opts.Patterns); err != nil {
+	opts := operation.FindOptions{Patterns: []string{page.Query}, IgnoreCase: page.IgnoreCase}
+	if err := operation.CheckFindPatterns(opts.Patterns); err != nil {
 		s.errorPage(w, r, http.StatusBadRequest, "Bad pattern", frontend.OneLine(err.Error()))
 		return
 	}
-	err := s.read(r.Context(), i, "ui", func(ctx context.Context, rr *repo.Repository, snaps []snapshot.WithID) error {
-		snapshot.SortByTime(snaps)
-		slices.Reverse(snaps)
-		return find.Run(ctx, rr, snaps, opts, func(m find.Match) error {
-			if len(page.Matches) == maxFindResults {
-				page.More = true
-				return errEnough
-			}
-			page.Matches = append(page.Matches, m)
-			return nil
-		})
+	_, err := operation.Find(r.Context(), s.fresh(i), "ui", newestFirst, opts, func(m operation.FindMatch) error {
+		if len(page.Matches) == maxFindResults {
+			page.More = true
+			return errEnough
+		}
+		page.Matches = append(page.Matches, m)
+		return nil
 	})
 	if err != nil && !errors.Is(err, errEnough) {
 		s.readError(w, r, err)
@@ -74,8 +77,8 @@ type diffPage struct {
 	Snapshots []snapshot.WithID // to choose from, newest first
 	A, B      string            // the choices, as given
 	From, To  snapshot.WithID
-	Changes   []diff.Change
-	Summary   diff.Summary
+	Changes   []operation.DiffChange
+	Summary   operation.DiffSummary
 	More      bool // stopped listing at maxDiffChanges (the summary counts all)
 	Done      bool
 }
@@ -94,35 +97,32 @@ func (s *Server) handleDiff(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	err := s.read(r.Context(), i, "ui", func(ctx context.Context, rr *repo.Repository, snaps []snapshot.WithID) error {
-		snapshot.SortByTime(snaps)
-		slices.Reverse(snaps)
-		page.Snapshots = snaps
-		if page.A == "" || page.B == "" {
-			return nil
+	var all []operation.DiffChange
+	err := operation.Diff(r.Context(), s.fresh(i), "ui", func(snaps []snapshot.WithID) (from, to snapshot.WithID, err error) {
+		if page.Snapshots, err = newestFirst(snaps); err != nil {
+			return from, to, err
 		}
-		var err error
+		if page.A == "" || page.B == "" {
+			return from, to, errNoChoice
+		}
 		if page.From, err = repo.FindSnapshot(snaps, page.A, nil); err != nil {
-			return err
+			return from, to, err
 		}
 		if page.To, err = repo.FindSnapshot(snaps, page.B, nil); err != nil {
-			return err
+			return from, to, err
 		}
-		var all []diff.Change
-		err = diff.Trees(ctx, rr, page.From.Tree, page.To.Tree, "", func(c diff.Change) { all = append(all, c) })
-		if treewalk.IsBounds(err) {
-			return fmt.Errorf("snapshots %s and %s: %w", page.From.ID.Short(), page.To.ID.Short(), err)
-		}
-		if err != nil {
-			return err
-		}
-		page.Summary, page.Done = diff.Summarize(all), true
+		return page.From, page.To, nil
+	}, func(c operation.DiffChange) { all = append(all, c) })
+	if err == nil {
+		page.Summary, page.Done = operation.SummarizeDiff(all), true
 		if len(all) > maxDiffChanges {
 			all, page.More = all[:maxDiffChanges], true
 		}
 		page.Changes = all
-		return nil
-	})
+	}
+	if errors.Is(err, errNoChoice) {
+		err = nil
+	}
 	if err != nil {
 		s.readError(w, r, err)
 		return

@@ -22,7 +22,14 @@
 //	repair index      exclusive (none with DryRun)
 //	repair config     exclusive (it rewrites the config, a mutable key)
 //	init, key add     none (a new config, a new uniquely named key slot)
-//	WithSharedLock    shared: what reads snapshot data (find, dump, stats, mount)
+//	find, dump, stats shared, named by the caller (Find, Dump, Stats, Growth)
+//	ls, diff          none (List, Diff with NoLock; the dashboard's pages: shared)
+//	WithSharedLock    shared: what reads snapshot data otherwise (mount)
+//
+// The read operations (read.go, search.go: List, Lookup, Browse, Dump,
+// Find, Diff, Stats, Growth) take the ReadLock their caller names: the
+// command line gives each command its lock of the table, the dashboard a
+// shared lock for every page that reads snapshot contents.
 //
 // Sources that need more than a path are opened here too: OpenCloudDrive
 // (a Google Drive or OneDrive source, signed in with a CloudLogin whose
