@@ -149,14 +149,16 @@ func (a *app) catPlain(ctx context.Context, o catObject, raw bool) (any, error) 
 	}
 	defer a.closeStore()
 	if o.kind == "config" {
-		data, err := repo.ReadConfigBytes(ctx, st)
-		if errors.Is(err, repo.ErrNotRepository) {
+		c, err := operation.CatConfig(ctx, st)
+		switch {
+		case errors.Is(err, operation.ErrNoRepository):
 			return nil, fmt.Errorf("repository not initialized at %s: run 'cloudstic init'", a.g.repo.URI)
+		case err != nil:
+			return nil, err
+		case raw:
+			return json.RawMessage(c.Raw), nil
 		}
-		if err != nil || raw {
-			return json.RawMessage(data), err
-		}
-		return repo.DecodeConfig(data)
+		return c.Config, c.Err
 	}
 	key, data, err := operation.CatLock(ctx, st, o.ref)
 	switch {

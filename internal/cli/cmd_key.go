@@ -133,13 +133,10 @@ func (a *app) keyList(ctx context.Context) error {
 		return err
 	}
 	defer a.closeStore()
-	if _, err := repo.ReadConfig(ctx, st); errors.Is(err, repo.ErrNotRepository) {
+	slots, err := operation.ListKeys(ctx, st)
+	if errors.Is(err, operation.ErrNoRepository) {
 		return fmt.Errorf("repository not initialized at %s: run 'cloudstic init'", a.g.repo.URI)
 	} else if err != nil {
-		return err
-	}
-	slots, err := repo.ListKeys(ctx, st)
-	if err != nil {
 		return err
 	}
 	if a.g.json {

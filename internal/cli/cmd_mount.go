@@ -2,12 +2,9 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"os"
 
-	"github.com/cloudstic/cloudstic/internal/engine/mount"
 	"github.com/cloudstic/cloudstic/internal/engine/operation"
-	"github.com/cloudstic/cloudstic/internal/repo"
 )
 
 func runMount(ctx context.Context, a *app, args []string) error {
@@ -26,7 +23,7 @@ func runMount(ctx context.Context, a *app, args []string) error {
 		return usageErr("-cache-size %q: give at least 1M (e.g. 64M, 1G)", *cacheSize)
 	}
 	mountpoint := pos[0]
-	if err := mount.CheckDevice(mount.DevFuse); err != nil {
+	if err := operation.CheckFuse(); err != nil {
 		return err
 	}
 	if fi, err := os.Stat(mountpoint); err != nil || !fi.IsDir() {
@@ -37,18 +34,13 @@ func runMount(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer a.closeStore()
-	opts := mount.Options{CacheBytes: cacheBytes, AllowOther: *allowOther, Warnf: a.warnf,
-		FsName: "cloudstic:" + r.Describe()}
-	return operation.WithSharedLock(ctx, r, "mount", func(lockCtx context.Context, rr *repo.Repository) error {
-		a.infof("Serving the snapshots of %s at %s (read-only); press Ctrl-C or run 'fusermount -u %s' to unmount",
-			a.g.repo.URI, mountpoint, mountpoint)
-		err := mount.Serve(lockCtx, rr, mountpoint, opts)
-		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-			err = nil // Ctrl-C is how a mount normally ends
-		}
-		if err == nil {
-			a.infof("Unmounted %s", mountpoint)
-		}
-		return err
+	return operation.Mount(ctx, r, operation.MountRequest{
+		Mountpoint: mountpoint,
+		Options:    operation.MountOptions{CacheBytes: cacheBytes, AllowOther: *allowOther, Warnf: a.warnf},
+		Serving: func() {
+			a.infof("Serving the snapshots of %s at %s (read-only); press Ctrl-C or run 'fusermount -u %s' to unmount",
+				a.g.repo.URI, mountpoint, mountpoint)
+		},
+		Unmounted: func() { a.infof("Unmounted %s", mountpoint) },
 	})
 }

@@ -24,7 +24,10 @@
 //	init, key add     none (a new config, a new uniquely named key slot)
 //	find, dump, stats shared, named by the caller (Find, Dump, Stats, Growth)
 //	ls, diff          none (List, Diff with NoLock; the dashboard's pages: shared)
-//	WithSharedLock    shared: what reads snapshot data otherwise (mount)
+//	mount             shared, named "mount" (Mount)
+//	cat config        none (CatConfig: a plain object, read on a store)
+//	key list          none (ListKeys: plain objects, read on a store)
+//	WithSharedLock    shared: what reads snapshot data otherwise
 //
 // The read operations (read.go, search.go: List, Lookup, Browse, Dump,
 // Find, Diff, Stats, Growth) take the ReadLock their caller names: the
