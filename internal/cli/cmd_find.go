@@ -68,10 +68,7 @@ func (a *app) find(ctx context.Context, r *operation.Repo, q findQuery, opts ope
 	var seq func(snapshot.WithID) int
 	found, err := operation.Find(ctx, r, "find", func(all []snapshot.WithID) ([]snapshot.WithID, error) {
 		seq = seqNumbers(all)
-		if len(q.Snapshots) > 0 {
-			return operation.PickSnapshots(all, q.Snapshots)
-		}
-		return all, nil
+		return operation.Refs(q.Snapshots...)(all)
 	}, opts, func(m operation.FindMatch) error {
 		k := findKey{m.Snapshot.Source, strings.TrimPrefix(m.Path, "/"), m.Node.Type}
 		f := byKey[k]

@@ -59,13 +59,13 @@ func Refs(refs ...string) Select {
 		if len(refs) == 0 {
 			return all, nil
 		}
-		return PickSnapshots(all, refs)
+		return pickSnapshots(all, refs)
 	}
 }
 
-// PickSnapshots resolves snapshot references, keeping the order of snaps
+// pickSnapshots resolves snapshot references, keeping the order of snaps
 // and dropping repeats.
-func PickSnapshots(snaps []snapshot.WithID, refs []string) ([]snapshot.WithID, error) {
+func pickSnapshots(snaps []snapshot.WithID, refs []string) ([]snapshot.WithID, error) {
 	want := map[string]bool{}
 	for _, ref := range refs {
 		s, err := repo.FindSnapshot(snaps, ref, nil)
