@@ -20,10 +20,10 @@ const headsFile = "snapshot-heads"
 // SnapshotHeads returns the heads of every snapshot, oldest first: what
 // finding a backup's parent needs (a backup then loads only its parent).
 // It lists snapshots/ and, with a metadata cache (or a cache of derived
-// files only: SetDerivedCache), takes the heads of the
-// snapshots it has seen before from one file of the cache, sealed like
-// the repository's objects, so that a repository of many snapshots costs
-// one small read instead of reading and decoding every snapshot; it loads
+// files only: SetDerivedCache), takes the heads of the snapshots it has
+// seen before from one file of the cache, sealed like the repository's
+// objects, so that a repository of many snapshots costs one small read
+// instead of reading and decoding every snapshot; it loads
 // only the snapshots that file does not name, then rewrites it. Without a
 // cache, or when the file is missing or cannot be opened, it loads every
 // snapshot. Damaged snapshots are skipped and returned as Snapshots does
