@@ -154,7 +154,7 @@ func (a *app) infof(format string, args ...any) {
 
 // notef prints a line about a store riding out a failure (a retry, a
 // reconnect) on stderr, also in -json mode (stdout is the JSON document's);
-// -quiet leaves it out (storeOptions).
+// only with -verbose, never with -quiet (storeOptions).
 func (a *app) notef(format string, args ...any) {
 	a.errMu.Lock()
 	defer a.errMu.Unlock()

@@ -65,10 +65,12 @@ func (a *app) storeOptions(forInit bool) (operation.StoreOptions, error) {
 	if a.g.debug {
 		o.Logf = a.debugf
 	}
-	if !a.g.quiet {
-		// A store riding out an outage says so (each retry, reconnect
-		// and resumed read): a command that seems stuck for 30 s is
-		// then explained without -debug, as restic does.
+	if a.g.verbose && !a.g.quiet {
+		// With -verbose a store riding out an outage says so (each
+		// retry, reconnect and resumed read) without -debug's request
+		// log. Not by default: a command that fails then still prints
+		// one error line, not the outage it rode out before (the jepsen
+		// test's rule).
 		o.Notef = a.notef
 	}
 	return o, nil
