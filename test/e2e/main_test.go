@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,14 +17,12 @@ import (
 // binary is the cloudstic executable TestMain builds.
 var binary string
 
-// cacheHome is the XDG_CACHE_HOME of every run: the metadata cache of remote
-// repositories is exercised, and nothing lands in the user's own cache.
-var cacheHome string
-
+// TestMain builds the binary. testbin.Main also points XDG_CACHE_HOME at
+// its temporary directory, which baseEnv keeps: the metadata cache of
+// remote repositories is exercised, and nothing lands in the user's own
+// cache.
 func TestMain(m *testing.M) {
-	os.Exit(testbin.Main(m, func(dir, bin string) {
-		binary, cacheHome = bin, filepath.Join(dir, "cache")
-	}))
+	os.Exit(testbin.Main(m, func(_, bin string) { binary = bin }))
 }
 
 // result is what one run of the binary produced.
@@ -55,12 +52,9 @@ func baseEnv() []string {
 		if strings.HasPrefix(k, "CLOUDSTIC_") || strings.HasPrefix(k, "AWS_") || strings.HasPrefix(k, "B2_") {
 			continue
 		}
-		if k == "XDG_CACHE_HOME" {
-			continue
-		}
 		env = append(env, kv)
 	}
-	return append(env, "XDG_CACHE_HOME="+cacheHome)
+	return env
 }
 
 // cmd builds the command for one run.

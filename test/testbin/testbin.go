@@ -40,6 +40,11 @@ func BuildPackage(dir, pkg string) (string, error) {
 // directory (world-readable, so tests may run it as another user), hands
 // both to setup, runs the tests and removes the directory. It returns the
 // exit code for os.Exit.
+//
+// The tests' runs inherit XDG_CACHE_HOME=<dir>/cache: the binary's
+// metadata cache and its memory of encrypted repositories (see
+// cache.DirFromEnv) would otherwise go to the developer's own
+// ~/.cache/cloudstic, and runs of the suite would share what one left.
 func Main(m *testing.M, setup func(dir, binary string)) int {
 	return MainPackage(m, "./cmd/cloudstic", setup)
 }
@@ -63,6 +68,10 @@ func MainPackage(m *testing.M, pkg string, setup func(dir, binary string)) int {
 	}
 	binary, err := BuildPackage(dir, pkg)
 	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
