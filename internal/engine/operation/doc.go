@@ -27,7 +27,6 @@
 //	mount             shared, named "mount" (Mount)
 //	cat config        none (CatConfig: a plain object, read on a store)
 //	key list          none (ListKeys: plain objects, read on a store)
-//	WithSharedLock    shared: what reads snapshot data otherwise
 //
 // The read operations (read.go, search.go: List, Lookup, Browse, Dump,
 // Find, Diff, Stats, Growth) take the ReadLock their caller names: the

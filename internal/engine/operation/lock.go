@@ -27,13 +27,13 @@ const (
 	exclusive
 )
 
-// WithSharedLock runs fn holding a shared lock on r, named op in the lock
+// withSharedLock runs fn holding a shared lock on r, named op in the lock
 // object, for what reads snapshot data and must not have a prune delete
-// it meanwhile (find, dump, stats, mount, the dashboard's pages). fn gets
+// it meanwhile (the read operations under a ReadLock, and Mount). fn gets
 // the repository to read through the lease's fence, and runs under the
 // lock's context, cancelled when the lease is lost. The lock is released
 // afterwards, also on error or Ctrl-C.
-func WithSharedLock(ctx context.Context, r *Repo, op string, fn func(ctx context.Context, rr *repo.Repository) error) error {
+func withSharedLock(ctx context.Context, r *Repo, op string, fn func(ctx context.Context, rr *repo.Repository) error) error {
 	return withLock(ctx, r.env, r.st, shared, op, func(ctx context.Context, lease *lock.Lock) error {
 		rr, err := r.r.Under(lease)
 		if err != nil {

@@ -47,7 +47,7 @@ func Mount(ctx context.Context, r *Repo, req MountRequest) error {
 	if opts.FsName == "" {
 		opts.FsName = "cloudstic:" + r.Describe()
 	}
-	return WithSharedLock(ctx, r, "mount", func(lockCtx context.Context, rr *repo.Repository) error {
+	return withSharedLock(ctx, r, "mount", func(lockCtx context.Context, rr *repo.Repository) error {
 		if req.Serving != nil {
 			req.Serving()
 		}

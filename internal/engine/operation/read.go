@@ -62,7 +62,7 @@ func withRead(ctx context.Context, r *Repo, lk ReadLock, fn func(ctx context.Con
 	if lk == NoLock {
 		return run(ctx, r.r)
 	}
-	return WithSharedLock(ctx, r, string(lk), run)
+	return withSharedLock(ctx, r, string(lk), run)
 }
 
 // withSnapshot is withRead for the one snapshot ref names ("latest", an id
