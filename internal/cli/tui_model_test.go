@@ -219,6 +219,9 @@ func TestTUIModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !looked {
+			t.Fatal("the listing of docs' snapshot gave no entry: the panel was not looked at")
+		}
 		fx.press(t, true, "r")
 		if scr := fx.screen(); !strings.Contains(scr, "Locks   none") {
 			t.Errorf("the released lock is still shown:\n%s", scr)
