@@ -2,7 +2,8 @@ package tree
 
 import (
 	"encoding/base64"
-	"strconv"
+	"encoding/hex"
+	"math"
 	"unicode/utf8"
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
@@ -42,6 +43,10 @@ func decodeCanonical(data []byte) (*Tree, bool) {
 type parser struct {
 	data []byte
 	pos  int
+	// user and group are the last owner names parsed: the nodes of a
+	// directory mostly repeat them, and reusing the string saves an
+	// allocation per node.
+	user, group string
 }
 
 func (p *parser) done() bool { return p.pos == len(p.data) }
@@ -55,60 +60,89 @@ func (p *parser) lit(s string) bool {
 	return true
 }
 
-// fieldOrder is the position of a node's key in the order Encode writes
-// them, or -1 for a key Node does not have.
+// A node's keys, numbered in the order Encode writes them.
+const (
+	fName = iota
+	fType
+	fMode
+	fSize
+	fMTime
+	fCTime
+	fBTime
+	fDev
+	fIno
+	fLinks
+	fUID
+	fGID
+	fUser
+	fGroup
+	fTarget
+	fRdev
+	fFlags
+	fBSDFlags
+	fWinAttrs
+	fSDDL
+	fXattrs
+	fContent
+	fSubtree
+	fNameRaw
+	fTargetRaw
+)
+
+// fieldOrder is the number of a node's key, or -1 for a key Node does not
+// have.
 func fieldOrder(key string) int {
 	switch key {
 	case "name":
-		return 0
+		return fName
 	case "type":
-		return 1
+		return fType
 	case "mode":
-		return 2
+		return fMode
 	case "size":
-		return 3
+		return fSize
 	case "mtime":
-		return 4
+		return fMTime
 	case "ctime":
-		return 5
+		return fCTime
 	case "btime":
-		return 6
+		return fBTime
 	case "dev":
-		return 7
+		return fDev
 	case "ino":
-		return 8
+		return fIno
 	case "links":
-		return 9
+		return fLinks
 	case "uid":
-		return 10
+		return fUID
 	case "gid":
-		return 11
+		return fGID
 	case "user":
-		return 12
+		return fUser
 	case "group":
-		return 13
+		return fGroup
 	case "target":
-		return 14
+		return fTarget
 	case "rdev":
-		return 15
+		return fRdev
 	case "flags":
-		return 16
+		return fFlags
 	case "bsdflags":
-		return 17
+		return fBSDFlags
 	case "winattrs":
-		return 18
+		return fWinAttrs
 	case "sddl":
-		return 19
+		return fSDDL
 	case "xattrs":
-		return 20
+		return fXattrs
 	case "content":
-		return 21
+		return fContent
 	case "subtree":
-		return 22
+		return fSubtree
 	case "name_raw":
-		return 23
+		return fNameRaw
 	case "target_raw":
-		return 24
+		return fTargetRaw
 	}
 	return -1
 }
@@ -126,76 +160,74 @@ func (p *parser) node(n *Node) bool {
 		if !first && !p.lit(",") {
 			return false
 		}
-		key, ok := p.str()
+		key, ok := p.rawStr()
 		if !ok || !p.lit(":") {
 			return false
 		}
-		i := fieldOrder(key)
+		i := fieldOrder(string(key)) // no allocation: only compared
 		if i < next {
 			return false // unknown, repeated or out of order
 		}
 		next = i + 1
-		if !p.field(n, key) {
+		if !p.field(n, i) {
 			return false
 		}
 	}
 }
 
-// field parses the value of one key into n.
-func (p *parser) field(n *Node, key string) bool {
+// field parses the value of key i (see fieldOrder) into n.
+func (p *parser) field(n *Node, i int) bool {
 	var ok bool
-	switch key {
-	case "name":
+	switch i {
+	case fName:
 		n.Name, ok = p.str()
-	case "type":
-		var s string
-		s, ok = p.str()
-		n.Type = Type(s)
-	case "user":
-		n.User, ok = p.str()
-	case "group":
-		n.Group, ok = p.str()
-	case "target":
+	case fType:
+		n.Type, ok = p.nodeType()
+	case fUser:
+		n.User, ok = p.strAgain(&p.user)
+	case fGroup:
+		n.Group, ok = p.strAgain(&p.group)
+	case fTarget:
 		n.LinkTarget, ok = p.str()
-	case "sddl":
+	case fSDDL:
 		n.SDDL, ok = p.str()
-	case "mode":
+	case fMode:
 		n.Mode, ok = p.uint32()
-	case "uid":
+	case fUID:
 		n.UID, ok = p.uint32()
-	case "gid":
+	case fGID:
 		n.GID, ok = p.uint32()
-	case "size":
+	case fSize:
 		n.Size, ok = p.uint64()
-	case "dev":
+	case fDev:
 		n.Device, ok = p.uint64()
-	case "ino":
+	case fIno:
 		n.Inode, ok = p.uint64()
-	case "links":
+	case fLinks:
 		n.Links, ok = p.uint64()
-	case "rdev":
+	case fRdev:
 		n.Rdev, ok = p.uint64()
-	case "flags":
+	case fFlags:
 		n.Flags, ok = p.uint32()
-	case "mtime":
+	case fMTime:
 		n.MTime, ok = p.int64()
-	case "ctime":
+	case fCTime:
 		n.CTime, ok = p.int64()
-	case "btime":
+	case fBTime:
 		n.BirthTime, ok = p.int64()
-	case "bsdflags":
+	case fBSDFlags:
 		n.BSDFlags, ok = p.uint32()
-	case "winattrs":
+	case fWinAttrs:
 		n.WinAttrs, ok = p.uint32()
-	case "subtree":
+	case fSubtree:
 		n.Subtree, ok = p.id()
-	case "content":
+	case fContent:
 		n.Content, ok = p.ids()
-	case "xattrs":
+	case fXattrs:
 		n.Xattrs, ok = p.xattrs()
-	case "name_raw":
+	case fNameRaw:
 		n.NameRaw, ok = p.bytes()
-	case "target_raw":
+	case fTargetRaw:
 		n.TargetRaw, ok = p.bytes()
 	}
 	return ok
@@ -211,6 +243,21 @@ func (p *parser) str() (string, bool) {
 	return string(b), true
 }
 
+// strStop marks the bytes rawStr stops at: the closing quote, what the
+// fast path leaves to encoding/json (an escape, a control character), and
+// the first byte of a multi-byte UTF-8 sequence.
+var strStop = func() (t [256]bool) {
+	t['"'], t['\\'] = true, true
+	for c := range 0x20 {
+		t[c] = true
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = true
+	}
+	return t
+}()
+
+// rawStr is str without the copy: the bytes are the input's.
 func (p *parser) rawStr() ([]byte, bool) {
 	if !p.lit(`"`) {
 		return nil, false
@@ -218,7 +265,11 @@ func (p *parser) rawStr() ([]byte, bool) {
 	start := p.pos
 	ascii := true
 	for ; p.pos < len(p.data); p.pos++ {
-		switch c := p.data[p.pos]; {
+		c := p.data[p.pos]
+		if !strStop[c] {
+			continue
+		}
+		switch {
 		case c == '"':
 			s := p.data[start:p.pos]
 			p.pos++
@@ -228,12 +279,43 @@ func (p *parser) rawStr() ([]byte, bool) {
 			return s, true
 		case c == '\\' || c < 0x20:
 			return nil, false
-		case c >= utf8.RuneSelf:
+		default:
 			ascii = false
 		}
 	}
 	return nil, false
 }
+
+// strAgain is str that returns *last when the string is the same, and
+// keeps a new one in *last.
+func (p *parser) strAgain(last *string) (string, bool) {
+	b, ok := p.rawStr()
+	switch {
+	case !ok:
+		return "", false
+	case string(b) != *last:
+		*last = string(b)
+	}
+	return *last, true
+}
+
+// nodeType parses a node's type, without allocating for the types Node
+// defines.
+func (p *parser) nodeType() (Type, bool) {
+	b, ok := p.rawStr()
+	if !ok {
+		return "", false
+	}
+	for _, t := range nodeTypes {
+		if string(b) == string(t) {
+			return t, true
+		}
+	}
+	return Type(b), true
+}
+
+// nodeTypes are the types nodeType returns without allocating.
+var nodeTypes = [...]Type{TypeFile, TypeDir, TypeSymlink, TypeFIFO, TypeCharDev, TypeBlkDev, TypeSocket}
 
 // digits returns the run of ASCII digits at the input, with no leading
 // zero (unless it is "0"), or false.
@@ -253,44 +335,58 @@ func (p *parser) digits() ([]byte, bool) {
 	return d, true
 }
 
-func (p *parser) uint64() (uint64, bool) {
+// unsigned parses an integer of at most limit (strconv.ParseUint's
+// answer, without the string it would allocate).
+func (p *parser) unsigned(limit uint64) (uint64, bool) {
 	d, ok := p.digits()
 	if !ok {
 		return 0, false
 	}
-	v, err := strconv.ParseUint(string(d), 10, 64)
-	return v, err == nil
+	var v uint64
+	for _, c := range d {
+		x := uint64(c - '0')
+		if v > (limit-x)/10 {
+			return 0, false // out of range
+		}
+		v = v*10 + x
+	}
+	return v, true
 }
 
+func (p *parser) uint64() (uint64, bool) { return p.unsigned(math.MaxUint64) }
+
 func (p *parser) uint32() (uint32, bool) {
-	d, ok := p.digits()
-	if !ok {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(string(d), 10, 32)
-	return uint32(v), err == nil
+	v, ok := p.unsigned(math.MaxUint32)
+	return uint32(v), ok
 }
 
 func (p *parser) int64() (int64, bool) {
-	neg := p.lit("-")
-	d, ok := p.digits()
-	if !ok {
-		return 0, false
+	if p.lit("-") {
+		v, ok := p.unsigned(1 << 63)
+		return -int64(v), ok // -(1<<63) wraps to itself: math.MinInt64
 	}
-	s := string(d)
-	if neg {
-		s = "-" + s
-	}
-	v, err := strconv.ParseInt(s, 10, 64)
-	return v, err == nil
+	v, ok := p.unsigned(math.MaxInt64)
+	return int64(v), ok
 }
 
+// id parses 64 hex digits in quotes (upper or lower case, as id.Parse and
+// encoding/json take them); anything else is left to rawStr and id.Parse,
+// which refuse it.
 func (p *parser) id() (id.ID, bool) {
+	var v id.ID
+	const n = 2 * len(v)
+	if end := p.pos + 1 + n; end < len(p.data) && p.data[p.pos] == '"' && p.data[end] == '"' {
+		// Hex digits hold no quote, escape or control character: the
+		// string ends at end exactly when they all decode.
+		if _, err := hex.Decode(v[:], p.data[p.pos+1:end]); err == nil {
+			p.pos = end + 1
+			return v, true
+		}
+	}
 	b, ok := p.rawStr()
 	if !ok {
 		return id.ID{}, false
 	}
-	var v id.ID
 	return v, v.UnmarshalText(b) == nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cloudstic/cloudstic/internal/repo/id"
@@ -60,6 +62,58 @@ func TestCanonicalTreesTakeTheFastPath(t *testing.T) {
 	}
 }
 
+// TestCanonicalEdges: the fast path's own number and id parsing at the
+// limits of each type gives what encoding/json gives, and leaves what
+// encoding/json refuses (out of range) to it.
+func TestCanonicalEdges(t *testing.T) {
+	t.Parallel()
+	const hexID = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+	tests := []struct {
+		name, node string
+		fast       bool // the fast path takes it
+	}{
+		{"largest mode", `"mode":4294967295`, true},
+		{"mode past uint32", `"mode":4294967296`, false},
+		{"largest size", `"size":18446744073709551615`, true},
+		{"size past uint64", `"size":18446744073709551616`, false},
+		{"size far past uint64", `"size":99999999999999999999999`, false},
+		{"largest mtime", `"mtime":9223372036854775807`, true},
+		{"mtime past int64", `"mtime":9223372036854775808`, false},
+		{"smallest mtime", `"mtime":-9223372036854775808`, true},
+		{"mtime below int64", `"mtime":-9223372036854775809`, false},
+		{"minus zero", `"mtime":-0`, true},
+		{"lower-case id", `"subtree":"` + hexID + `"`, true},
+		{"upper-case id", `"subtree":"` + strings.ToUpper(hexID) + `"`, true},
+		{"short id", `"subtree":"` + hexID[2:] + `"`, false},
+		{"id with a stray digit", `"subtree":"` + hexID + `0"`, false},
+		{"id not hex", `"subtree":"` + hexID[:63] + `g"`, false},
+		{"content ids", `"content":["` + hexID + `","` + hexID + `"]`, true},
+		{"known type", `"type":"symlink"`, true},
+		{"unknown type", `"type":"door"`, true},
+		{"repeated owner", `"user":"u","group":"u"`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := []byte(`{"nodes":[{"name":"a",` + tt.node + `}]}`)
+			fast, ok := decodeCanonical(data)
+			if ok != tt.fast {
+				t.Fatalf("fast path took it: %v, want %v: %s", ok, tt.fast, data)
+			}
+			var slow Tree
+			err := json.Unmarshal(data, &slow)
+			if !ok {
+				return
+			}
+			if err != nil {
+				t.Fatalf("fast path accepted what encoding/json rejects (%v): %s", err, data)
+			}
+			if !reflect.DeepEqual(fast, &slow) {
+				t.Fatalf("fast %+v\nslow %+v\nfrom %s", fast, slow, data)
+			}
+		})
+	}
+}
+
 // FuzzDecodeCanonical: whenever the fast path accepts an input, encoding/json
 // accepts it too and gives exactly the same tree (nil and empty slices
 // included).
@@ -83,4 +137,28 @@ func FuzzDecodeCanonical(f *testing.F) {
 			t.Fatalf("fast %+v\nslow %+v\nfrom %q", fast, slow, data)
 		}
 	})
+}
+
+// BenchmarkDecode decodes a directory of 500 small files as a backup
+// writes it (each with one content id), the shape most of a walk's trees
+// have.
+func BenchmarkDecode(b *testing.B) {
+	var tr Tree
+	for i := range 500 {
+		tr.Nodes = append(tr.Nodes, Node{Name: "file-" + strconv.Itoa(i) + ".txt", Type: TypeFile, Mode: 0o644,
+			Size: uint64(1000 + i), MTime: 1_700_000_000_000_000_000 + int64(i), CTime: 1_700_000_000_000_000_000,
+			Inode: uint64(1_000_000 + i), Links: 1, UID: 1000, GID: 1000, User: "user", Group: "user",
+			Content: []id.ID{{byte(i), byte(i >> 8), 7}}})
+	}
+	data, err := Encode(&tr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Decode(data); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
