@@ -72,6 +72,8 @@ cleanup() {
 	scripts/toxiproxy-server.sh --stop || true
 	scripts/kms-server.sh --stop || true
 	scripts/cloud-server.sh --stop || true
+	# ports.sh's Windows tests leave a persistent wineserver for the next run.
+	scripts/wine-setup.sh --stop || true
 }
 if [ -n "${CI:-}" ]; then trap cleanup EXIT; fi
 
