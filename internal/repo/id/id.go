@@ -25,13 +25,17 @@ func (i ID) Short() string { return hex.EncodeToString(i[:4]) }
 func (i ID) IsZero() bool { return i == ID{} }
 
 // Parse decodes 64 hex digits.
-func Parse(s string) (ID, error) {
+func Parse(s string) (ID, error) { return parse([]byte(s)) }
+
+// parse is Parse of text as bytes: UnmarshalText decodes an id without
+// copying it into a string first (tree decoding parses millions).
+func parse(b []byte) (ID, error) {
 	var i ID
-	if len(s) != 64 {
-		return i, fmt.Errorf("%w: %q is not 64 hex digits", ErrInvalid, s)
+	if len(b) != 64 {
+		return i, fmt.Errorf("%w: %q is not 64 hex digits", ErrInvalid, b)
 	}
-	if _, err := hex.Decode(i[:], []byte(s)); err != nil {
-		return i, fmt.Errorf("%w: %q: %v", ErrInvalid, s, err)
+	if _, err := hex.Decode(i[:], b); err != nil {
+		return i, fmt.Errorf("%w: %q: %v", ErrInvalid, b, err)
 	}
 	return i, nil
 }
@@ -41,7 +45,7 @@ func (i ID) MarshalText() ([]byte, error) { return []byte(i.String()), nil }
 
 // UnmarshalText decodes hex (for JSON).
 func (i *ID) UnmarshalText(b []byte) error {
-	v, err := Parse(string(b))
+	v, err := parse(b)
 	if err != nil {
 		return err
 	}

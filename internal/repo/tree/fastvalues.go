@@ -5,7 +5,6 @@ package tree
 
 import (
 	"encoding/base64"
-	"encoding/hex"
 	"math"
 	"unicode/utf8"
 
@@ -78,8 +77,8 @@ func (p *parser) strAgain(last *string) (string, bool) {
 	return *last, true
 }
 
-// nodeType parses a node's type, without allocating for the types Node
-// defines.
+// nodeType parses a node's type, without allocating for the known types
+// (nodeTypes).
 func (p *parser) nodeType() (Type, bool) {
 	b, ok := p.rawStr()
 	if !ok {
@@ -93,7 +92,7 @@ func (p *parser) nodeType() (Type, bool) {
 	return Type(b), true
 }
 
-// nodeTypes are the types nodeType returns without allocating.
+// nodeTypes are the types a node may have (Decode refuses others).
 var nodeTypes = [...]Type{TypeFile, TypeDir, TypeSymlink, TypeFIFO, TypeCharDev, TypeBlkDev, TypeSocket}
 
 // digits returns the run of ASCII digits at the input, with no leading
@@ -148,19 +147,15 @@ func (p *parser) int64() (int64, bool) {
 	return int64(v), ok
 }
 
-// id parses 64 hex digits in quotes (upper or lower case, as id.Parse and
-// encoding/json take them); anything else is left to rawStr and id.Parse,
-// which refuse it.
+// id parses an id in quotes. A valid id's 64 hex digits hold no quote,
+// escape or control character, so when a quote closes them and they decode,
+// rawStr's scan of them is skipped; anything else is left to it.
 func (p *parser) id() (id.ID, bool) {
 	var v id.ID
-	const n = 2 * len(v)
-	if end := p.pos + 1 + n; end < len(p.data) && p.data[p.pos] == '"' && p.data[end] == '"' {
-		// Hex digits hold no quote, escape or control character: the
-		// string ends at end exactly when they all decode.
-		if _, err := hex.Decode(v[:], p.data[p.pos+1:end]); err == nil {
-			p.pos = end + 1
-			return v, true
-		}
+	if end := p.pos + 1 + 2*len(v); end < len(p.data) && p.data[p.pos] == '"' && p.data[end] == '"' &&
+		v.UnmarshalText(p.data[p.pos+1:end]) == nil {
+		p.pos = end + 1
+		return v, true
 	}
 	b, ok := p.rawStr()
 	if !ok {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -62,9 +63,7 @@ func Decode(data []byte) (*Tree, error) {
 			return nil, fmt.Errorf("%w: duplicate name %q", ErrCorrupt, n.Name)
 		}
 		seen[n.Name] = true
-		switch n.Type {
-		case TypeFile, TypeDir, TypeSymlink, TypeFIFO, TypeCharDev, TypeBlkDev, TypeSocket:
-		default:
+		if !slices.Contains(nodeTypes[:], n.Type) {
 			return nil, fmt.Errorf("%w: %q has unknown type %q", ErrCorrupt, n.Name, n.Type)
 		}
 		if n.Type == TypeDir && n.Subtree.IsZero() {
